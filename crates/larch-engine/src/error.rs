@@ -1,0 +1,94 @@
+//! The engine's one error type.
+//!
+//! Every fallible engine call returns [`Result`]. Variants name what went wrong
+//! precisely enough for an operator to act (which file, which space and page, which
+//! setting); the SQL layer maps them to MySQL error codes in exactly one place.
+
+use std::path::PathBuf;
+
+use crate::page::PageId;
+
+/// Result alias used throughout the engine.
+pub type Result<T, E = EngineError> = std::result::Result<T, E>;
+
+/// Everything that can go wrong inside the storage engine.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// An operating-system I/O call failed.
+    #[error("I/O error during {op} on '{path}': {source}")]
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The device is full; the write that hit it had no effect on committed data.
+    #[error("no space left on device while writing '{path}'")]
+    DiskFull { path: PathBuf },
+
+    /// A page failed its checksum or structural checks. Never served as valid data.
+    #[error("corrupt page {page} in '{path}': {reason}")]
+    Corruption {
+        path: PathBuf,
+        page: PageId,
+        reason: String,
+    },
+
+    /// A file is structurally wrong as a whole (bad header, truncated, wrong magic).
+    #[error("corrupt file '{path}': {reason}")]
+    CorruptFile { path: PathBuf, reason: String },
+
+    /// The data directory was created with another page size than the one asked for.
+    #[error(
+        "data file '{path}' uses page size {file_page_size}, but the start-up parameter is innodb-page-size={requested}"
+    )]
+    PageSizeMismatch {
+        path: PathBuf,
+        file_page_size: u32,
+        requested: u32,
+    },
+
+    /// A flush to stable storage failed earlier; the engine refuses further writes
+    /// because it can no longer promise that acknowledged data is durable.
+    #[error("the engine stopped accepting writes after a failed fsync: {reason}")]
+    WritesDisabled { reason: String },
+
+    /// A configuration value is invalid.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+
+    /// The data directory is missing, incomplete or already in use.
+    #[error("data directory '{path}': {reason}")]
+    DataDir { path: PathBuf, reason: String },
+
+    /// A tablespace ran out of addressable pages or the request was impossible.
+    #[error("tablespace {space}: {reason}")]
+    SpaceFull { space: u32, reason: String },
+
+    /// An engine-internal invariant was violated (a bug, reported instead of a panic).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl EngineError {
+    /// Wraps an `std::io::Error`, turning `ENOSPC` into [`EngineError::DiskFull`].
+    pub fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        let path = path.into();
+        if source.raw_os_error() == Some(libc::ENOSPC)
+            || source.kind() == std::io::ErrorKind::StorageFull
+        {
+            EngineError::DiskFull { path }
+        } else {
+            EngineError::Io { op, path, source }
+        }
+    }
+
+    /// True when the error means the data on disk cannot be trusted.
+    pub fn is_corruption(&self) -> bool {
+        matches!(
+            self,
+            EngineError::Corruption { .. } | EngineError::CorruptFile { .. }
+        )
+    }
+}

@@ -1,0 +1,28 @@
+//! Larch storage engine.
+//!
+//! A library with a typed API and no SQL or networking. Subsystems, bottom-up
+//! (each uses only those listed before it; see `ARCHITECTURE.md`):
+//!
+//! - [`io`]: the file-system abstraction (real and fault-injecting);
+//! - [`page`]: page layout, checksums, page sizes;
+//! - [`config`]: settings named after InnoDB's variables;
+//! - [`space::registry`]: tablespace files by space id;
+//! - [`wal`]: the redo log: records, the log buffer, group commit, checkpoints;
+//! - [`buffer`]: the buffer pool, page cleaner, doublewrite buffer;
+//! - [`mtr`]: mini-transactions, the only way pages change;
+//! - [`space`]: page allocation inside tablespaces (extents, segments);
+//! - [`recovery`]: torn-page repair and redo replay after a crash;
+//! - [`storage`]: the facade that creates, opens, checks and closes a data directory.
+
+pub mod buffer;
+pub mod config;
+pub mod error;
+pub mod io;
+pub mod mtr;
+pub mod page;
+pub mod recovery;
+pub mod space;
+pub mod storage;
+pub mod wal;
+
+pub use error::{EngineError, Result};

@@ -1,0 +1,77 @@
+//! The system page: page 2 of the system tablespace.
+//!
+//! ```text
+//! body offset  size  field
+//!  40           8    magic "LARCHSYS"
+//!  48           4    format version
+//!  52           4    page size
+//!  56           4    undo tablespaces
+//!  60           4    next space id (file-per-table ids are never reused)
+//!  64 ...            reserved for the transaction system
+//! ```
+
+use crate::buffer::Latch;
+use crate::error::{EngineError, Result};
+use crate::mtr::Mtr;
+use crate::page::{bytes, PageId, PageSize, PageType};
+use crate::space::{alloc, SYSTEM_SPACE};
+
+/// Page number of the system page.
+pub const SYSTEM_PAGE_NO: u32 = 2;
+const MAGIC: &[u8; 8] = b"LARCHSYS";
+const OFF_MAGIC: usize = 40;
+const OFF_FORMAT: usize = 48;
+const OFF_PAGE_SIZE: usize = 52;
+const OFF_UNDO: usize = 56;
+const OFF_NEXT_SPACE: usize = 60;
+const FORMAT: u32 = 1;
+
+fn id() -> PageId {
+    PageId::new(SYSTEM_SPACE, SYSTEM_PAGE_NO)
+}
+
+/// Allocates and formats the system page of a new data directory.
+pub fn create(mtr: &mut Mtr<'_>, page_size: PageSize, undo: u32) -> Result<()> {
+    let page = alloc::alloc_page(mtr, SYSTEM_SPACE)?;
+    if page != SYSTEM_PAGE_NO {
+        return Err(EngineError::Internal(format!(
+            "system page allocated at page {page}, expected {SYSTEM_PAGE_NO}"
+        )));
+    }
+    let p = mtr.new_page(id(), PageType::TrxSystem)?;
+    mtr.write_bytes(p, OFF_MAGIC, MAGIC);
+    mtr.write_u32(p, OFF_FORMAT, FORMAT);
+    mtr.write_u32(p, OFF_PAGE_SIZE, page_size.get());
+    mtr.write_u32(p, OFF_UNDO, undo);
+    mtr.write_u32(p, OFF_NEXT_SPACE, undo + 1);
+    Ok(())
+}
+
+/// Takes the next file-per-table space id.
+pub fn next_space_id(mtr: &mut Mtr<'_>) -> Result<u32> {
+    let p = mtr.page(id(), Latch::Exclusive)?;
+    let next = bytes::get_u32(mtr.data(p), OFF_NEXT_SPACE);
+    let after = next
+        .checked_add(1)
+        .ok_or_else(|| EngineError::Internal("space ids exhausted".into()))?;
+    mtr.write_u32(p, OFF_NEXT_SPACE, after);
+    Ok(next)
+}
+
+/// Checks the system page of an opened directory.
+pub fn verify(storage: &super::Storage, page_size: PageSize) -> Result<()> {
+    let g = storage.pool().fix(id(), Latch::Shared)?;
+    let d = g.data();
+    let bad = |reason: String| EngineError::Corruption {
+        path: storage.spaces().path_of(crate::space::SYSTEM_FILE),
+        page: id(),
+        reason,
+    };
+    if &d[OFF_MAGIC..OFF_MAGIC + 8] != MAGIC {
+        return Err(bad("system page has a bad magic".into()));
+    }
+    if bytes::get_u32(d, OFF_PAGE_SIZE) != page_size.get() {
+        return Err(bad("system page disagrees with page 0 about the page size".into()));
+    }
+    Ok(())
+}
