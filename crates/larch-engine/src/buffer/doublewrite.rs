@@ -5,8 +5,12 @@
 //! page) cannot repair it. So every flush batch is first written to the
 //! doublewrite file `ib_doublewrite` (a fixed array of page slots) and synced, and
 //! only then written in place. After a crash, recovery looks at every valid page
-//! image in the doublewrite file whose LSN is at or after the checkpoint: if the
-//! page in place fails verification, the copy is written back before redo replay.
+//! image in the doublewrite file whose LSN is after the checkpoint: if the page
+//! in place fails verification, the copy is written back before redo replay.
+//! (A page torn by a crash was being flushed, so its oldest change is at or after
+//! the checkpoint and its LSN, the end of its newest change, strictly after it;
+//! older copies are ignored, so damage that is not a torn write is reported, not
+//! papered over.)
 //!
 //! Invariant: when a page's in-place write starts, an intact copy of the same
 //! image is durable in the doublewrite file.
@@ -73,8 +77,8 @@ impl Doublewrite {
         write_in_place()
     }
 
-    /// Restores torn or missing pages from the doublewrite copies whose LSN is at
-    /// or after `checkpoint_lsn`. Returns the pages restored.
+    /// Restores torn or missing pages from the doublewrite copies whose LSN is
+    /// after `checkpoint_lsn`. Returns the pages restored.
     pub fn recover(&self, spaces: &SpaceRegistry, checkpoint_lsn: u64) -> Result<Vec<PageId>> {
         let ps = self.page_size.bytes();
         let mut restored = Vec::new();
@@ -85,7 +89,7 @@ impl Doublewrite {
             let h = PageHeader(&copy);
             let id = PageId::new(h.space_id(), h.page_no());
             if page::verify(&copy, id) != PageState::Valid
-                || h.lsn() < checkpoint_lsn
+                || h.lsn() <= checkpoint_lsn
                 || !spaces.contains(id.space)
             {
                 continue;

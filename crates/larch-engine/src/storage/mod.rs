@@ -24,7 +24,7 @@ mod system_page;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use check::{CheckReport, SpaceCheck};
+pub use check::{detect_page_size, scan_offline, CheckReport, SpaceCheck};
 
 use crate::buffer::doublewrite::DOUBLEWRITE_FILE;
 use crate::buffer::{BackgroundThreads, BufferPool, Doublewrite};

@@ -85,8 +85,8 @@ impl Xdes {
     }
 }
 
-/// Reads the descriptor of extent `e` (which must be below `free_limit`... or
-/// being initialised).
+/// Reads the descriptor of extent `e` (below `free_limit`, or the extent
+/// being initialised by [`fill_free_list`]).
 pub fn read(mtr: &mut Mtr<'_>, ctx: &Ctx, e: u32) -> Result<Xdes> {
     let addr = ctx.xdes_addr(e);
     let r = ctx.latch(mtr, addr.page)?;
