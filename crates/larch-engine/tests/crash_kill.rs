@@ -76,7 +76,13 @@ fn run_cycles(ps: PageSize, cycles: u32, seed: u64) -> Result<()> {
     let mut durable_total = 0u64;
     for cycle in 0..cycles {
         let mut child = Command::new(&exe)
-            .args(["--ignored", "--exact", "crash_child_entry", "--nocapture", "--test-threads=1"])
+            .args([
+                "--ignored",
+                "--exact",
+                "crash_child_entry",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD_ENV, format!("{dir_s}|{}", ps.get()))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -87,7 +93,10 @@ fn run_cycles(ps: PageSize, cycles: u32, seed: u64) -> Result<()> {
         let reader = child.stdout.take().map(|stdout| {
             let (durable, ready) = (durable.clone(), ready.clone());
             std::thread::spawn(move || {
-                for line in BufReader::new(stdout).lines().map_while(std::io::Result::ok) {
+                for line in BufReader::new(stdout)
+                    .lines()
+                    .map_while(std::io::Result::ok)
+                {
                     if let Some(n) = line.strip_prefix("D ").and_then(|v| v.parse().ok()) {
                         durable.store(n, Ordering::SeqCst);
                     } else if line.contains("READY ") {
@@ -129,9 +138,9 @@ fn run_cycles(ps: PageSize, cycles: u32, seed: u64) -> Result<()> {
             continue;
         };
         let w = Workload::find(&storage, space)?;
-        let m = w.verify(&storage).map_err(|e| {
-            EngineError::Internal(format!("page size {ps}, cycle {cycle}: {e}"))
-        })?;
+        let m = w
+            .verify(&storage)
+            .map_err(|e| EngineError::Internal(format!("page size {ps}, cycle {cycle}: {e}")))?;
         if m < durable_total {
             return Err(EngineError::Internal(format!(
                 "page size {ps}, cycle {cycle}: mtr {durable_total} was reported durable but only {m} survived"
@@ -140,7 +149,10 @@ fn run_cycles(ps: PageSize, cycles: u32, seed: u64) -> Result<()> {
         if cycle + 1 == cycles {
             let report = storage.check()?;
             if !report.is_clean() {
-                return Err(EngineError::Internal(format!("check failed: {:?}", report.problems())));
+                return Err(EngineError::Internal(format!(
+                    "check failed: {:?}",
+                    report.problems()
+                )));
             }
             storage.close()?;
         } else {

@@ -41,8 +41,15 @@ fn run_cycles(ps: PageSize, cycles: u32, seed: u64) -> Result<()> {
     for cycle in 0..cycles {
         let s = Storage::open(config(ps, true), dyn_vfs.clone())?;
         let w = Workload::find(&s, space)?;
-        let m = w.verify(&s).map_err(|e| { eprintln!("cycle {cycle} ps {ps}: {e}"); e })?;
-        assert!(m + 1 >= next, "cycle {cycle}: lost durable mtr {} (recovered {m})", next - 1);
+        let m = w.verify(&s).map_err(|e| {
+            eprintln!("cycle {cycle} ps {ps}: {e}");
+            e
+        })?;
+        assert!(
+            m + 1 >= next,
+            "cycle {cycle}: lost durable mtr {} (recovered {m})",
+            next - 1
+        );
         next = m + 1;
         let count = rng.random_range(1..300u64);
         let mut durable = m;
@@ -111,7 +118,10 @@ fn torn_page_write_is_repaired_by_doublewrite() -> Result<()> {
         // the second in-place page write.
         let base = vfs.write_count();
         let torn_at = if doublewrite { 2 } else { 1 };
-        vfs.set_fault(Some(SimFault::CrashAfterWrites { writes: torn_at, torn: true }));
+        vfs.set_fault(Some(SimFault::CrashAfterWrites {
+            writes: torn_at,
+            torn: true,
+        }));
         let _ = s.pool().flush_list_batch(64, None);
         assert!(vfs.write_count() >= base, "writes happened");
         s.abandon();
@@ -119,7 +129,11 @@ fn torn_page_write_is_repaired_by_doublewrite() -> Result<()> {
         let reopened = Storage::open(config(ps, doublewrite), dyn_vfs.clone());
         if doublewrite {
             let s = reopened?;
-            assert_eq!(s.recovery_report().pages_restored.len(), 1, "one torn page restored");
+            assert_eq!(
+                s.recovery_report().pages_restored.len(),
+                1,
+                "one torn page restored"
+            );
             let w = Workload::find(&s, w.space)?;
             assert_eq!(w.verify(&s)?, 200);
             assert!(s.check()?.is_clean());
@@ -142,7 +156,9 @@ fn failed_fsync_stops_writes_and_loses_nothing_committed() -> Result<()> {
         let end = w.run_mtr(&s, n)?;
         s.log().flush_up_to(end)?;
     }
-    vfs.set_fault(Some(SimFault::FailSync { path_contains: "ib_logfile".into() }));
+    vfs.set_fault(Some(SimFault::FailSync {
+        path_contains: "ib_logfile".into(),
+    }));
     let end = w.run_mtr(&s, 51)?;
     assert!(s.log().flush_up_to(end).is_err());
     vfs.set_fault(None);
@@ -166,7 +182,10 @@ fn full_disk_is_a_clear_error() -> Result<()> {
     let s = Storage::create(config(PageSize::K4, true), dyn_vfs.clone())?;
     vfs.set_fault(Some(SimFault::DiskFull { limit_bytes: 0 }));
     let err = s.create_tablespace("db/big.ibd").err();
-    assert!(matches!(err, Some(larch_engine::EngineError::DiskFull { .. })), "{err:?}");
+    assert!(
+        matches!(err, Some(larch_engine::EngineError::DiskFull { .. })),
+        "{err:?}"
+    );
     vfs.set_fault(None);
     let w = Workload::create(&s, "db/ok.ibd", 5)?;
     let end = w.run_mtr(&s, 1)?;

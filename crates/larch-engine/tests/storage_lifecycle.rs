@@ -41,7 +41,11 @@ fn create_reopen_check_at_every_page_size() -> Result<()> {
         let w = Workload::find(&s, w.space)?;
         assert_eq!(w.pages.len(), 80);
         assert_eq!(w.verify(&s)?, 400);
-        assert_eq!(s.recovery_report().blocks, 0, "clean shutdown leaves nothing to replay");
+        assert_eq!(
+            s.recovery_report().blocks,
+            0,
+            "clean shutdown leaves nothing to replay"
+        );
         s.close()?;
     }
     Ok(())
@@ -107,11 +111,17 @@ fn missing_directory_and_garbage_files_are_clear_errors() -> Result<()> {
     assert!(matches!(err, Some(EngineError::DataDir { .. })));
     Storage::create(config("/d", PageSize::K8), vfs.clone())?.close()?;
     // Truncate the redo log header.
-    let f = vfs.open(std::path::Path::new("/d/ib_logfile0"), larch_engine::io::OpenOptions::existing())?;
+    let f = vfs.open(
+        std::path::Path::new("/d/ib_logfile0"),
+        larch_engine::io::OpenOptions::existing(),
+    )?;
     f.truncate(100)?;
     f.sync_all()?;
     let err = Storage::open(config("/d", PageSize::K8), vfs.clone()).err();
     let msg = err.map(|e| e.to_string()).unwrap_or_default();
-    assert!(msg.contains("ib_logfile0") && msg.contains("100 bytes"), "{msg}");
+    assert!(
+        msg.contains("ib_logfile0") && msg.contains("100 bytes"),
+        "{msg}"
+    );
     Ok(())
 }

@@ -108,7 +108,9 @@ impl BufferPool {
             descs[*idx as usize].clear(FLUSHING);
         }
         self.in_flight.lock().remove(&batch);
-        self.stats.pages_flushed.fetch_add(pages.len() as u64, SeqCst);
+        self.stats
+            .pages_flushed
+            .fetch_add(pages.len() as u64, SeqCst);
         Ok(pages.len())
     }
 

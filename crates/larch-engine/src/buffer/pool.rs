@@ -93,9 +93,6 @@ impl PageGuard<'_> {
     pub fn latch(&self) -> Latch {
         self.latch
     }
-    pub(crate) fn frame_index(&self) -> u32 {
-        self.idx
-    }
     /// The page image.
     pub fn data(&self) -> &[u8] {
         // SAFETY: we hold the frame's latch (S or X), so no other thread has a
@@ -104,7 +101,11 @@ impl PageGuard<'_> {
     }
     /// The page image, writable. Only with an exclusive latch.
     pub(crate) fn data_mut(&mut self) -> &mut [u8] {
-        assert_eq!(self.latch, Latch::Exclusive, "page written under a shared latch");
+        assert_eq!(
+            self.latch,
+            Latch::Exclusive,
+            "page written under a shared latch"
+        );
         // SAFETY: we hold the X latch: nobody else reads or writes the frame, and
         // `&mut self` makes this the only reference through this guard.
         unsafe { self.pool.frame_mut(self.idx) }
@@ -134,7 +135,8 @@ impl BufferPool {
         log: Arc<RedoLog>,
         doublewrite: Option<Doublewrite>,
     ) -> Self {
-        let n = (config.buffer_pool_size / page_size.bytes() as u64).clamp(64, u32::MAX as u64 - 1) as usize;
+        let n = (config.buffer_pool_size / page_size.bytes() as u64).clamp(64, u32::MAX as u64 - 1)
+            as usize;
         Self {
             page_size,
             frames: AlignedBuf::zeroed(n * page_size.bytes()),
@@ -258,7 +260,12 @@ impl BufferPool {
         self.fix_inner(id, latch, true)
     }
 
-    fn fix_inner(&self, id: PageId, latch: Latch, allow_zero: bool) -> Result<(PageGuard<'_>, bool)> {
+    fn fix_inner(
+        &self,
+        id: PageId,
+        latch: Latch,
+        allow_zero: bool,
+    ) -> Result<(PageGuard<'_>, bool)> {
         self.stats.read_requests.fetch_add(1, SeqCst);
         loop {
             if let Some(g) = self.try_fix_resident(id, latch) {
@@ -447,8 +454,12 @@ impl BufferPool {
         } else {
             // Young pages move only once they have drifted a quarter of the way
             // down the young part; checked without the LRU mutex.
-            let young_target = self.descs.len() as u32 * (100 - self.config.old_blocks_pct.clamp(5, 95)) / 100;
-            let since = self.young_moves.load(SeqCst).wrapping_sub(d.young_stamp.load(SeqCst));
+            let young_target =
+                self.descs.len() as u32 * (100 - self.config.old_blocks_pct.clamp(5, 95)) / 100;
+            let since = self
+                .young_moves
+                .load(SeqCst)
+                .wrapping_sub(d.young_stamp.load(SeqCst));
             if since > young_target / 4 + 1 {
                 let mut lru = self.lru.lock();
                 if d.has(IN_LRU) && !d.has(OLD) {
@@ -499,12 +510,10 @@ impl BufferPool {
     /// entries; returns its frame (not on the free list).
     pub(super) fn evict_one(&self, depth: usize) -> Option<u32> {
         let mut lru = self.lru.lock();
-        for idx in lru.from_tail(&self.descs, depth) {
-            if self.try_evict(&mut lru, idx) {
-                return Some(idx);
-            }
-        }
-        None
+        let candidates = lru.from_tail(&self.descs, depth);
+        candidates
+            .into_iter()
+            .find(|&idx| self.try_evict(&mut lru, idx))
     }
 
     /// Evicts frame `idx` if possible (LRU mutex held by the caller).
@@ -515,7 +524,11 @@ impl BufferPool {
         }
         let Some(id) = d.page_id() else { return false };
         let mut shard = self.table.write(id);
-        if d.fix_count.load(SeqCst) != 0 || d.is_dirty() || d.has(FLUSHING) || !d.try_lock_exclusive() {
+        if d.fix_count.load(SeqCst) != 0
+            || d.is_dirty()
+            || d.has(FLUSHING)
+            || !d.try_lock_exclusive()
+        {
             return false;
         }
         shard.remove(&id);
@@ -575,14 +588,21 @@ impl BufferPool {
     /// inside the file), without marking them accessed.
     pub fn read_ahead_extent(&self, first: PageId) {
         let ppe = self.page_size.pages_per_extent();
-        let Ok(size) = self.spaces.size_pages(first.space) else { return };
+        let Ok(size) = self.spaces.size_pages(first.space) else {
+            return;
+        };
         for p in first.page..(first.page + ppe).min(size) {
             let id = PageId::new(first.space, p);
             if self.contains(id) {
                 continue;
             }
             // Never let read-ahead push out a pool that has no free frames.
-            if self.free.lock().is_empty() && self.evict_one(16).map(|i| self.free.lock().push(i)).is_none() {
+            if self.free.lock().is_empty()
+                && self
+                    .evict_one(16)
+                    .map(|i| self.free.lock().push(i))
+                    .is_none()
+            {
                 return;
             }
             if let Ok(Some(_)) = self.read_in(id, Latch::Shared, false, true) {
@@ -603,6 +623,4 @@ impl BufferPool {
             .filter(|d| d.fix_count.load(SeqCst) != 0)
             .count()
     }
-
 }
-

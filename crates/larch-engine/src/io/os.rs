@@ -57,12 +57,18 @@ impl Vfs for OsVfs {
                 Ok(f) => (f, true),
                 Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
                     tracing::warn!(path = %path.display(), "O_DIRECT not supported here; using buffered I/O");
-                    (open(0).map_err(|e| EngineError::io("open", path, e))?, false)
+                    (
+                        open(0).map_err(|e| EngineError::io("open", path, e))?,
+                        false,
+                    )
                 }
                 Err(e) => return Err(EngineError::io("open", path, e)),
             }
         } else {
-            (open(0).map_err(|e| EngineError::io("open", path, e))?, false)
+            (
+                open(0).map_err(|e| EngineError::io("open", path, e))?,
+                false,
+            )
         };
         Ok(Arc::new(OsFile {
             file,
@@ -117,7 +123,10 @@ impl Vfs for OsVfs {
             let e = std::io::Error::last_os_error();
             return Err(EngineError::DataDir {
                 path: path.parent().unwrap_or(path).to_path_buf(),
-                reason: format!("is in use by another process (lock on {} held: {e})", path.display()),
+                reason: format!(
+                    "is in use by another process (lock on {} held: {e})",
+                    path.display()
+                ),
             });
         }
         Ok(Some(Box::new(f)))
@@ -216,11 +225,7 @@ impl IoFile for OsFile {
     }
 
     fn len(&self) -> Result<u64> {
-        Ok(self
-            .file
-            .metadata()
-            .map_err(|e| self.err("stat", e))?
-            .len())
+        Ok(self.file.metadata().map_err(|e| self.err("stat", e))?.len())
     }
 
     fn path(&self) -> &Path {

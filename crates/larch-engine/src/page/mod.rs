@@ -257,11 +257,7 @@ pub fn verify(page: &[u8], expected: PageId) -> PageState {
 }
 
 /// [`verify`], turned into a `Result` that names the file for the error.
-pub fn verify_or_err(
-    page: &[u8],
-    expected: PageId,
-    path: &Path,
-) -> Result<PageState, EngineError> {
+pub fn verify_or_err(page: &[u8], expected: PageId, path: &Path) -> Result<PageState, EngineError> {
     match verify(page, expected) {
         PageState::Corrupt(reason) => Err(EngineError::Corruption {
             path: path.to_path_buf(),
@@ -304,7 +300,9 @@ mod tests {
             torn[half..].copy_from_slice(&old[half..]);
             assert!(matches!(verify(&torn, id), PageState::Corrupt(r) if r.contains("torn")));
             let err = verify_or_err(&torn, id, Path::new("t.ibd"));
-            assert!(matches!(err, Err(e) if e.is_corruption() && e.to_string().contains("page 42")));
+            assert!(
+                matches!(err, Err(e) if e.is_corruption() && e.to_string().contains("page 42"))
+            );
         }
     }
 }

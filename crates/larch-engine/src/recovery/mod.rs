@@ -156,10 +156,7 @@ pub fn apply(pool: &BufferPool, log: &ScannedLog, report: &mut RecoveryReport) -
                     return Err(EngineError::Corruption {
                         path: spaces.path_of(&spaces.get(id.space)?.name),
                         page: id,
-                        reason: format!(
-                            "redo record at LSN {} does not fit the page",
-                            block.start
-                        ),
+                        reason: format!("redo record at LSN {} does not fit the page", block.start),
                     });
                 }
             }

@@ -87,11 +87,14 @@ pub(super) fn run(storage: &Storage) -> Result<CheckReport> {
         let mut mtr = storage.mtr()?;
         match alloc::check_space(&mut mtr, id) {
             Ok(problems) => sc.problems.extend(problems),
-            Err(e) => sc.problems.push(format!("allocation structures unreadable: {e}")),
+            Err(e) => sc
+                .problems
+                .push(format!("allocation structures unreadable: {e}")),
         }
         for p in zero_pages {
             if alloc::page_is_used(&mut mtr, id, p).unwrap_or(false) {
-                sc.problems.push(format!("page {p}: allocated but never written"));
+                sc.problems
+                    .push(format!("page {p}: allocated but never written"));
             }
         }
         mtr.commit()?;

@@ -18,8 +18,8 @@
 //! ```
 
 mod check;
-pub mod workload;
 mod system_page;
+pub mod workload;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -32,7 +32,7 @@ use crate::config::EngineConfig;
 use crate::error::{EngineError, Result};
 use crate::io::{OpenOptions, Vfs};
 use crate::mtr::Mtr;
-use crate::page::{PageSize, PageState};
+use crate::page::PageSize;
 use crate::recovery::{self, RecoveryReport};
 use crate::space::{self, alloc, SpaceRegistry, SYSTEM_FILE, SYSTEM_SPACE};
 use crate::wal::{file::FIRST_LSN, LogFile, RedoLog};
@@ -87,7 +87,10 @@ impl Storage {
     pub fn create(config: EngineConfig, vfs: Arc<dyn Vfs>) -> Result<Self> {
         let dir = config.datadir.clone();
         if Self::exists(&*vfs, &dir) {
-            return Err(datadir_err(&dir, "already contains a data directory (ibdata1 exists)"));
+            return Err(datadir_err(
+                &dir,
+                "already contains a data directory (ibdata1 exists)",
+            ));
         }
         vfs.create_dir_all(&dir)?;
         let lock = vfs.lock_dir(&dir.join(LOCK_FILE))?;
@@ -116,7 +119,15 @@ impl Storage {
         for n in 1..=config.undo_tablespaces {
             spaces.create(n, &space::undo_file_name(n), extent)?;
         }
-        let mut storage = Self::assemble(config, vfs, page_size, spaces, log, lock, RecoveryReport::default())?;
+        let mut storage = Self::assemble(
+            config,
+            vfs,
+            page_size,
+            spaces,
+            log,
+            lock,
+            RecoveryReport::default(),
+        )?;
         storage.start_background()?;
         {
             let mut mtr = storage.mtr()?;
@@ -137,7 +148,10 @@ impl Storage {
         let dir = config.datadir.clone();
         let sys_path = dir.join(SYSTEM_FILE);
         if !vfs.exists(&sys_path) {
-            return Err(datadir_err(&dir, "no data directory here (ibdata1 is missing); run `larch init` first"));
+            return Err(datadir_err(
+                &dir,
+                "no data directory here (ibdata1 is missing); run `larch init` first",
+            ));
         }
         let lock = vfs.lock_dir(&dir.join(LOCK_FILE))?;
         let page_size = Self::detect_page_size(&*vfs, &sys_path)?;
@@ -174,7 +188,12 @@ impl Storage {
         let cp = log_file.read_checkpoint()?;
         let mut report = RecoveryReport::default();
         if config.doublewrite || vfs.exists(&dir.join(DOUBLEWRITE_FILE)) {
-            let dw = Doublewrite::open(&*vfs, &dir.join(DOUBLEWRITE_FILE), page_size, config.flush_method.data_direct())?;
+            let dw = Doublewrite::open(
+                &*vfs,
+                &dir.join(DOUBLEWRITE_FILE),
+                page_size,
+                config.flush_method.data_direct(),
+            )?;
             report.pages_restored = dw.recover(&spaces, cp.lsn)?;
         }
         let scanned = recovery::scan_log(&log_file, cp.lsn, cp.epoch, &spaces, &mut report)?;
@@ -356,7 +375,9 @@ impl Storage {
     /// Returns its space id.
     pub fn create_tablespace(&self, name: &str) -> Result<u32> {
         if name.contains("..") || name.starts_with('/') || !name.ends_with(".ibd") {
-            return Err(EngineError::Internal(format!("bad tablespace file name '{name}'")));
+            return Err(EngineError::Internal(format!(
+                "bad tablespace file name '{name}'"
+            )));
         }
         let extent = self.page_size.pages_per_extent();
         let mut mtr = self.mtr()?;
@@ -375,7 +396,9 @@ impl Storage {
     /// Drops a file-per-table tablespace, durably.
     pub fn drop_tablespace(&self, space: u32) -> Result<()> {
         if space <= self.config.undo_tablespaces {
-            return Err(EngineError::Internal(format!("space {space} cannot be dropped")));
+            return Err(EngineError::Internal(format!(
+                "space {space} cannot be dropped"
+            )));
         }
         let mut mtr = self.mtr()?;
         mtr.log_file_delete(space);

@@ -71,7 +71,9 @@ pub fn verify(storage: &super::Storage, page_size: PageSize) -> Result<()> {
         return Err(bad("system page has a bad magic".into()));
     }
     if bytes::get_u32(d, OFF_PAGE_SIZE) != page_size.get() {
-        return Err(bad("system page disagrees with page 0 about the page size".into()));
+        return Err(bad(
+            "system page disagrees with page 0 about the page size".into()
+        ));
     }
     Ok(())
 }

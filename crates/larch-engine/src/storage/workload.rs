@@ -103,7 +103,11 @@ impl Workload {
             }
         }
         found.sort_unstable();
-        if found.iter().enumerate().any(|(i, &(idx, _))| idx as usize != i) {
+        if found
+            .iter()
+            .enumerate()
+            .any(|(i, &(idx, _))| idx as usize != i)
+        {
             return Err(EngineError::Internal(format!(
                 "workload pages of space {space} are not a contiguous index set: {found:?}"
             )));
@@ -137,7 +141,9 @@ impl Workload {
     pub fn last_applied(&self, storage: &Storage) -> Result<u64> {
         let mut m = 0;
         for &p in &self.pages {
-            let g = storage.pool().fix(PageId::new(self.space, p), Latch::Shared)?;
+            let g = storage
+                .pool()
+                .fix(PageId::new(self.space, p), Latch::Shared)?;
             m = m.max(bytes::get_u64(g.data(), OFF_LAST));
         }
         Ok(m)
@@ -160,7 +166,9 @@ impl Workload {
             }
         }
         for (i, &p) in self.pages.iter().enumerate() {
-            let g = storage.pool().fix(PageId::new(self.space, p), Latch::Shared)?;
+            let g = storage
+                .pool()
+                .fix(PageId::new(self.space, p), Latch::Shared)?;
             let got = &g.data()[..MODEL_BYTES];
             if got[HEADER_SIZE..] != model[i][HEADER_SIZE..] {
                 let at = (HEADER_SIZE..MODEL_BYTES)

@@ -242,7 +242,9 @@ mod tests {
         let f = vfs.open(path, OpenOptions::create_new())?;
         f.write_at(&[7u8; 8192], 0)?;
         let err = LogFile::open(&vfs, path, false, false).err();
-        assert!(matches!(err, Some(EngineError::CorruptFile { ref path, .. }) if path.ends_with("bad_log")));
+        assert!(
+            matches!(err, Some(EngineError::CorruptFile { ref path, .. }) if path.ends_with("bad_log"))
+        );
         Ok(())
     }
 }

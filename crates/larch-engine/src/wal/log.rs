@@ -83,7 +83,12 @@ impl LogRing {
     /// The range is finished (below the `written` tracker's `ready`) and not yet
     /// recycled (the caller holds the write lock, and appends wait for
     /// `file_written` before reusing ring bytes), so nobody mutates it meanwhile.
-    unsafe fn read(&self, from: u64, to: u64, mut f: impl FnMut(u64, &[u8]) -> Result<()>) -> Result<()> {
+    unsafe fn read(
+        &self,
+        from: u64,
+        to: u64,
+        mut f: impl FnMut(u64, &[u8]) -> Result<()>,
+    ) -> Result<()> {
         let cap = self.cap();
         let mut lsn = from;
         while lsn < to {
@@ -349,9 +354,8 @@ impl RedoLog {
         // SAFETY: `[from, to)` is below `ready` and we hold the write lock, so it is
         // finished and cannot be recycled until `file_written` moves past it below.
         let r = unsafe {
-            self.ring.read(from, to, |lsn, bytes| {
-                self.file.write_at_lsn(lsn, bytes)
-            })
+            self.ring
+                .read(from, to, |lsn, bytes| self.file.write_at_lsn(lsn, bytes))
         };
         if let Err(e) = r {
             self.fail(&e);
@@ -451,7 +455,10 @@ impl RedoLog {
             lsn,
             epoch: self.epoch,
         };
-        let r = self.file.write_checkpoint(cp).and_then(|_| self.file.sync());
+        let r = self
+            .file
+            .write_checkpoint(cp)
+            .and_then(|_| self.file.sync());
         if let Err(e) = r {
             self.fail(&e);
             return Err(e);
@@ -508,12 +515,16 @@ mod tests {
             })
             .collect();
         for t in threads {
-            t.join().map_err(|_| EngineError::Internal("thread".into()))??;
+            t.join()
+                .map_err(|_| EngineError::Internal("thread".into()))??;
         }
         let end = log.current_lsn();
         log.flush_up_to(end)?;
         assert_eq!(log.flushed_lsn(), end);
-        assert!(log.stats().syncs.load(SeqCst) < 2000, "group commit shares syncs");
+        assert!(
+            log.stats().syncs.load(SeqCst) < 2000,
+            "group commit shares syncs"
+        );
         let file = LogFile::open(&vfs, Path::new("/ib_logfile0"), false, true)?;
         let scan = LogScanner::new(&file, FIRST_LSN);
         let mut n = 0;

@@ -178,7 +178,8 @@ impl RecordWriter {
 
     pub fn init_page(&mut self, page: PageId, page_type: PageType) {
         self.page_prefix(INIT_PAGE, page);
-        self.buf.extend_from_slice(&(page_type as u16).to_le_bytes());
+        self.buf
+            .extend_from_slice(&(page_type as u16).to_le_bytes());
     }
 
     pub fn file_create(&mut self, space: u32, size_pages: u32, name: &str) {

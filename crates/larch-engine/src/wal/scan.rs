@@ -80,7 +80,10 @@ impl<'a> LogScanner<'a> {
         {
             return Ok(None);
         }
-        let body = self.bytes(lsn + BLOCK_HEADER_BYTES as u64, len as usize - BLOCK_HEADER_BYTES)?;
+        let body = self.bytes(
+            lsn + BLOCK_HEADER_BYTES as u64,
+            len as usize - BLOCK_HEADER_BYTES,
+        )?;
         if crc32c_parts(&[&h[8..], body]) != crc {
             return Ok(None);
         }
