@@ -159,7 +159,14 @@ impl BufferPool {
             let mut evicted = 0;
             {
                 let mut lru = self.lru.lock();
-                for idx in lru.from_tail(self.descs(), 128) {
+                let want = target.saturating_sub(self.free.lock().len());
+                // Only from the old sublist: never evict young pages to fill the
+                // free list.
+                let depth = (lru.old_len() as usize).min(128);
+                for idx in lru.from_tail(self.descs(), depth) {
+                    if evicted >= want {
+                        break;
+                    }
                     if self.try_evict(&mut lru, idx) {
                         self.free.lock().push(idx);
                         evicted += 1;

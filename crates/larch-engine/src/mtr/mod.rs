@@ -18,7 +18,7 @@
 //!   pages; never the other way round.
 //!
 //! Usage:
-//! ```ignore
+//! ```text
 //! let mut mtr = storage.mtr()?;
 //! let p = mtr.page(PageId::new(space, 7), Latch::Exclusive)?;
 //! mtr.write_u32(p, 100, 42);

@@ -583,6 +583,39 @@ mod tests {
     }
 
     #[test]
+    fn flush_log_at_trx_commit_modes() -> Result<()> {
+        for mode in [0u8, 1, 2] {
+            let vfs = SimVfs::new();
+            let file = LogFile::create(&vfs, Path::new("/ib_logfile0"), 1 << 20, false)?;
+            let cp = file.read_checkpoint()?;
+            let log = RedoLog::new(file, FIRST_LSN, cp, 2, 256 << 10, mode);
+            log.write_checkpoint(FIRST_LSN)?;
+            let syncs = log.stats().syncs.load(SeqCst);
+            let (s, e) = log.append(b"commit");
+            log.close(s, e);
+            log.flush_for_commit(e)?;
+            let (written, flushed) = (log.written_lsn() >= e, log.flushed_lsn() >= e);
+            match mode {
+                0 => assert!(
+                    !written && !flushed,
+                    "mode 0 leaves it to the once-a-second flush"
+                ),
+                1 => assert!(written && flushed && log.stats().syncs.load(SeqCst) > syncs),
+                _ => assert!(
+                    written && !flushed,
+                    "mode 2 writes to the OS without syncing"
+                ),
+            }
+            log.background_flush()?;
+            assert!(
+                log.flushed_lsn() >= e,
+                "the background flush makes it durable"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
     fn failed_sync_disables_writes() -> Result<()> {
         let vfs = SimVfs::new();
         let log = new_log(&vfs, 1 << 20, 256 << 10)?;
