@@ -74,7 +74,7 @@ pub fn run_append(report: &mut Report, mode: Mode, scratch: &Path) -> Result<()>
                 let (secs, _) = run_parallel(threads, |t| {
                     let rec = vec![t as u8 + 1; size];
                     for _ in 0..per_thread {
-                        let (s, e) = log.append(&rec);
+                        let (s, e) = log.append(&rec)?;
                         log.close(s, e);
                     }
                     Ok(())
@@ -162,7 +162,7 @@ pub fn run_commit_raw(report: &mut Report, mode: Mode, scratch: &Path) -> Result
                 let rec = [t as u8; 64];
                 let mut n = 0u64;
                 while !stop.load(Ordering::Relaxed) {
-                    let (s, e) = log.append(&rec);
+                    let (s, e) = log.append(&rec)?;
                     log.close(s, e);
                     log.flush_up_to(e)?;
                     n += 1;

@@ -66,6 +66,14 @@ pub enum EngineError {
     #[error("tablespace {space}: {reason}")]
     SpaceFull { space: u32, reason: String },
 
+    /// A unique index already holds the key (MySQL error 1062).
+    #[error("duplicate key in index {index_id}")]
+    DuplicateKey { index_id: u64 },
+
+    /// An index entry is larger than the page size allows (MySQL error 1071).
+    #[error("specified key was too long; max key length is {max} bytes")]
+    KeyTooLong { max: usize },
+
     /// An engine-internal invariant was violated (a bug, reported instead of a panic).
     #[error("internal error: {0}")]
     Internal(String),

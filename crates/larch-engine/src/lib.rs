@@ -14,12 +14,14 @@
 //! - [`recovery`]: torn-page repair and redo replay after a crash;
 //! - [`storage`]: the facade that creates, opens, checks and closes a data directory.
 
+pub mod btree;
 pub mod buffer;
 pub mod config;
 pub mod error;
 pub mod io;
 pub mod mtr;
 pub mod page;
+pub mod record;
 pub mod recovery;
 pub mod space;
 pub mod storage;

@@ -91,6 +91,9 @@ impl BufferPool {
         let result = self.log.flush_up_to(newest).and_then(|_| {
             let in_place = || -> Result<()> {
                 for (k, (_, id)) in pages.iter().enumerate() {
+                    if !self.spaces.contains(id.space) {
+                        continue; // the tablespace was dropped meanwhile
+                    }
                     self.spaces.write_page(*id, &images[k * ps..(k + 1) * ps])?;
                 }
                 self.spaces.sync_written()

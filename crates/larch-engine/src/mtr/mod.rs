@@ -212,7 +212,7 @@ impl<'a> Mtr<'a> {
             return Ok(self.pool.log().current_lsn());
         }
         let log = self.pool.log();
-        let (start, end) = log.append(self.log.bytes());
+        let (start, end) = log.append(self.log.bytes())?;
         for e in &mut self.memo {
             if e.modified {
                 self.pool.mark_dirty(&mut e.guard, start, end);

@@ -113,6 +113,10 @@ impl SpaceRegistry {
         file.sync_all()?;
         if let Some(parent) = path.parent() {
             self.vfs.sync_dir(parent)?;
+            if parent != self.datadir {
+                // A database directory created just now must be durable too.
+                self.vfs.sync_dir(&self.datadir)?;
+            }
         }
         self.insert(id, name, file, size_pages)
     }

@@ -139,6 +139,8 @@ impl Storage {
             mtr.commit()?;
         }
         storage.pool.flush_all()?;
+        // The log, doublewrite and tablespace files' directory entries.
+        storage.spaces().vfs().sync_dir(&dir)?;
         tracing::info!(datadir = %dir.display(), page_size = page_size.get(), "created data directory");
         Ok(storage)
     }

@@ -17,7 +17,9 @@
 //! - a block never overwrites ring bytes not yet written to the file, nor log-file
 //!   bytes at or after the last checkpoint (appends wait for room);
 //! - after any failed write or sync the log refuses all further writes
-//!   ([`EngineError::WritesDisabled`]): acknowledged data must really be durable.
+//!   ([`EngineError::WritesDisabled`]) for new mini-transactions and commits:
+//!   acknowledged data must really be durable. (Background flushing of pages
+//!   whose log is already durable may continue; it never needs new log.)
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 use std::time::Duration;
@@ -164,7 +166,7 @@ impl RedoLog {
         flush_at_commit: u8,
     ) -> Self {
         let capacity = file.capacity();
-        let ring_size = log_buffer_size.clamp(256 << 10, 1 << 30).div_ceil(4096) * 4096;
+        let ring_size = log_buffer_size.clamp(1 << 20, 1 << 30).div_ceil(4096) * 4096;
         let start_lsn = align_lsn(start_lsn);
         Self {
             file,
@@ -264,14 +266,32 @@ impl RedoLog {
         self.space_cv.notify_all();
     }
 
+    /// Largest block (one mini-transaction) the log accepts: half the log buffer
+    /// or half the log file, whichever is smaller (recovery treats a longer
+    /// block as the end of the log).
+    pub fn max_block_bytes(&self) -> u64 {
+        (self.ring.cap() / 2).min(self.capacity / 2)
+    }
+
     /// Appends one block holding `records`; returns its `[start, end)` LSNs. The
     /// block is in memory only: use [`Self::flush_up_to`] for durability. The
     /// caller must report the block closed with [`Self::close`] once its dirty
     /// pages are on the flush list.
-    pub fn append(&self, records: &[u8]) -> (u64, u64) {
+    ///
+    /// A block larger than [`Self::max_block_bytes`] is refused and the log
+    /// stops accepting writes: the caller's pages already hold changes that can
+    /// no longer be logged, so nothing may reach the data files after this.
+    pub fn append(&self, records: &[u8]) -> Result<(u64, u64)> {
         let len = BLOCK_HEADER_BYTES + records.len();
         let total = align_lsn(len as u64);
-        debug_assert!(total < self.ring.cap() / 2, "mini-transaction too large");
+        if total > self.max_block_bytes() {
+            let e = EngineError::Internal(format!(
+                "a mini-transaction of {total} bytes exceeds the redo block limit of {} bytes",
+                self.max_block_bytes()
+            ));
+            self.fail(&e);
+            return Err(e);
+        }
         let start = self.next_lsn.fetch_add(total, SeqCst);
         let end = start + total;
         self.written.wait_window(start);
@@ -295,7 +315,7 @@ impl RedoLog {
         }
         self.written.finish(start, end);
         self.stats.appends.fetch_add(1, SeqCst);
-        (start, end)
+        Ok((start, end))
     }
 
     /// Reports that the block `[start, end)` has its dirty pages on the flush list.
@@ -504,7 +524,7 @@ mod tests {
                 std::thread::spawn(move || -> Result<()> {
                     for i in 0..500u32 {
                         let body = vec![t; 1 + (i as usize * 31) % 700];
-                        let (s, e) = log.append(&body);
+                        let (s, e) = log.append(&body)?;
                         log.close(s, e);
                         if i % 10 == 0 {
                             log.flush_up_to(e)?;
@@ -544,10 +564,10 @@ mod tests {
     fn unsynced_blocks_are_lost_at_power_loss_synced_ones_are_not() -> Result<()> {
         let vfs = SimVfs::with_seed(7);
         let log = new_log(&vfs, 1 << 20, 256 << 10)?;
-        let (s1, e1) = log.append(b"durable");
+        let (s1, e1) = log.append(b"durable")?;
         log.close(s1, e1);
         log.flush_up_to(e1)?;
-        let (s2, e2) = log.append(b"volatile");
+        let (s2, e2) = log.append(b"volatile")?;
         log.close(s2, e2);
         log.write_out(e2)?;
         drop(log);
@@ -566,7 +586,7 @@ mod tests {
         let body = vec![9u8; 1000];
         let mut last = 0;
         for _ in 0..500 {
-            let (s, e) = log.append(&body);
+            let (s, e) = log.append(&body)?;
             log.close(s, e);
             log.flush_up_to(e)?;
             // Pretend every page is flushed: checkpoint right behind the end.
@@ -591,7 +611,7 @@ mod tests {
             let log = RedoLog::new(file, FIRST_LSN, cp, 2, 256 << 10, mode);
             log.write_checkpoint(FIRST_LSN)?;
             let syncs = log.stats().syncs.load(SeqCst);
-            let (s, e) = log.append(b"commit");
+            let (s, e) = log.append(b"commit")?;
             log.close(s, e);
             log.flush_for_commit(e)?;
             let (written, flushed) = (log.written_lsn() >= e, log.flushed_lsn() >= e);
@@ -622,7 +642,7 @@ mod tests {
         vfs.set_fault(Some(crate::io::SimFault::FailSync {
             path_contains: "ib_logfile".into(),
         }));
-        let (s, e) = log.append(b"x");
+        let (s, e) = log.append(b"x")?;
         log.close(s, e);
         assert!(log.flush_up_to(e).is_err());
         vfs.set_fault(None);

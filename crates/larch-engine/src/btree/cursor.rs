@@ -1,0 +1,187 @@
+//! [`Cursor`]: range scans that hold no latch between calls.
+//!
+//! A refill latches one leaf (shared), copies every entry of that leaf that lies
+//! in the range past the last returned key, and releases it; the next refill
+//! searches again from the root for the key after the last one returned. So a
+//! long scan never blocks writers for longer than one leaf copy, and concurrent
+//! splits and merges cannot invalidate it. Forward scans may step to the right
+//! sibling while holding the current leaf (latch order is left to right);
+//! backward scans never latch leftwards: they search again below the last key
+//! returned, or below the leaf's lower fence (its separator in the parent) when
+//! the leaf holds nothing in range.
+//!
+//! Entries are returned with their flags: delete-marked entries are included and
+//! the caller (MVCC) decides what they mean.
+
+use std::collections::VecDeque;
+use std::ops::Bound;
+
+use super::node::{Entry, Node};
+use super::{BTree, MAX_HEIGHT};
+use crate::buffer::{BufferPool, Latch, PageGuard};
+use crate::error::Result;
+use crate::page::{PageHeader, FIL_NULL};
+
+/// See the module documentation.
+pub struct Cursor<'p> {
+    tree: BTree,
+    pool: &'p BufferPool,
+    from: Bound<Vec<u8>>,
+    to: Bound<Vec<u8>>,
+    reverse: bool,
+    batch: VecDeque<Entry>,
+    done: bool,
+}
+
+impl<'p> Cursor<'p> {
+    pub(super) fn new(
+        tree: BTree,
+        pool: &'p BufferPool,
+        from: Bound<Vec<u8>>,
+        to: Bound<Vec<u8>>,
+        reverse: bool,
+    ) -> Self {
+        Self {
+            tree,
+            pool,
+            from,
+            to,
+            reverse,
+            batch: VecDeque::new(),
+            done: false,
+        }
+    }
+
+    /// The next entry in range, or `None` at the end.
+    pub fn next_entry(&mut self) -> Result<Option<Entry>> {
+        if self.batch.is_empty() && !self.done {
+            if self.reverse {
+                self.refill_backward()?;
+            } else {
+                self.refill_forward()?;
+            }
+        }
+        let Some(e) = self.batch.pop_front() else {
+            return Ok(None);
+        };
+        // Remember where to continue: the range shrinks past the returned key.
+        if self.reverse {
+            self.to = Bound::Excluded(e.key.clone());
+        } else {
+            self.from = Bound::Excluded(e.key.clone());
+        }
+        Ok(Some(e))
+    }
+
+    fn in_upper(&self, key: &[u8]) -> bool {
+        match &self.to {
+            Bound::Included(k) => key <= k.as_slice(),
+            Bound::Excluded(k) => key < k.as_slice(),
+            Bound::Unbounded => true,
+        }
+    }
+
+    fn in_lower(&self, key: &[u8]) -> bool {
+        match &self.from {
+            Bound::Included(k) => key >= k.as_slice(),
+            Bound::Excluded(k) => key > k.as_slice(),
+            Bound::Unbounded => true,
+        }
+    }
+
+    fn refill_forward(&mut self) -> Result<()> {
+        let start: &[u8] = match &self.from {
+            Bound::Included(k) | Bound::Excluded(k) => k,
+            Bound::Unbounded => &[],
+        };
+        let mut leaf = self.tree.leaf_shared(self.pool, start)?;
+        loop {
+            let n = Node(leaf.data());
+            for i in 0..n.len() {
+                let e = n.entry(i);
+                if !self.in_lower(e.key) {
+                    continue;
+                }
+                if !self.in_upper(e.key) {
+                    self.done = true;
+                    break;
+                }
+                self.batch.push_back(Entry::from_ref(e));
+            }
+            if !self.batch.is_empty() || self.done {
+                return Ok(());
+            }
+            let next = PageHeader(leaf.data()).next();
+            if next == FIL_NULL {
+                self.done = true;
+                return Ok(());
+            }
+            let g = self.pool.fix(self.tree.page(next), Latch::Shared)?;
+            leaf = g;
+        }
+    }
+
+    /// Descends to the leaf holding the largest key below (or at) the upper
+    /// bound. Also returns the leaf's lower fence: the separator on the path
+    /// below which no key of this leaf lies (`None` on the leftmost path).
+    fn leaf_for_upper(&self) -> Result<(PageGuard<'p>, Option<Vec<u8>>)> {
+        let mut g = self
+            .pool
+            .fix(self.tree.page(self.tree.root), Latch::Shared)?;
+        let mut fence: Option<Vec<u8>> = None;
+        for _ in 0..MAX_HEIGHT {
+            let n = Node(g.data());
+            if n.is_leaf() {
+                return Ok((g, fence));
+            }
+            let i = match &self.to {
+                Bound::Unbounded => n.len() - 1,
+                Bound::Included(k) => n.child_index(k),
+                Bound::Excluded(k) => match n.search(k) {
+                    Ok(i) | Err(i) => i.saturating_sub(1),
+                },
+            };
+            if i > 0 {
+                fence = Some(n.key(i).to_vec());
+            }
+            let c = self
+                .pool
+                .fix(self.tree.page(n.entry(i).child()), Latch::Shared)?;
+            g = c;
+        }
+        Err(self
+            .tree
+            .corrupt(self.pool, self.tree.root, "tree deeper than any real index"))
+    }
+
+    fn refill_backward(&mut self) -> Result<()> {
+        for _ in 0..1_000_000 {
+            let (leaf, fence) = self.leaf_for_upper()?;
+            let n = Node(leaf.data());
+            for i in (0..n.len()).rev() {
+                let e = n.entry(i);
+                if !self.in_upper(e.key) {
+                    continue;
+                }
+                if !self.in_lower(e.key) {
+                    self.done = true;
+                    break;
+                }
+                self.batch.push_back(Entry::from_ref(e));
+            }
+            if !self.batch.is_empty() || self.done {
+                return Ok(());
+            }
+            // Nothing at or below the bound in this leaf: continue below its
+            // lower fence (strictly smaller keys route to the leaf on its left).
+            match fence {
+                Some(f) => self.to = Bound::Excluded(f),
+                None => {
+                    self.done = true;
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+}

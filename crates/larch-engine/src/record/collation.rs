@@ -1,0 +1,1 @@
+//! Being written: see the B+tree issue (row and key formats).
