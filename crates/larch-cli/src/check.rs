@@ -10,18 +10,19 @@ use larch_engine::storage::{detect_page_size, scan_offline, CheckReport, Storage
 
 fn print(report: &CheckReport) {
     println!(
-        "{:<24} {:>6} {:>9} {:>9} {:>9} {:>9}  page types",
-        "file", "space", "pages", "valid", "unused", "problems"
+        "{:<24} {:>6} {:>9} {:>9} {:>9} {:>7} {:>9}  page types",
+        "file", "space", "pages", "valid", "unused", "btrees", "problems"
     );
     for s in &report.spaces {
         let types: Vec<String> = s.by_type.iter().map(|(t, n)| format!("{t}={n}")).collect();
         println!(
-            "{:<24} {:>6} {:>9} {:>9} {:>9} {:>9}  {}",
+            "{:<24} {:>6} {:>9} {:>9} {:>9} {:>7} {:>9}  {}",
             s.name,
             s.space,
             s.pages,
             s.valid,
             s.zero,
+            s.btrees,
             s.problems.len(),
             types.join(" ")
         );

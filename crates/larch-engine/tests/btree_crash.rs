@@ -32,7 +32,11 @@ fn op(n: u64) -> Op {
     if rng.random_bool(0.3) {
         Op::Del(key)
     } else {
-        let len = if rng.random_bool(0.1) { rng.random_range(200..900) } else { rng.random_range(0..60) };
+        let len = if rng.random_bool(0.1) {
+            rng.random_range(200..900)
+        } else {
+            rng.random_range(0..60)
+        };
         Op::Put(key, vec![(n % 251) as u8; len])
     }
 }
@@ -58,7 +62,11 @@ fn config(ps: PageSize) -> EngineConfig {
 }
 
 fn contents(tree: &BTree, s: &Storage) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-    Ok(tree.entries(s.pool())?.into_iter().map(|e| (e.key, e.value)).collect())
+    Ok(tree
+        .entries(s.pool())?
+        .into_iter()
+        .map(|e| (e.key, e.value))
+        .collect())
 }
 
 fn run(ps: PageSize, seed: u64, cycles: u32) -> Result<()> {
@@ -79,7 +87,9 @@ fn run(ps: PageSize, seed: u64, cycles: u32) -> Result<()> {
         let tree = BTree::open(s.pool(), space, root)?;
         let problems = check(&tree, s.pool())?;
         if !problems.is_empty() {
-            return Err(EngineError::Internal(format!("cycle {cycle}: {problems:?}")));
+            return Err(EngineError::Internal(format!(
+                "cycle {cycle}: {problems:?}"
+            )));
         }
         // Find the recovered prefix: the model after `done` durable ops, then
         // possibly some of the non-durable ones that made it.

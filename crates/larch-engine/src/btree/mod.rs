@@ -78,6 +78,7 @@ impl BTree {
         node::write_node(&mut mtr, p, 0, index_id, &[]);
         mtr.write_bytes(p, node::LEAF_SEGMENT, &leaf_seg.to_bytes());
         mtr.write_bytes(p, node::NONLEAF_SEGMENT, &nonleaf_seg.to_bytes());
+        mtr.write_u16(p, node::NODE_FLAGS, node::NODE_ROOT);
         mtr.commit()?;
         Ok(Self {
             space,
@@ -90,7 +91,7 @@ impl BTree {
     pub fn open(pool: &BufferPool, space: u32, root: u32) -> Result<Self> {
         let g = pool.fix(PageId::new(space, root), Latch::Shared)?;
         let h = crate::page::PageHeader(g.data());
-        if h.page_type() != Some(PageType::Index) {
+        if h.page_type() != Some(PageType::Index) || !Node(g.data()).is_root() {
             return Err(EngineError::Corruption {
                 path: pool.spaces().path_of(&pool.spaces().get(space)?.name),
                 page: PageId::new(space, root),

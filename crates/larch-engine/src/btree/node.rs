@@ -9,6 +9,8 @@
 //!  48     8  index_id
 //!  56     6  leaf segment       (root page only)
 //!  62     6  non-leaf segment   (root page only)
+//!  68     2  node flags     bit 0: this page is the root of its tree
+//!  70     2  reserved
 //!  72   ...  entry heap, growing up
 //!       ...  free space
 //!  end-2n    slot directory: n u16 offsets of entries in key order, growing down
@@ -34,6 +36,9 @@ pub const GARBAGE: usize = HEADER_SIZE + 6;
 pub const INDEX_ID: usize = HEADER_SIZE + 8;
 pub const LEAF_SEGMENT: usize = HEADER_SIZE + 16;
 pub const NONLEAF_SEGMENT: usize = HEADER_SIZE + 22;
+pub const NODE_FLAGS: usize = HEADER_SIZE + 28;
+/// Node flag: the page is the root of its tree (lets `larch check` find trees).
+pub const NODE_ROOT: u16 = 1;
 /// First byte of the entry heap.
 pub const BODY: usize = HEADER_SIZE + 32;
 /// Bytes of an entry header.
@@ -109,6 +114,9 @@ impl<'a> Node<'a> {
     }
     pub fn index_id(&self) -> u64 {
         bytes::get_u64(self.0, INDEX_ID)
+    }
+    pub fn is_root(&self) -> bool {
+        bytes::get_u16(self.0, NODE_FLAGS) & NODE_ROOT != 0
     }
     fn end(&self) -> usize {
         self.0.len() - TRAILER_SIZE

@@ -177,7 +177,8 @@ impl BufferPool {
     pub(super) fn descs(&self) -> &[Descriptor] {
         &self.descs
     }
-    /// Bytes of descriptors, page table and lists per frame (metadata overhead).
+    /// Bytes of one frame descriptor (the page table and free list add about
+    /// 30 bytes per frame more; see `bench/README.md`).
     pub fn descriptor_bytes(&self) -> usize {
         std::mem::size_of::<Descriptor>()
     }
@@ -266,7 +267,9 @@ impl BufferPool {
         latch: Latch,
         allow_zero: bool,
     ) -> Result<(PageGuard<'_>, bool)> {
-        self.stats.read_requests.fetch_add(1, SeqCst);
+        self.stats
+            .read_requests
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         loop {
             if let Some(g) = self.try_fix_resident(id, latch) {
                 self.on_access(g.idx, id);
@@ -432,11 +435,13 @@ impl BufferPool {
     /// `innodb_old_blocks_time`).
     fn on_access(&self, idx: u32, id: PageId) {
         let d = &self.descs[idx as usize];
-        let now = self.now_ms();
-        if d.has(READ_AHEAD) {
-            d.clear(READ_AHEAD);
+        // The first access to a page that read-ahead brought in keeps a
+        // sequential scan's read-ahead going; other hits never pay for it.
+        if d.has(READ_AHEAD) && d.clear(READ_AHEAD) & READ_AHEAD != 0 {
+            self.maybe_read_ahead(id);
         }
         if d.has(OLD) {
+            let now = self.now_ms();
             let first = d.first_access_ms.load(SeqCst);
             if first == 0 {
                 d.first_access_ms.store(now, SeqCst);
@@ -469,7 +474,6 @@ impl BufferPool {
                 }
             }
         }
-        self.maybe_read_ahead(id);
     }
 
     /// Marks a page changed by a mini-transaction `[start, end)`: stamps the LSN,

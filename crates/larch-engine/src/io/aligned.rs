@@ -6,10 +6,16 @@ use std::ptr::NonNull;
 /// Alignment used for every buffer that may meet `O_DIRECT` (covers 4 KiB sectors).
 pub const IO_ALIGN: usize = 4096;
 
+/// Buffers at least this large are mapped from the kernel (anonymous `mmap`):
+/// their pages are zero and cost no memory until first touched, so a 1 GiB
+/// buffer pool is not resident before it is used.
+const MMAP_THRESHOLD: usize = 2 << 20;
+
 /// A fixed-size, zero-initialised byte buffer aligned to [`IO_ALIGN`].
 pub struct AlignedBuf {
     ptr: NonNull<u8>,
     len: usize,
+    mapped: bool,
 }
 
 // SAFETY: `AlignedBuf` owns its allocation exclusively, like a `Box<[u8]>`.
@@ -26,14 +32,43 @@ impl AlignedBuf {
             return Self {
                 ptr: NonNull::dangling(),
                 len: 0,
+                mapped: false,
             };
+        }
+        if len >= MMAP_THRESHOLD {
+            // SAFETY: anonymous private mapping of `len` bytes; no file, no
+            // existing memory is touched. The result is checked for MAP_FAILED.
+            let raw = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            if raw != libc::MAP_FAILED {
+                if let Some(ptr) = NonNull::new(raw.cast::<u8>()) {
+                    // Mappings are page-aligned, which covers IO_ALIGN.
+                    return Self {
+                        ptr,
+                        len,
+                        mapped: true,
+                    };
+                }
+            }
         }
         // SAFETY: the layout has a non-zero size, checked above.
         let raw = unsafe { alloc_zeroed(layout) };
         let Some(ptr) = NonNull::new(raw) else {
             std::alloc::handle_alloc_error(layout)
         };
-        Self { ptr, len }
+        Self {
+            ptr,
+            len,
+            mapped: false,
+        }
     }
 
     fn layout(len: usize) -> Layout {
@@ -78,7 +113,11 @@ impl std::ops::DerefMut for AlignedBuf {
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        if self.len != 0 {
+        if self.mapped {
+            // SAFETY: mapped in `zeroed` with exactly this length; no reference
+            // into the buffer outlives `self`.
+            unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+        } else if self.len != 0 {
             // SAFETY: allocated in `zeroed` with exactly this layout.
             unsafe { dealloc(self.ptr.as_ptr(), Self::layout(self.len)) };
         }
@@ -112,5 +151,11 @@ mod tests {
         assert!(is_aligned(&b, 0));
         assert!(!is_aligned(&b[1..], 0));
         assert!(AlignedBuf::zeroed(0).is_empty());
+        // A large buffer is mapped lazily but reads as zeros and is writable.
+        let mut big = AlignedBuf::zeroed(8 << 20);
+        assert_eq!(big.as_ptr() as usize % IO_ALIGN, 0);
+        assert!(big[..4096].iter().all(|&x| x == 0) && big[(8 << 20) - 1] == 0);
+        big[(8 << 20) - 1] = 3;
+        assert_eq!(big[(8 << 20) - 1], 3);
     }
 }
