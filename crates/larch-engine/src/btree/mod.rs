@@ -177,31 +177,42 @@ impl BTree {
         mtr: &mut Mtr<'_>,
         key: &[u8],
     ) -> Result<crate::mtr::PageRef> {
-        loop {
-            let root = pool.fix(self.page(self.root), Latch::Shared)?;
-            if Node(root.data()).is_leaf() {
-                drop(root);
-                let r = mtr.page(self.page(self.root), Latch::Exclusive)?;
-                if Node(mtr.data(r)).is_leaf() {
-                    return Ok(r);
-                }
-                // The root split meanwhile; this mtr has not changed anything.
-                continue;
-            }
-            let mut parent = root;
+        let root = pool.fix(self.page(self.root), Latch::Shared)?;
+        if Node(root.data()).is_leaf() {
+            drop(root);
+            let mut r = mtr.page(self.page(self.root), Latch::Exclusive)?;
+            // The root may have been raised between the two latches. The mtr
+            // keeps its root latch (it cannot release one), so descend from it
+            // exclusively: top-down order, and only in this rare race.
             for _ in 0..MAX_HEIGHT {
-                let n = Node(parent.data());
-                let child = n.entry(n.child_index(key)).child();
-                if n.level() == 1 {
-                    let r = mtr.page(self.page(child), Latch::Exclusive)?;
-                    drop(parent);
+                let n = Node(mtr.data(r));
+                if n.is_leaf() {
                     return Ok(r);
                 }
-                let c = pool.fix(self.page(child), Latch::Shared)?;
-                parent = c;
+                if n.is_empty() {
+                    return Err(self.corrupt(pool, mtr.page_id(r).page, "empty internal node"));
+                }
+                let child = n.entry(n.child_index(key)).child();
+                r = mtr.page(self.page(child), Latch::Exclusive)?;
             }
             return Err(self.corrupt(pool, self.root, "tree deeper than any real index"));
         }
+        let mut parent = root;
+        for _ in 0..MAX_HEIGHT {
+            let n = Node(parent.data());
+            if n.is_empty() {
+                return Err(self.corrupt(pool, parent.id().page, "empty internal node"));
+            }
+            let child = n.entry(n.child_index(key)).child();
+            if n.level() == 1 {
+                let r = mtr.page(self.page(child), Latch::Exclusive)?;
+                drop(parent);
+                return Ok(r);
+            }
+            let c = pool.fix(self.page(child), Latch::Shared)?;
+            parent = c;
+        }
+        Err(self.corrupt(pool, self.root, "tree deeper than any real index"))
     }
 
     /// Inserts `key` -> `value`.
