@@ -74,6 +74,27 @@ pub enum EngineError {
     #[error("specified key was too long; max key length is {max} bytes")]
     KeyTooLong { max: usize },
 
+    /// A row does not fit the record format (e.g. MySQL error 1118, row too large).
+    #[error(transparent)]
+    Row(#[from] crate::record::row::RowError),
+
+    /// A value does not fit its column type (MySQL errors 1264, 1292, 1366, 1406).
+    #[error(transparent)]
+    Value(#[from] crate::record::value::ValueError),
+
+    /// A unique index already holds the key, named as MySQL names it (error 1062:
+    /// "Duplicate entry '1-abc' for key 'k'").
+    #[error("Duplicate entry '{entry}' for key '{key}'")]
+    DuplicateEntry { entry: String, key: String },
+
+    /// A table definition the engine cannot store, with the MySQL error number
+    /// that describes it (1060 duplicate column, 1061 duplicate key name, 1069
+    /// too many keys, 1070 too many key parts, 1072 key column missing, 1170
+    /// BLOB/TEXT key without a length, 1171 nullable primary key part) and
+    /// MySQL's message text.
+    #[error("{message}")]
+    InvalidTable { errno: u16, message: String },
+
     /// An engine-internal invariant was violated (a bug, reported instead of a panic).
     #[error("internal error: {0}")]
     Internal(String),

@@ -25,6 +25,7 @@ pub mod record;
 pub mod recovery;
 pub mod space;
 pub mod storage;
+pub mod table;
 pub mod wal;
 
 pub use error::{EngineError, Result};

@@ -77,6 +77,10 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// True when the entry carries the delete mark.
+    pub fn is_deleted(&self) -> bool {
+        self.flags & FLAG_DELETED != 0
+    }
     pub fn heap_size(&self) -> usize {
         ENTRY_HEADER + self.key.len() + self.value.len()
     }

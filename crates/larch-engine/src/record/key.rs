@@ -367,6 +367,22 @@ fn for_each_part(
     Ok(())
 }
 
+/// Byte ranges of the leading `parts.len()` parts of `key`, which may continue
+/// with other bytes (a secondary index key followed by the primary key).
+pub fn split_key_prefix(
+    parts: &[KeyPart],
+    key: &[u8],
+) -> Result<Vec<std::ops::Range<usize>>, ValueError> {
+    let mut ranges = Vec::with_capacity(parts.len());
+    let mut pos = 0;
+    for part in parts {
+        let n = part_len(part, &key[pos..])?;
+        ranges.push(pos..pos + n);
+        pos += n;
+    }
+    Ok(ranges)
+}
+
 /// Decodes a key of exactly `parts.len()` parts. Fails with
 /// [`ValueError::Unsupported`] for a part that is not [`KeyPart::is_decodable`].
 /// Values of `_bin` VARCHAR/TEXT parts come back without trailing spaces, and

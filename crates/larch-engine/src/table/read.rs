@@ -1,0 +1,305 @@
+//! Row reads: point reads by [`RowRef`] and range scans over any index.
+//!
+//! A scan of a secondary index is covering when every requested column can be
+//! produced by the entry alone (`SecondaryLayout::covers`); otherwise each entry
+//! is followed to its clustered row, and the row is returned only if it still
+//! has that secondary key (a concurrent update may have moved it). Delete-marked
+//! entries are skipped (MVCC will decide their visibility instead).
+//!
+//! Range bounds are key prefixes in the index's own order: `lower` and `upper`
+//! hold values for the leading key parts (a descending part's order is reversed,
+//! as in the index).
+
+use std::ops::Bound;
+
+use super::layout::column_value;
+use super::{RowRef, Table, TxnContext, CLUSTERED};
+use crate::btree::Cursor;
+use crate::error::{EngineError, Result};
+use crate::record::key::{encode_key_prefix, prefix_end, KeyPart};
+use crate::record::overflow;
+use crate::record::row::{ColumnBytes, ExternRef, RowView};
+use crate::record::value::Value;
+
+/// A range of an index, as bounds on leading key values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyRange {
+    pub lower: Bound<Vec<Value>>,
+    pub upper: Bound<Vec<Value>>,
+}
+
+impl KeyRange {
+    /// The whole index.
+    pub fn all() -> Self {
+        Self {
+            lower: Bound::Unbounded,
+            upper: Bound::Unbounded,
+        }
+    }
+
+    /// Every entry whose leading key values equal `values`.
+    pub fn eq(values: Vec<Value>) -> Self {
+        Self {
+            lower: Bound::Included(values.clone()),
+            upper: Bound::Included(values),
+        }
+    }
+
+    /// Encodes the bounds as byte bounds of keys over `parts`.
+    fn encode(&self, parts: &[KeyPart]) -> Result<EncodedRange> {
+        let enc = |v: &Vec<Value>| -> Result<Vec<u8>> {
+            let mut b = Vec::new();
+            encode_key_prefix(parts, v, &mut b)?;
+            Ok(b)
+        };
+        let mut empty = false;
+        let lower = match &self.lower {
+            Bound::Unbounded => Bound::Unbounded,
+            Bound::Included(v) => Bound::Included(enc(v)?),
+            Bound::Excluded(v) => match prefix_end(&enc(v)?) {
+                Some(end) => Bound::Included(end),
+                None => {
+                    empty = !v.is_empty();
+                    Bound::Unbounded
+                }
+            },
+        };
+        let upper = match &self.upper {
+            Bound::Unbounded => Bound::Unbounded,
+            Bound::Included(v) => match prefix_end(&enc(v)?) {
+                Some(end) => Bound::Excluded(end),
+                None => Bound::Unbounded,
+            },
+            Bound::Excluded(v) => Bound::Excluded(enc(v)?),
+        };
+        Ok(EncodedRange {
+            lower,
+            upper,
+            empty,
+        })
+    }
+}
+
+/// Byte bounds of a [`KeyRange`]; `empty` when nothing can lie in it.
+struct EncodedRange {
+    lower: Bound<Vec<u8>>,
+    upper: Bound<Vec<u8>>,
+    empty: bool,
+}
+
+/// Off-page values of a record: (stored column index, value bytes, chain).
+pub(super) type OffPageValues = Vec<(usize, Vec<u8>, ExternRef)>;
+
+/// A scan's cursor: rows in index order (or reverse), holding no latch between
+/// calls.
+pub struct RowCursor<'t> {
+    table: &'t Table,
+    index: usize,
+    cursor: Option<Cursor<'t>>,
+    /// Columns returned, in this order.
+    columns: Vec<usize>,
+    covering: bool,
+}
+
+impl std::fmt::Debug for RowCursor<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RowCursor")
+            .field("index", &self.index)
+            .field("columns", &self.columns)
+            .field("covering", &self.covering)
+            .finish()
+    }
+}
+
+impl RowCursor<'_> {
+    /// True when the scan is answered from the secondary index alone.
+    pub fn is_covering(&self) -> bool {
+        self.covering
+    }
+
+    /// The next row: its address and the requested column values.
+    pub fn next_row(&mut self) -> Result<Option<(RowRef, Vec<Value>)>> {
+        let Some(cursor) = self.cursor.as_mut() else {
+            return Ok(None);
+        };
+        let t = self.table;
+        while let Some(e) = cursor.next_entry()? {
+            if e.is_deleted() {
+                continue;
+            }
+            if self.index == CLUSTERED {
+                let row = t.decode_row(&e.key, &e.value, Some(&self.columns))?;
+                return Ok(Some((RowRef(e.key), project(row, &self.columns))));
+            }
+            let s = self.index - 1;
+            let (_, clustered_key) = t.layout.split_secondary_key(s, &e.key)?;
+            let at = RowRef(clustered_key.to_vec());
+            if self.covering {
+                let mut out = vec![None; t.layout.def.columns.len()];
+                t.layout.decode_secondary(s, &e.key, &e.value, &mut out)?;
+                return Ok(Some((at, project(out, &self.columns))));
+            }
+            let Some(found) = t.clustered.get(t.storage.pool(), &at.0)? else {
+                continue; // deleted meanwhile
+            };
+            if found.deleted {
+                continue;
+            }
+            let full = t.decode_row(&at.0, &found.value, None)?;
+            let full: Vec<Value> = full.into_iter().map(|v| v.unwrap_or(Value::Null)).collect();
+            let (prefix, _) = t.layout.secondary_prefix(s, &full)?;
+            if !e.key.starts_with(&prefix) || e.key.len() != prefix.len() + at.0.len() {
+                continue; // the row no longer has this key
+            }
+            return Ok(Some((
+                at,
+                self.columns.iter().map(|&c| full[c].clone()).collect(),
+            )));
+        }
+        self.cursor = None;
+        Ok(None)
+    }
+}
+
+fn project(row: Vec<Option<Value>>, columns: &[usize]) -> Vec<Value> {
+    columns
+        .iter()
+        .map(|&c| row[c].clone().unwrap_or(Value::Null))
+        .collect()
+}
+
+impl Table {
+    /// Decodes a clustered entry into one slot per column; with `only`, just
+    /// those columns (others stay `None`, and their off-page values are not read).
+    pub(super) fn decode_row(
+        &self,
+        key: &[u8],
+        value: &[u8],
+        only: Option<&[usize]>,
+    ) -> Result<Vec<Option<Value>>> {
+        let l = &self.layout;
+        let mut out = vec![None; l.def.columns.len()];
+        l.decode_clustered_key(key, &mut out)?;
+        let view = RowView::parse(&l.clustered.row, value)?;
+        let pool = self.storage.pool();
+        for (i, &col) in l.clustered.stored.iter().enumerate() {
+            if only.is_some_and(|o| !o.contains(&col)) {
+                continue;
+            }
+            let ext = match view.column(i) {
+                Some(ColumnBytes::External(r)) => Some(overflow::read(pool, &r)?),
+                _ => None,
+            };
+            out[col] = Some(column_value(&l.def.columns[col], &view, i, ext.as_deref())?);
+        }
+        Ok(out)
+    }
+
+    /// Decodes a whole clustered record, also returning its off-page values
+    /// (stored column index, bytes, reference) for an update or delete.
+    pub(super) fn decode_with_external(
+        &self,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<(Vec<Value>, OffPageValues)> {
+        let l = &self.layout;
+        let mut out = vec![None; l.def.columns.len()];
+        l.decode_clustered_key(key, &mut out)?;
+        let view = RowView::parse(&l.clustered.row, value)?;
+        let pool = self.storage.pool();
+        let mut external = Vec::new();
+        for (i, &col) in l.clustered.stored.iter().enumerate() {
+            let ext = match view.column(i) {
+                Some(ColumnBytes::External(r)) => {
+                    let bytes = overflow::read(pool, &r)?;
+                    external.push((i, bytes, r));
+                    external.last().map(|(_, b, _)| b.as_slice())
+                }
+                _ => None,
+            };
+            out[col] = Some(column_value(&l.def.columns[col], &view, i, ext)?);
+        }
+        let row = out
+            .into_iter()
+            .enumerate()
+            .map(|(c, v)| {
+                v.ok_or_else(|| {
+                    EngineError::Internal(format!(
+                        "column {c} of table '{}' is neither in the key nor in the record",
+                        l.def.name
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((row, external))
+    }
+
+    /// The row at `at`, all columns, or `None`.
+    pub fn get(&self, _ctx: &TxnContext, at: &RowRef) -> Result<Option<Vec<Value>>> {
+        let Some(found) = self.clustered.get(self.storage.pool(), &at.0)? else {
+            return Ok(None);
+        };
+        if found.deleted {
+            return Ok(None);
+        }
+        let row = self.decode_row(&at.0, &found.value, None)?;
+        Ok(Some(
+            row.into_iter().map(|v| v.unwrap_or(Value::Null)).collect(),
+        ))
+    }
+
+    /// Scans index `index` ([`CLUSTERED`] or 1 + secondary number) over
+    /// `range`, returning `columns` (all columns when `None`).
+    pub fn scan(
+        &self,
+        _ctx: &TxnContext,
+        index: usize,
+        range: &KeyRange,
+        reverse: bool,
+        columns: Option<&[usize]>,
+    ) -> Result<RowCursor<'_>> {
+        let l = &self.layout;
+        let ncols = l.def.columns.len();
+        let columns: Vec<usize> = match columns {
+            Some(c) => {
+                if let Some(&bad) = c.iter().find(|&&c| c >= ncols) {
+                    return Err(EngineError::Internal(format!(
+                        "column {bad} does not exist in table '{}'",
+                        l.def.name
+                    )));
+                }
+                c.to_vec()
+            }
+            None => (0..ncols).collect(),
+        };
+        let (tree, parts, covering) = if index == CLUSTERED {
+            (&self.clustered, &l.clustered.parts, false)
+        } else {
+            let s = index - 1;
+            let Some(sl) = l.secondary.get(s) else {
+                return Err(EngineError::Internal(format!(
+                    "table '{}' has no index number {index}",
+                    l.def.name
+                )));
+            };
+            let covering = columns.iter().all(|&c| sl.covers[c]);
+            (&self.secondary[s], &sl.parts, covering)
+        };
+        if parts.is_empty() && (range.lower != Bound::Unbounded || range.upper != Bound::Unbounded)
+        {
+            return Err(EngineError::Internal(format!(
+                "table '{}' has no primary key to bound a scan by",
+                l.def.name
+            )));
+        }
+        let r = range.encode(parts)?;
+        let cursor = (!r.empty).then(|| tree.range(self.storage.pool(), r.lower, r.upper, reverse));
+        Ok(RowCursor {
+            table: self,
+            index,
+            cursor,
+            columns,
+            covering,
+        })
+    }
+}

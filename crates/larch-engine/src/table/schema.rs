@@ -1,0 +1,224 @@
+//! Table definitions as the engine sees them: columns, the primary key and the
+//! secondary indexes, and the checks MySQL makes at `CREATE TABLE`.
+//!
+//! A [`TableDef`] is plain data; the catalog persists it and the SQL layer builds
+//! it from DDL. [`TableDef::validate`] rejects what the engine cannot store with
+//! MySQL's error numbers (through [`EngineError::InvalidTable`],
+//! [`EngineError::KeyTooLong`] and the record format's row-size error 1118), so a
+//! table that was created can always take any row its types allow.
+
+use crate::error::{EngineError, Result};
+use crate::page::PageSize;
+use crate::record::key::{mysql_key_len, KeyPart};
+use crate::record::value::ColumnType;
+
+/// Most indexes per table (MySQL's `MAX_KEY`, error 1069).
+pub const MAX_INDEXES: usize = 64;
+/// Most columns per index (MySQL's `MAX_REF_PARTS`, error 1070).
+pub const MAX_KEY_PARTS: usize = 16;
+
+/// One column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnDef {
+    pub name: String,
+    pub ty: ColumnType,
+    pub nullable: bool,
+}
+
+impl ColumnDef {
+    /// A NOT NULL column.
+    pub fn new(name: &str, ty: ColumnType) -> Self {
+        Self {
+            name: name.to_string(),
+            ty,
+            nullable: false,
+        }
+    }
+
+    /// The same column, nullable.
+    pub fn nullable(mut self) -> Self {
+        self.nullable = true;
+        self
+    }
+}
+
+/// One column of an index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexColumn {
+    /// Position of the column in [`TableDef::columns`].
+    pub column: usize,
+    pub descending: bool,
+    /// Prefix length: characters for text, bytes for binary strings.
+    pub prefix_len: Option<u32>,
+}
+
+impl IndexColumn {
+    /// An ascending part over the whole column.
+    pub fn new(column: usize) -> Self {
+        Self {
+            column,
+            descending: false,
+            prefix_len: None,
+        }
+    }
+}
+
+/// An index: the primary key or a secondary index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexDef {
+    pub name: String,
+    pub columns: Vec<IndexColumn>,
+    /// Secondary indexes only: no two rows with the same non-NULL key.
+    pub unique: bool,
+}
+
+impl IndexDef {
+    /// An index on whole columns, ascending.
+    pub fn on(name: &str, columns: &[usize], unique: bool) -> Self {
+        Self {
+            name: name.to_string(),
+            columns: columns.iter().map(|&c| IndexColumn::new(c)).collect(),
+            unique,
+        }
+    }
+}
+
+/// A table: its columns and indexes. Without a primary key the clustered index
+/// is keyed by a hidden 6-byte row id (InnoDB's `GEN_CLUST_INDEX`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableDef {
+    pub name: String,
+    pub columns: Vec<ColumnDef>,
+    pub primary_key: Option<IndexDef>,
+    pub secondary: Vec<IndexDef>,
+}
+
+fn invalid(errno: u16, message: String) -> EngineError {
+    EngineError::InvalidTable { errno, message }
+}
+
+impl TableDef {
+    /// The key parts of `index` (types from the columns).
+    pub fn key_parts(&self, index: &IndexDef) -> Vec<KeyPart> {
+        index
+            .columns
+            .iter()
+            .map(|c| KeyPart {
+                ty: self.columns[c.column].ty.clone(),
+                descending: c.descending,
+                prefix_len: c.prefix_len,
+            })
+            .collect()
+    }
+
+    /// Checks the definition as `CREATE TABLE` does in MySQL with InnoDB: names,
+    /// key columns, key lengths for the page size (error 1071) and the worst-case
+    /// row size (error 1118) are checked by the caller of this function through
+    /// [`crate::table::TableLayout::new`].
+    pub fn validate(&self, page_size: PageSize) -> Result<()> {
+        if self.columns.is_empty() {
+            return Err(invalid(
+                1113,
+                "A table must have at least 1 column".to_string(),
+            ));
+        }
+        for (i, c) in self.columns.iter().enumerate() {
+            c.ty.validate()?;
+            if self.columns[..i]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&c.name))
+            {
+                return Err(invalid(1060, format!("Duplicate column name '{}'", c.name)));
+            }
+        }
+        let indexes: Vec<&IndexDef> = self.primary_key.iter().chain(&self.secondary).collect();
+        if indexes.len() > MAX_INDEXES {
+            return Err(invalid(
+                1069,
+                format!("Too many keys specified; max {MAX_INDEXES} keys allowed"),
+            ));
+        }
+        for (n, idx) in indexes.iter().enumerate() {
+            if indexes[..n]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&idx.name))
+            {
+                return Err(invalid(1061, format!("Duplicate key name '{}'", idx.name)));
+            }
+            self.validate_index(idx, n == 0 && self.primary_key.is_some(), page_size)?;
+        }
+        Ok(())
+    }
+
+    fn validate_index(&self, idx: &IndexDef, primary: bool, page_size: PageSize) -> Result<()> {
+        if idx.columns.is_empty() {
+            return Err(invalid(
+                1064,
+                format!("index '{}' has no columns", idx.name),
+            ));
+        }
+        if idx.columns.len() > MAX_KEY_PARTS {
+            return Err(invalid(
+                1070,
+                format!("Too many key parts specified; max {MAX_KEY_PARTS} parts allowed"),
+            ));
+        }
+        for (k, part) in idx.columns.iter().enumerate() {
+            let Some(col) = self.columns.get(part.column) else {
+                return Err(invalid(
+                    1072,
+                    format!("Key column #{} doesn't exist in table", part.column),
+                ));
+            };
+            if idx.columns[..k].iter().any(|o| o.column == part.column) {
+                return Err(invalid(
+                    1060,
+                    format!("Duplicate column name '{}'", col.name),
+                ));
+            }
+            let is_lob = matches!(col.ty, ColumnType::Text { .. } | ColumnType::Blob { .. });
+            if is_lob && part.prefix_len.is_none() {
+                return Err(invalid(
+                    1170,
+                    format!(
+                        "BLOB/TEXT column '{}' used in key specification without a key length",
+                        col.name
+                    ),
+                ));
+            }
+            if let Some(p) = part.prefix_len {
+                let is_string = col.ty.max_chars().is_some();
+                let too_long = col.ty.max_chars().is_some_and(|m| u64::from(p) > m);
+                if p == 0 || !is_string || (too_long && !is_lob) {
+                    return Err(invalid(
+                        1089,
+                        "Incorrect prefix key; the used key part isn't a string, the used length is longer than the key part, or the storage engine doesn't support unique prefix keys".to_string(),
+                    ));
+                }
+            }
+            if primary && col.nullable {
+                return Err(invalid(
+                    1171,
+                    format!(
+                        "All parts of a PRIMARY KEY must be NOT NULL; if you need NULL in a key, use UNIQUE instead (column '{}')",
+                        col.name
+                    ),
+                ));
+            }
+        }
+        let len = mysql_key_len(&self.key_parts(idx));
+        if len > page_size.max_key_bytes() {
+            return Err(EngineError::KeyTooLong {
+                max: page_size.max_key_bytes(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Position of the column called `name` (case-insensitive, as MySQL).
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+}
