@@ -87,13 +87,14 @@ pub enum EngineError {
     #[error("Duplicate entry '{entry}' for key '{key}'")]
     DuplicateEntry { entry: String, key: String },
 
-    /// A table definition the engine cannot store, with the MySQL error number
-    /// that describes it (1060 duplicate column, 1061 duplicate key name, 1069
-    /// too many keys, 1070 too many key parts, 1072 key column missing, 1170
-    /// BLOB/TEXT key without a length, 1171 nullable primary key part) and
-    /// MySQL's message text.
+    /// A schema request MySQL refuses, with its error number and message text:
+    /// table definitions the engine cannot store (1060 duplicate column, 1061
+    /// duplicate key name, 1069 too many keys, 1070 too many key parts, 1072 key
+    /// column missing, 1089 bad prefix, 1170 BLOB/TEXT key without a length, 1171
+    /// nullable primary key part) and dictionary names (1007 database exists,
+    /// 1008/1049 unknown database, 1050 table exists, 1051/1146 unknown table).
     #[error("{message}")]
-    InvalidTable { errno: u16, message: String },
+    Schema { errno: u16, message: String },
 
     /// An engine-internal invariant was violated (a bug, reported instead of a panic).
     #[error("internal error: {0}")]

@@ -12,10 +12,17 @@
 //! - [`mtr`]: mini-transactions, the only way pages change;
 //! - [`space`]: page allocation inside tablespaces (extents, segments);
 //! - [`recovery`]: torn-page repair and redo replay after a crash;
-//! - [`storage`]: the facade that creates, opens, checks and closes a data directory.
+//! - [`storage`]: the facade that creates, opens, checks and closes a data directory;
+//! - [`record`]: typed values, memcomparable keys and collations, the compact
+//!   row format, off-page (overflow) values;
+//! - [`btree`]: B+tree indexes: latch coupling, splits and merges, cursors, the
+//!   bulk builder, the structural check;
+//! - [`table`]: tables as a clustered and secondary B+trees with typed rows;
+//! - [`catalog`]: the data dictionary (databases, tables) with crash-safe DDL.
 
 pub mod btree;
 pub mod buffer;
+pub mod catalog;
 pub mod config;
 pub mod error;
 pub mod io;

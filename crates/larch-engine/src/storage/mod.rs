@@ -410,6 +410,27 @@ impl Storage {
         self.spaces().remove(space)
     }
 
+    /// The root page of the data dictionary in the system tablespace, if it
+    /// has been created.
+    pub fn dictionary_root(&self) -> Result<Option<u32>> {
+        system_page::dictionary_root(self)
+    }
+
+    /// Records the root page of a newly created data dictionary, durably.
+    pub fn set_dictionary_root(&self, root: u32) -> Result<()> {
+        let mut mtr = self.mtr()?;
+        system_page::set_dictionary_root(&mut mtr, root)?;
+        let end = mtr.commit()?;
+        self.log().flush_up_to(end)
+    }
+
+    /// Makes every change committed so far durable (the redo log is flushed up
+    /// to the current LSN).
+    pub fn make_durable(&self) -> Result<()> {
+        let lsn = self.log().current_lsn();
+        self.log().flush_up_to(lsn)
+    }
+
     /// Flushes every dirty page and writes a checkpoint.
     pub fn flush_all(&self) -> Result<()> {
         self.pool.flush_all()

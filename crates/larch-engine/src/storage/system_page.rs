@@ -7,7 +7,8 @@
 //!  52           4    page size
 //!  56           4    undo tablespaces
 //!  60           4    next space id (file-per-table ids are never reused)
-//!  64 ...            reserved for the transaction system
+//!  64           4    root page of the data dictionary (0 until created)
+//!  68 ...            reserved for the transaction system
 //! ```
 
 use crate::buffer::Latch;
@@ -24,6 +25,7 @@ const OFF_FORMAT: usize = 48;
 const OFF_PAGE_SIZE: usize = 52;
 const OFF_UNDO: usize = 56;
 const OFF_NEXT_SPACE: usize = 60;
+const OFF_DICTIONARY_ROOT: usize = 64;
 const FORMAT: u32 = 1;
 
 fn id() -> PageId {
@@ -56,6 +58,19 @@ pub fn next_space_id(mtr: &mut Mtr<'_>) -> Result<u32> {
         .ok_or_else(|| EngineError::Internal("space ids exhausted".into()))?;
     mtr.write_u32(p, OFF_NEXT_SPACE, after);
     Ok(next)
+}
+
+/// The dictionary's root page, if the dictionary exists.
+pub fn dictionary_root(storage: &super::Storage) -> Result<Option<u32>> {
+    let g = storage.pool().fix(id(), Latch::Shared)?;
+    Ok(Some(bytes::get_u32(g.data(), OFF_DICTIONARY_ROOT)).filter(|&r| r != 0))
+}
+
+/// Records the dictionary's root page.
+pub fn set_dictionary_root(mtr: &mut Mtr<'_>, root: u32) -> Result<()> {
+    let p = mtr.page(id(), Latch::Exclusive)?;
+    mtr.write_u32(p, OFF_DICTIONARY_ROOT, root);
+    Ok(())
 }
 
 /// Checks the system page of an opened directory.

@@ -3,7 +3,7 @@
 //!
 //! A [`TableDef`] is plain data; the catalog persists it and the SQL layer builds
 //! it from DDL. [`TableDef::validate`] rejects what the engine cannot store with
-//! MySQL's error numbers (through [`EngineError::InvalidTable`],
+//! MySQL's error numbers (through [`EngineError::Schema`],
 //! [`EngineError::KeyTooLong`] and the record format's row-size error 1118), so a
 //! table that was created can always take any row its types allow.
 
@@ -94,7 +94,7 @@ pub struct TableDef {
 }
 
 fn invalid(errno: u16, message: String) -> EngineError {
-    EngineError::InvalidTable { errno, message }
+    EngineError::Schema { errno, message }
 }
 
 impl TableDef {

@@ -406,7 +406,7 @@ fn definitions_are_checked_like_create_table() -> Result<()> {
     let s = storage(PageSize::K4, Arc::new(SimVfs::new()))?;
     let spaces_before = s.pool().spaces().ids();
     let errno = |def: TableDef| match Table::create_file_per_table(&s, def, "db/bad.ibd") {
-        Err(EngineError::InvalidTable { errno, .. }) => errno,
+        Err(EngineError::Schema { errno, .. }) => errno,
         Err(EngineError::KeyTooLong { .. }) => 1071,
         Err(EngineError::Row(e)) => e.mysql_code().0,
         other => panic!("expected an error, got {other:?}"),

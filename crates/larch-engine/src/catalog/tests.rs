@@ -1,0 +1,367 @@
+//! Dictionary tests: DDL round trips, MySQL's errors, persistence across
+//! restarts, and crash safety of every DDL step under simulated power loss.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use super::*;
+use crate::btree::check::check;
+use crate::config::EngineConfig;
+use crate::io::{SimFault, SimVfs, Vfs};
+use crate::page::PageSize;
+use crate::table::IndexColumn;
+
+fn config(ps: PageSize) -> EngineConfig {
+    let mut c = EngineConfig::new("/d");
+    c.page_size = Some(ps);
+    c.buffer_pool_size = 128 * ps.bytes() as u64;
+    c.log_file_size = 4 << 20;
+    c.undo_tablespaces = 1;
+    c
+}
+
+fn open(vfs: &Arc<dyn Vfs>) -> Result<Catalog> {
+    let s = Arc::new(Storage::open_or_create(config(PageSize::K8), vfs.clone())?);
+    Catalog::open(s)
+}
+
+fn close(c: Catalog) -> Result<()> {
+    let Catalog {
+        storage,
+        dictionary,
+        cache,
+        ..
+    } = c;
+    drop(dictionary);
+    drop(cache);
+    match Arc::into_inner(storage) {
+        Some(s) => s.close(),
+        None => Err(EngineError::Internal("storage still shared".into())),
+    }
+}
+
+fn def(name: &str, columns: usize) -> TableDef {
+    let mut cols = vec![ColumnDef::new(
+        "id",
+        ColumnType::Int {
+            bytes: 8,
+            unsigned: false,
+        },
+    )];
+    for i in 1..columns {
+        cols.push(
+            ColumnDef::new(
+                &format!("c{i}"),
+                ColumnType::Varchar {
+                    max_len: 30,
+                    collation: Collation::Utf8mb4GeneralCi,
+                },
+            )
+            .nullable(),
+        );
+    }
+    TableDef {
+        name: name.into(),
+        primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
+        secondary: vec![IndexDef {
+            name: "c1".into(),
+            columns: vec![IndexColumn::new(1)],
+            unique: false,
+        }],
+        columns: cols,
+    }
+}
+
+/// 800 TINYINT columns: a definition longer than a dictionary row can hold
+/// inline at 8k pages.
+fn wide_def() -> TableDef {
+    TableDef {
+        name: "wide table".into(),
+        columns: (0..800)
+            .map(|i| {
+                ColumnDef::new(
+                    &format!("c{i}"),
+                    ColumnType::Int {
+                        bytes: 1,
+                        unsigned: false,
+                    },
+                )
+            })
+            .collect(),
+        primary_key: None,
+        secondary: vec![],
+    }
+}
+
+fn row(id: i64, columns: usize) -> Vec<Value> {
+    let mut r = vec![Value::Int(id)];
+    r.extend((1..columns).map(|i| Value::Str(format!("v{id}-{i}"))));
+    r
+}
+
+fn count_rows(t: &Table) -> Result<usize> {
+    let mut c = t.scan(&DDL_TRX, CLUSTERED, &KeyRange::all(), false, Some(&[0]))?;
+    let mut n = 0;
+    while c.next_row()?.is_some() {
+        n += 1;
+    }
+    Ok(n)
+}
+
+fn errno(r: Result<impl std::fmt::Debug>) -> u16 {
+    match r {
+        Err(EngineError::Schema { errno, .. }) => errno,
+        other => panic!("expected a schema error, got {other:?}"),
+    }
+}
+
+#[test]
+fn ddl_round_trips_and_persists() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let c = open(&vfs)?;
+    c.create_database("test", b"charset=utf8mb4")?;
+    c.create_database("shop", b"")?;
+    let t = c.create_table("test", def("t1", 3), b"meta-1")?;
+    for i in 0..50 {
+        t.insert(&DDL_TRX, &row(i, 3))?;
+    }
+    drop(t);
+    // A wide definition goes off-page in the dictionary.
+    c.create_table("test", wide_def(), b"")?;
+    c.rename_table("test", "t1", "shop", "orders")?;
+    c.create_table("test", def("t1", 2), b"")?; // the old name (and file name) again
+    c.set_table_meta("shop", "orders", b"meta-2")?;
+    assert_eq!(c.databases(), vec!["shop".to_string(), "test".to_string()]);
+    assert_eq!(
+        c.tables("test")?,
+        vec!["t1".to_string(), "wide table".to_string()]
+    );
+    close(c)?;
+
+    let c = open(&vfs)?;
+    assert_eq!(c.tables("shop")?, vec!["orders".to_string()]);
+    assert_eq!(
+        c.tables("test")?,
+        vec!["t1".to_string(), "wide table".to_string()]
+    );
+    let e = c
+        .table_entry("shop", "orders")
+        .ok_or_else(|| EngineError::Internal("lost".into()))?;
+    assert_eq!(e.sql_meta, b"meta-2");
+    assert_eq!(e.def.name, "orders");
+    assert_eq!(count_rows(&*c.table("shop", "orders")?)?, 50);
+    assert_eq!(count_rows(&*c.table("test", "t1")?)?, 0);
+    assert_eq!(
+        c.table_entry("test", "wide table")
+            .map(|e| e.def.columns.len()),
+        Some(800)
+    );
+    assert_eq!(c.database_meta("test"), Some(b"charset=utf8mb4".to_vec()));
+    assert_eq!(
+        c.drop_database("test")?,
+        vec!["t1".to_string(), "wide table".to_string()]
+    );
+    c.drop_table("shop", "orders")?;
+    let spaces = c.storage().spaces().ids();
+    assert!(
+        spaces.iter().all(|&s| s <= 1),
+        "only system and undo spaces remain: {spaces:?}"
+    );
+    close(c)?;
+    let c = open(&vfs)?;
+    assert_eq!(c.databases(), vec!["shop".to_string()]);
+    assert!(c.tables("shop")?.is_empty());
+    Ok(())
+}
+
+#[test]
+fn ddl_errors_are_mysqls() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let c = open(&vfs)?;
+    c.create_database("d", b"")?;
+    assert_eq!(errno(c.create_database("d", b"")), 1007);
+    assert_eq!(errno(c.drop_database("nope")), 1049);
+    assert_eq!(errno(c.create_table("nope", def("t", 2), b"")), 1049);
+    c.create_table("d", def("t", 2), b"")?;
+    assert_eq!(errno(c.create_table("d", def("t", 2), b"")), 1050);
+    assert_eq!(errno(c.table("d", "x")), 1146);
+    assert_eq!(errno(c.drop_table("d", "x")), 1051);
+    assert_eq!(errno(c.rename_table("d", "x", "d", "y")), 1146);
+    c.create_table("d", def("u", 2), b"")?;
+    assert_eq!(errno(c.rename_table("d", "t", "d", "u")), 1050);
+    assert_eq!(
+        errno(c.create_table("d", def(&"n".repeat(65), 2), b"")),
+        1103
+    );
+    // A rejected definition leaves no tablespace behind.
+    let before = c.storage().spaces().ids();
+    let mut bad = def("bad", 2);
+    bad.columns[0].nullable = true;
+    assert_eq!(errno(c.create_table("d", bad, b"")), 1171);
+    assert_eq!(c.storage().spaces().ids(), before);
+    assert_eq!(file_name_of("a b/é"), "a@0020b@002f@00e9");
+    Ok(())
+}
+
+/// What the dictionary should hold: (schema, table) -> rows.
+type Model = BTreeMap<(String, String), usize>;
+
+fn observed(c: &Catalog) -> Result<Model> {
+    let mut m = Model::new();
+    for db in c.databases() {
+        for t in c.tables(&db)? {
+            let table = c.table(&db, &t)?;
+            let pool = c.storage().pool();
+            if !check(table.clustered_tree(), pool)?.is_empty()
+                || !check(
+                    table
+                        .secondary_tree(0)
+                        .ok_or_else(|| EngineError::Internal("index".into()))?,
+                    pool,
+                )?
+                .is_empty()
+            {
+                return Err(EngineError::Internal(format!("{db}.{t} fails its check")));
+            }
+            m.insert((db.clone(), t), count_rows(&table)?);
+        }
+    }
+    Ok(m)
+}
+
+/// One random DDL (or row batch) step against the catalog. `m` is updated to
+/// the intended outcome before the step runs, so that after a crash inside it
+/// the caller can accept either the old or the intended state.
+fn step(c: &Catalog, m: &mut Model, rng: &mut StdRng, n: u64) -> Result<()> {
+    let db = ["a", "b"][rng.random_range(0..2)].to_string();
+    let name = format!("t{}", rng.random_range(0..6));
+    let key = (db.clone(), name.clone());
+    match rng.random_range(0..4) {
+        0 if !m.contains_key(&key) => {
+            m.insert(key, 0);
+            c.create_table(&db, def(&name, 3), b"")?;
+        }
+        1 if m.contains_key(&key) => {
+            m.remove(&key);
+            c.drop_table(&db, &name)?;
+        }
+        2 if m.contains_key(&key) => {
+            let to = (
+                ["a", "b"][rng.random_range(0..2)].to_string(),
+                format!("t{}", rng.random_range(0..6)),
+            );
+            if !m.contains_key(&to) {
+                let rows = m.remove(&key).unwrap_or(0);
+                m.insert(to.clone(), rows);
+                c.rename_table(&db, &name, &to.0, &to.1)?;
+            }
+        }
+        _ => {
+            if let Some(rows) = m.get_mut(&key) {
+                // One row per step, made durable: a crash inside the step may
+                // keep it or not, like a DDL step.
+                *rows += 1;
+                let t = c.table(&db, &name)?;
+                t.insert(&DDL_TRX, &row(n as i64, 3))?;
+                c.storage().make_durable()?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn ddl_is_atomic_under_power_loss() -> Result<()> {
+    let sim = SimVfs::with_seed(7);
+    let vfs: Arc<dyn Vfs> = Arc::new(sim.clone());
+    {
+        let c = open(&vfs)?;
+        c.create_database("a", b"")?;
+        c.create_database("b", b"")?;
+        close(c)?;
+    }
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut model = Model::new();
+    let mut n = 0u64;
+    for cycle in 0..100 {
+        let c = open(&vfs)?;
+        let got = observed(&c)?;
+        // The step interrupted by the crash may or may not have happened.
+        if got != model {
+            return Err(EngineError::Internal(format!(
+                "cycle {cycle}: dictionary {got:?} differs from the durable state {model:?}"
+            )));
+        }
+        let user_spaces: Vec<u32> = c
+            .storage()
+            .spaces()
+            .ids()
+            .into_iter()
+            .filter(|&s| s > 1)
+            .collect();
+        assert_eq!(
+            user_spaces.len(),
+            got.len(),
+            "cycle {cycle}: orphan tablespaces remain"
+        );
+        sim.set_fault(Some(SimFault::CrashAfterWrites {
+            writes: rng.random_range(0..120),
+            torn: rng.random_bool(0.5),
+        }));
+        loop {
+            n += 1;
+            let mut tentative = model.clone();
+            let mut op_rng = StdRng::seed_from_u64(n);
+            let r = step(&c, &mut tentative, &mut op_rng, n);
+            if std::env::var("DDL_DEBUG").is_ok() {
+                eprintln!("step {n}: {r:?} model {tentative:?}");
+            }
+            match r {
+                Ok(()) => model = tentative,
+                Err(_) => {
+                    // Crashed inside this step: after restart either state is fine.
+                    let Catalog {
+                        storage,
+                        dictionary,
+                        cache,
+                        ..
+                    } = c;
+                    drop(dictionary);
+                    drop(cache);
+                    Arc::into_inner(storage)
+                        .ok_or_else(|| EngineError::Internal("storage still shared".into()))?
+                        .abandon();
+                    sim.crash();
+                    sim.set_fault(None);
+                    let c2 = open(&vfs)?;
+                    let got = observed(&c2)?;
+                    if got == tentative {
+                        model = tentative;
+                    } else if got != model {
+                        return Err(EngineError::Internal(format!(
+                            "cycle {cycle}, step {n}: dictionary {got:?} is neither {model:?} nor {tentative:?}"
+                        )));
+                    }
+                    let user_spaces = c2
+                        .storage()
+                        .spaces()
+                        .ids()
+                        .into_iter()
+                        .filter(|&s| s > 1)
+                        .count();
+                    assert_eq!(
+                        user_spaces,
+                        got.len(),
+                        "cycle {cycle}: orphan tablespaces remain"
+                    );
+                    close(c2)?;
+                    break;
+                }
+            }
+        }
+    }
+    Ok(())
+}
