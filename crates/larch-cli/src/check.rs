@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use larch_engine::catalog::Catalog;
 use larch_engine::config::EngineConfig;
 use larch_engine::io::Vfs;
 use larch_engine::storage::{detect_page_size, scan_offline, CheckReport, Storage};
@@ -32,14 +33,45 @@ fn print(report: &CheckReport) {
     }
 }
 
+/// `CHECK TABLE` of every table in the dictionary: prints one line per table
+/// and returns the problems (a table whose trees are broken is reported by
+/// the page-level check as well).
+fn check_tables(storage: &Arc<Storage>) -> larch_engine::Result<Vec<String>> {
+    let Some(catalog) = Catalog::open_for_check(storage.clone())? else {
+        return Ok(Vec::new());
+    };
+    let check = catalog.check_tables()?;
+    let mut problems = check.orphans;
+    for (name, report) in &check.tables {
+        println!(
+            "table {name:<40} {:>10} rows {:>8} off-page values {:>4} problems",
+            report.rows,
+            report.off_page_values,
+            report.problems.len()
+        );
+        problems.extend(report.problems.iter().cloned());
+    }
+    Ok(problems)
+}
+
 pub fn run(config: EngineConfig, vfs: Arc<dyn Vfs>) -> ExitCode {
     let dir = config.datadir.clone();
     let opened = Storage::open(config, vfs.clone());
+    let mut table_problems = Vec::new();
     let report = match opened {
         Ok(storage) => {
+            let storage = Arc::new(storage);
             let r = storage.check();
-            if let Err(e) = storage.close() {
-                eprintln!("larch: closing after the check failed: {e}");
+            if r.as_ref().is_ok_and(|r| r.is_clean()) {
+                match check_tables(&storage) {
+                    Ok(p) => table_problems = p,
+                    Err(e) => table_problems.push(format!("tables could not be checked: {e}")),
+                }
+            }
+            match Arc::into_inner(storage).map(Storage::close) {
+                Some(Err(e)) => eprintln!("larch: closing after the check failed: {e}"),
+                None => eprintln!("larch: the data directory was still in use after the check"),
+                Some(Ok(())) => {}
             }
             r
         }
@@ -53,11 +85,15 @@ pub fn run(config: EngineConfig, vfs: Arc<dyn Vfs>) -> ExitCode {
     match report {
         Ok(r) => {
             print(&r);
-            if r.is_clean() {
+            for p in &table_problems {
+                println!("PROBLEM {p}");
+            }
+            let n = r.problems().len() + table_problems.len();
+            if n == 0 {
                 println!("OK: no problems found");
                 ExitCode::SUCCESS
             } else {
-                println!("FAILED: {} problem(s)", r.problems().len());
+                println!("FAILED: {n} problem(s)");
                 ExitCode::from(1)
             }
         }

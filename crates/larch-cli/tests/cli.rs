@@ -179,3 +179,118 @@ fn start_creates_then_reopens() {
         text(&o)
     );
 }
+
+mod tables {
+    //! `larch check` runs CHECK TABLE on every table of the dictionary.
+
+    use std::sync::Arc;
+
+    use larch_engine::btree::OnDuplicate;
+    use larch_engine::catalog::Catalog;
+    use larch_engine::config::EngineConfig;
+    use larch_engine::io::{OsVfs, Vfs};
+    use larch_engine::record::collation::Collation;
+    use larch_engine::record::value::{ColumnType, LobKind, Value};
+    use larch_engine::storage::Storage;
+    use larch_engine::table::{ColumnDef, IndexDef, TableDef, TxnContext};
+
+    use super::{larch, text, tmp};
+
+    fn open(dir: &std::path::Path) -> larch_engine::Result<Catalog> {
+        let mut c = EngineConfig::new(dir);
+        c.log_file_size = 4 << 20;
+        c.buffer_pool_size = 8 << 20;
+        let vfs: Arc<dyn Vfs> = Arc::new(OsVfs::new());
+        Catalog::open(Arc::new(Storage::open_or_create(c, vfs)?))
+    }
+
+    fn close(c: Catalog) -> larch_engine::Result<()> {
+        let s = c.storage().clone();
+        drop(c);
+        match Arc::into_inner(s) {
+            Some(s) => s.close(),
+            None => Err(larch_engine::EngineError::Internal(
+                "storage still shared".into(),
+            )),
+        }
+    }
+
+    #[test]
+    fn check_verifies_rows_indexes_and_off_page_values() -> larch_engine::Result<()> {
+        let t = tmp();
+        let d = t.path().join("data");
+        {
+            let c = open(&d)?;
+            c.create_database("test", b"")?;
+            let def = TableDef {
+                name: "t".into(),
+                columns: vec![
+                    ColumnDef::new(
+                        "id",
+                        ColumnType::Int {
+                            bytes: 4,
+                            unsigned: false,
+                        },
+                    ),
+                    ColumnDef::new(
+                        "k",
+                        ColumnType::Int {
+                            bytes: 4,
+                            unsigned: false,
+                        },
+                    ),
+                    ColumnDef::new(
+                        "body",
+                        ColumnType::Text {
+                            kind: LobKind::Medium,
+                            collation: Collation::Utf8mb4Bin,
+                        },
+                    ),
+                ],
+                primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
+                secondary: vec![IndexDef::on("k", &[1], false)],
+            };
+            let table = c.create_table("test", def, b"")?;
+            let ctx = TxnContext { trx_id: 1 };
+            for i in 0..30 {
+                let body = "x".repeat(if i % 3 == 0 { 40_000 } else { 10 });
+                table.insert(&ctx, &[Value::Int(i), Value::Int(i % 7), Value::Str(body)])?;
+            }
+            drop(table);
+            close(c)?;
+        }
+        let dir = d.to_string_lossy().to_string();
+        let o = larch(&["check", "--datadir", &dir]);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}");
+        assert!(
+            out.contains("table test.t") && out.contains("30 rows"),
+            "{out}"
+        );
+        assert!(out.contains("10 off-page values"), "{out}");
+        // Damage index k behind the table's back: check names it and fails.
+        {
+            let c = open(&d)?;
+            let table = c.table("test", "t")?;
+            let tree = *table
+                .secondary_tree(0)
+                .ok_or_else(|| larch_engine::EngineError::Internal("k".into()))?;
+            let pool = c.storage().pool();
+            let e = tree.entries(pool)?.remove(3);
+            tree.delete(pool, &e.key)?;
+            let mut stray = e.key.clone();
+            stray.extend_from_slice(&[1, 2, 3]);
+            tree.insert(pool, &stray, &e.value, OnDuplicate::Error)?;
+            drop(table);
+            close(c)?;
+        }
+        let o = larch(&["check", "--datadir", &dir]);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert!(
+            out.contains("PROBLEM table 't' index 'k': no entry for the row"),
+            "{out}"
+        );
+        Ok(())
+    }
+}

@@ -41,7 +41,8 @@ use crate::record::value::{ColumnType, LobKind, Value};
 use crate::space::SYSTEM_SPACE;
 use crate::storage::Storage;
 use crate::table::{
-    ColumnDef, IndexDef, KeyRange, RowRef, Table, TableDef, TableRoots, TxnContext, CLUSTERED,
+    ColumnDef, IndexDef, KeyRange, RowRef, Table, TableCheck, TableDef, TableRoots, TxnContext,
+    CLUSTERED,
 };
 
 /// Row kinds in the dictionary table.
@@ -131,6 +132,15 @@ struct Cache {
     open: BTreeMap<u64, Arc<Table>>,
 }
 
+/// What [`Catalog::check_tables`] found.
+#[derive(Debug, Clone, Default)]
+pub struct DictionaryCheck {
+    /// `db.table` and its check, in name order.
+    pub tables: Vec<(String, TableCheck)>,
+    /// Tablespaces no table refers to.
+    pub orphans: Vec<String>,
+}
+
 /// The data dictionary of an open data directory. See the module documentation.
 pub struct Catalog {
     storage: Arc<Storage>,
@@ -188,6 +198,25 @@ impl Catalog {
     /// Opens the dictionary of `storage`, creating it in a new data directory,
     /// and drops tablespaces no table refers to (remnants of interrupted DDL).
     pub fn open(storage: Arc<Storage>) -> Result<Catalog> {
+        let catalog = Self::load_dictionary(storage)?;
+        for id in catalog.orphan_spaces()? {
+            let name = catalog.storage.spaces().get(id)?.name.clone();
+            tracing::warn!(space = id, file = %name, "dropping a tablespace no table refers to (left by an interrupted CREATE or DROP TABLE)");
+            catalog.storage.drop_tablespace(id)?;
+        }
+        Ok(catalog)
+    }
+
+    /// Opens the dictionary for verification only: nothing is created or
+    /// dropped. `None` when the data directory has no dictionary yet.
+    pub fn open_for_check(storage: Arc<Storage>) -> Result<Option<Catalog>> {
+        if storage.dictionary_root()?.is_none() {
+            return Ok(None);
+        }
+        Self::load_dictionary(storage).map(Some)
+    }
+
+    fn load_dictionary(storage: Arc<Storage>) -> Result<Catalog> {
         let dictionary = match storage.dictionary_root()? {
             Some(root) => Table::open(
                 &storage,
@@ -211,7 +240,6 @@ impl Catalog {
             ddl: Mutex::new(()),
         };
         catalog.load()?;
-        catalog.drop_orphan_spaces()?;
         Ok(catalog)
     }
 
@@ -266,7 +294,8 @@ impl Catalog {
         Ok(())
     }
 
-    fn drop_orphan_spaces(&self) -> Result<()> {
+    /// File-per-table tablespaces that no table refers to.
+    pub fn orphan_spaces(&self) -> Result<Vec<u32>> {
         let used: Vec<u32> = self
             .cache
             .read()
@@ -275,14 +304,33 @@ impl Catalog {
             .map(|t| t.roots.space)
             .collect();
         let first_user_space = self.storage.config().undo_tablespaces + 1;
-        for id in self.storage.spaces().ids() {
-            if id >= first_user_space && !used.contains(&id) {
-                let name = self.storage.spaces().get(id)?.name.clone();
-                tracing::warn!(space = id, file = %name, "dropping a tablespace no table refers to (left by an interrupted CREATE or DROP TABLE)");
-                self.storage.drop_tablespace(id)?;
-            }
+        Ok(self
+            .storage
+            .spaces()
+            .ids()
+            .into_iter()
+            .filter(|id| *id >= first_user_space && !used.contains(id))
+            .collect())
+    }
+
+    /// `CHECK TABLE` of every table (see [`Table::check`]), in name order, plus
+    /// a problem for every tablespace no table refers to.
+    pub fn check_tables(&self) -> Result<DictionaryCheck> {
+        let names: Vec<(String, String)> = self.cache.read().tables.keys().cloned().collect();
+        let mut out = Vec::with_capacity(names.len());
+        for (schema, name) in names {
+            let report = self.table(&schema, &name)?.check()?;
+            out.push((format!("{schema}.{name}"), report));
         }
-        Ok(())
+        let mut orphans = Vec::new();
+        for id in self.orphan_spaces()? {
+            let file = self.storage.spaces().get(id)?.name.clone();
+            orphans.push(format!("tablespace {id} ('{file}') belongs to no table"));
+        }
+        Ok(DictionaryCheck {
+            tables: out,
+            orphans,
+        })
     }
 
     /// The storage the catalog lives in.

@@ -160,6 +160,18 @@ fn ddl_round_trips_and_persists() -> Result<()> {
         Some(800)
     );
     assert_eq!(c.database_meta("test"), Some(b"charset=utf8mb4".to_vec()));
+    let check = c.check_tables()?;
+    assert!(check.orphans.is_empty());
+    let tables = check.tables;
+    assert_eq!(tables.len(), 3);
+    assert!(tables.iter().all(|(_, r)| r.problems.is_empty()));
+    assert_eq!(
+        tables
+            .iter()
+            .find(|(n, _)| n == "shop.orders")
+            .map(|(_, r)| r.rows),
+        Some(50)
+    );
     assert_eq!(
         c.drop_database("test")?,
         vec!["t1".to_string(), "wide table".to_string()]

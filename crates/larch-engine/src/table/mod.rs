@@ -25,6 +25,7 @@
 //! `record::overflow` chains allocated in the clustered index's leaf segment, as
 //! InnoDB allocates BLOB pages, so dropping the index frees them.
 
+mod check;
 pub mod layout;
 mod read;
 pub mod schema;
@@ -37,6 +38,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+pub use check::TableCheck;
 pub use layout::TableLayout;
 pub use read::{KeyRange, RowCursor};
 pub use schema::{ColumnDef, IndexColumn, IndexDef, TableDef};

@@ -246,6 +246,10 @@ fn verify(t: &Table, model: &BTreeMap<i64, Vec<Value>>) -> Result<()> {
         .map(|(i, _)| *i)
         .collect();
     assert_eq!(ids, want_ids, "k = 7");
+    // CHECK TABLE agrees.
+    let report = t.check()?;
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    assert_eq!(report.rows, model.len() as u64);
     // Every tree is structurally sound.
     let pool = t.storage.pool();
     assert!(check(t.clustered_tree(), pool)?.is_empty());
@@ -561,4 +565,64 @@ fn concurrent_writers_keep_indexes_consistent() -> Result<()> {
         );
     }
     verify(&t, &model)
+}
+
+#[test]
+fn check_finds_missing_and_extra_secondary_entries() -> Result<()> {
+    let s = storage(PageSize::K4, Arc::new(SimVfs::new()))?;
+    let t = Table::create_file_per_table(&s, model_def(), "db/k.ibd")?;
+    let ctx = TxnContext { trx_id: 2 };
+    let mut rng = StdRng::seed_from_u64(5);
+    for id in 0..40 {
+        let mut row = random_row(&mut rng, id, 10_000);
+        row[2] = Value::Null;
+        t.insert(&ctx, &row)?;
+    }
+    let clean = t.check()?;
+    assert!(clean.problems.is_empty(), "{:?}", clean.problems);
+    assert_eq!(clean.rows, 40);
+    assert!(clean.off_page_values > 0, "some bodies are off-page at 4k");
+    // Remove one entry of index k behind the table's back.
+    let pool = s.pool();
+    let k_tree = t
+        .secondary_tree(0)
+        .ok_or_else(|| EngineError::Internal("k".into()))?;
+    let victim = k_tree.entries(pool)?.remove(7);
+    assert!(k_tree.delete(pool, &victim.key)?);
+    let report = t.check()?;
+    assert!(
+        report
+            .problems
+            .iter()
+            .any(|p| p.contains("index 'k': no entry")),
+        "{:?}",
+        report.problems
+    );
+    assert!(
+        report
+            .problems
+            .iter()
+            .any(|p| p.contains("39 entries for 40 rows")),
+        "{:?}",
+        report.problems
+    );
+    // Put it back, plus a stray entry for a row that does not exist.
+    k_tree.insert(
+        pool,
+        &victim.key,
+        &victim.value,
+        crate::btree::OnDuplicate::Error,
+    )?;
+    let mut stray = victim.key.clone();
+    stray.push(0);
+    k_tree.insert(
+        pool,
+        &stray,
+        &victim.value,
+        crate::btree::OnDuplicate::Error,
+    )?;
+    let report = t.check()?;
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    assert!(report.problems[0].contains("41 entries for 40 rows"));
+    Ok(())
 }
