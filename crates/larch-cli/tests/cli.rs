@@ -249,6 +249,7 @@ mod tables {
                 ],
                 primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
                 secondary: vec![IndexDef::on("k", &[1], false)],
+                auto_increment: None,
             };
             let table = c.create_table("test", def, b"")?;
             let ctx = TxnContext { trx_id: 1 };

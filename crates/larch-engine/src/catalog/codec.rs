@@ -277,6 +277,10 @@ pub fn encode(def: &TableDef, roots: &TableRoots) -> Result<Vec<u8>> {
     for idx in &def.secondary {
         write_index(&mut w, idx)?;
     }
+    match def.auto_increment {
+        Some(c) => w.u16(u16::try_from(c).map_err(|_| corrupt("column number"))? + 1),
+        None => w.u16(0),
+    }
     w.u32(roots.space);
     w.u32(roots.clustered);
     w.len(roots.secondary.len())?;
@@ -311,6 +315,10 @@ pub fn decode(bytes: &[u8]) -> Result<(TableDef, TableRoots)> {
     let secondary = (0..n)
         .map(|_| read_index(&mut r))
         .collect::<Result<Vec<_>>>()?;
+    let auto_increment = match r.u16()? {
+        0 => None,
+        c => Some(usize::from(c - 1)),
+    };
     let space = r.u32()?;
     let clustered = r.u32()?;
     let n = r.u16()?;
@@ -324,6 +332,7 @@ pub fn decode(bytes: &[u8]) -> Result<(TableDef, TableRoots)> {
             columns,
             primary_key,
             secondary,
+            auto_increment,
         },
         TableRoots {
             space,

@@ -102,6 +102,7 @@ fn dictionary_def() -> TableDef {
         ],
         primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
         secondary: vec![],
+        auto_increment: None,
     }
 }
 

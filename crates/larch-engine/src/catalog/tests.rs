@@ -72,6 +72,7 @@ fn def(name: &str, columns: usize) -> TableDef {
             unique: false,
         }],
         columns: cols,
+        auto_increment: None,
     }
 }
 
@@ -93,6 +94,7 @@ fn wide_def() -> TableDef {
             .collect(),
         primary_key: None,
         secondary: vec![],
+        auto_increment: None,
     }
 }
 

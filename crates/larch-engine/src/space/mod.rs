@@ -55,3 +55,20 @@ pub fn read_stamp(first_bytes: &[u8]) -> Option<(u32, PageSize, u32)> {
     let space = bytes::get_u32(first_bytes, offset::SPACE_ID);
     (bytes::get_u32(first_bytes, offset::PAGE_NO) == 0).then_some((space, ps, version))
 }
+
+/// Offset in page 0 of the table counter: the auto-increment bound of the
+/// table that owns a file-per-table tablespace (8 bytes; 0 = never set).
+pub const TABLE_COUNTER: usize = alloc::header::SH_END;
+
+/// Reads the table counter of `space` (0 when never written).
+pub fn read_table_counter(mtr: &mut Mtr<'_>, space: u32) -> Result<u64> {
+    let p = mtr.page(PageId::new(space, 0), crate::buffer::Latch::Shared)?;
+    Ok(bytes::get_u64(mtr.data(p), TABLE_COUNTER))
+}
+
+/// Writes the table counter of `space` (redo-logged with the mtr).
+pub fn write_table_counter(mtr: &mut Mtr<'_>, space: u32, value: u64) -> Result<()> {
+    let p = mtr.page(PageId::new(space, 0), crate::buffer::Latch::Exclusive)?;
+    mtr.write_u64(p, TABLE_COUNTER, value);
+    Ok(())
+}

@@ -25,6 +25,7 @@
 //! `record::overflow` chains allocated in the clustered index's leaf segment, as
 //! InnoDB allocates BLOB pages, so dropping the index frees them.
 
+mod autoinc;
 mod check;
 pub mod layout;
 mod read;
@@ -38,6 +39,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+pub use autoinc::RESERVE_STEP as AUTO_INCREMENT_RESERVE_STEP;
 pub use check::TableCheck;
 pub use layout::TableLayout;
 pub use read::{KeyRange, RowCursor};
@@ -89,6 +91,8 @@ pub struct Table {
     /// largest id in the clustered index, delete-marked entries included, so
     /// an id is reused only after purge removed every trace of its row.
     next_row_id: AtomicU64,
+    /// The AUTO_INCREMENT counter, for tables with such a column.
+    autoinc: Option<autoinc::AutoIncrement>,
     /// Serializes unique-secondary checks with their inserts (until row locks).
     unique_latch: Mutex<()>,
     /// Serializes changes of the same row (striped by clustered key) until row
@@ -102,6 +106,24 @@ impl std::fmt::Debug for Table {
             .field("name", &self.layout.def.name)
             .field("roots", &self.roots())
             .finish()
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        let Some(next) = self.autoinc.as_ref().and_then(|a| a.settle()) else {
+            return;
+        };
+        if !self.storage.spaces().contains(self.space) {
+            return; // dropped table
+        }
+        let r = self.storage.mtr().and_then(|mut mtr| {
+            crate::space::write_table_counter(&mut mtr, self.space, next)?;
+            mtr.commit().map(|_| ())
+        });
+        if let Err(e) = r {
+            tracing::warn!(error = %e, table = %self.layout.def.name, "could not store the AUTO_INCREMENT counter; the next start continues above its reserved bound");
+        }
     }
 }
 
@@ -170,6 +192,21 @@ impl Table {
     ) -> Result<Table> {
         let pool = storage.pool();
         let (blob_segment, _) = clustered.segments(pool)?;
+        let autoinc = match layout.def.auto_increment {
+            None => None,
+            Some(_) if clustered.space == crate::space::SYSTEM_SPACE => {
+                return Err(EngineError::Internal(format!(
+                    "table '{}': AUTO_INCREMENT needs a file-per-table tablespace",
+                    layout.def.name
+                )))
+            }
+            Some(_) => {
+                let mut mtr = storage.mtr()?;
+                let bound = crate::space::read_table_counter(&mut mtr, clustered.space)?;
+                mtr.commit()?;
+                Some(autoinc::AutoIncrement::new(bound))
+            }
+        };
         let mut table = Table {
             storage: storage.clone(),
             space: clustered.space,
@@ -177,6 +214,7 @@ impl Table {
             clustered,
             secondary,
             blob_segment,
+            autoinc,
             next_row_id: AtomicU64::new(1),
             unique_latch: Mutex::new(()),
             row_latches: (0..write::ROW_STRIPES).map(|_| Mutex::new(())).collect(),
@@ -259,7 +297,7 @@ impl Table {
     /// Frees every page of the table's indexes (tables in a shared tablespace).
     pub fn drop_indexes(self) -> Result<()> {
         let pool = self.storage.pool();
-        for t in self.secondary {
+        for t in &self.secondary {
             t.drop_tree(pool)?;
         }
         self.clustered.drop_tree(pool)

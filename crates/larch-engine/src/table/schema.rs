@@ -91,6 +91,9 @@ pub struct TableDef {
     pub columns: Vec<ColumnDef>,
     pub primary_key: Option<IndexDef>,
     pub secondary: Vec<IndexDef>,
+    /// The AUTO_INCREMENT column, if any (an integer column that leads some
+    /// index, as MySQL requires).
+    pub auto_increment: Option<usize>,
 }
 
 fn invalid(errno: u16, message: String) -> EngineError {
@@ -137,6 +140,21 @@ impl TableDef {
                 1069,
                 format!("Too many keys specified; max {MAX_INDEXES} keys allowed"),
             ));
+        }
+        if let Some(a) = self.auto_increment {
+            let is_int = self
+                .columns
+                .get(a)
+                .is_some_and(|c| matches!(c.ty, ColumnType::Int { .. }));
+            let leads = indexes
+                .iter()
+                .any(|i| i.columns.first().is_some_and(|c| c.column == a));
+            if !is_int || !leads {
+                return Err(invalid(
+                    1075,
+                    "Incorrect table definition; there can be only one auto column and it must be defined as a key".to_string(),
+                ));
+            }
         }
         for (n, idx) in indexes.iter().enumerate() {
             if indexes[..n]

@@ -68,6 +68,19 @@ impl Table {
             .collect()
     }
 
+    /// Moves the AUTO_INCREMENT counter past the value `row` stores in the
+    /// AUTO_INCREMENT column.
+    fn observe_explicit(&self, row: &[Value]) -> Result<()> {
+        let Some(c) = self.layout.def.auto_increment else {
+            return Ok(());
+        };
+        match row.get(c) {
+            Some(Value::Int(i)) if *i > 0 => self.observe_auto_increment(*i as u64),
+            Some(Value::UInt(u)) => self.observe_auto_increment(*u),
+            _ => Ok(()),
+        }
+    }
+
     fn has_unique_secondary(&self) -> bool {
         self.layout.secondary.iter().any(|s| s.unique)
     }
@@ -216,6 +229,7 @@ impl Table {
     /// primary or unique key, leaving the table unchanged.
     pub fn insert(&self, ctx: &TxnContext, row: &[Value]) -> Result<RowRef> {
         self.layout.check_arity(row)?;
+        self.observe_explicit(row)?;
         let row_id = if self.layout.clustered.hidden_row_id {
             self.allocate_row_id()?
         } else {
@@ -258,6 +272,7 @@ impl Table {
         new_row: &[Value],
     ) -> Result<Option<RowRef>> {
         self.layout.check_arity(new_row)?;
+        self.observe_explicit(new_row)?;
         let hidden = self.layout.clustered.hidden_row_id;
         let row_id = if hidden { row_id_of(&at.0) } else { 0 };
         let new_key = self.layout.clustered_key(new_row, row_id)?;

@@ -27,7 +27,7 @@
 
 mod check;
 mod extent;
-mod header;
+pub(crate) mod header;
 mod inode;
 mod list;
 mod segment;
