@@ -149,8 +149,12 @@ impl<'a> Node<'a> {
             value: &self.0[k + klen..k + klen + vlen],
         }
     }
+    /// The key of entry `i` (reads only the key, for searches).
     pub fn key(&self, i: usize) -> &'a [u8] {
-        self.entry(i).key
+        let off = bytes::get_u16(self.0, self.slot_pos(i)) as usize;
+        let klen = bytes::get_u16(self.0, off + 1) as usize;
+        let k = off + ENTRY_HEADER;
+        &self.0[k..k + klen]
     }
     /// Binary search: `Ok(i)` if entry `i` has `key`, else `Err(insert position)`.
     pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
