@@ -1,0 +1,478 @@
+//! Building responses: OK, ERR and EOF packets, and [`ResultWriter`], through
+//! which the SQL layer emits the results of one command.
+//!
+//! A command (`COM_QUERY` or `COM_STMT_EXECUTE`) produces a sequence of
+//! results, one per statement: each is either an OK (affected rows, last
+//! insert id, ...) or a result set (column definitions and rows). The writer
+//! encodes them straight into the connection's [`Outbox`] in the text or
+//! binary protocol, and handles the framing rules the SQL layer should not
+//! have to know:
+//!
+//! - every result but the last carries `SERVER_MORE_RESULTS_EXISTS`: the
+//!   terminator (OK, or EOF of a result set) of a result is held back until
+//!   the next result starts or the command ends, then written with the flag
+//!   set or not;
+//! - `CLIENT_DEPRECATE_EOF`: without it a result set has an EOF after the
+//!   column definitions and ends with an EOF; with it the first EOF is
+//!   omitted and the result set ends with an OK packet whose header is 0xFE;
+//! - if the handler fails, a result set it had started is dropped and the ERR
+//!   packet follows the results completed before it, as MySQL does when a
+//!   statement of a multi-statement fails.
+//!
+//! Results are buffered until the handler returns (a large result set costs
+//! its encoded size in memory).
+
+use crate::column::ColumnDef;
+use crate::error::MysqlError;
+use crate::packet::{Outbox, OutboxMark};
+use crate::value::{encode_binary, Value};
+use mysql_common::constants::{CapabilityFlags, StatusFlags};
+use mysql_common::io::BufMutExt;
+
+/// Outcome of a statement that returns no rows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OkResult {
+    /// Rows changed (or found, with `CLIENT_FOUND_ROWS`).
+    pub affected_rows: u64,
+    /// `LAST_INSERT_ID()` after the statement.
+    pub last_insert_id: u64,
+    /// Number of warnings.
+    pub warnings: u16,
+    /// Human-readable info (e.g. "Rows matched: 1  Changed: 1  Warnings: 0").
+    pub info: String,
+    /// Flags for this result only (e.g. `SERVER_STATUS_NO_INDEX_USED`); the
+    /// session flags (autocommit, in transaction) are added by the writer.
+    pub status: StatusFlags,
+}
+
+impl OkResult {
+    /// An OK with `affected_rows` and nothing else.
+    pub fn affected(affected_rows: u64) -> Self {
+        OkResult {
+            affected_rows,
+            ..OkResult::default()
+        }
+    }
+}
+
+/// A complete result set, for handlers that build results in memory.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResultSet {
+    /// Column definitions.
+    pub columns: Vec<ColumnDef>,
+    /// Rows; each has one value per column.
+    pub rows: Vec<Vec<Value>>,
+}
+
+/// Appends an OK packet payload (`header` 0x00, or 0xFE for an OK that ends
+/// a result set under `CLIENT_DEPRECATE_EOF`).
+pub(crate) fn write_ok(out: &mut Vec<u8>, header: u8, ok: &OkResult, status: StatusFlags) {
+    out.push(header);
+    out.put_lenenc_int(ok.affected_rows);
+    out.put_lenenc_int(ok.last_insert_id);
+    out.extend_from_slice(&status.bits().to_le_bytes());
+    out.extend_from_slice(&ok.warnings.to_le_bytes());
+    // Documented as string<EOF>, but MySQL and MariaDB servers write a
+    // length-encoded string and clients read one.
+    if !ok.info.is_empty() {
+        out.put_lenenc_str(ok.info.as_bytes());
+    }
+}
+
+/// Appends an ERR packet payload (protocol 4.1 form, with SQLSTATE).
+pub(crate) fn write_err(out: &mut Vec<u8>, err: &MysqlError) {
+    out.push(0xff);
+    out.extend_from_slice(&err.code.to_le_bytes());
+    out.push(b'#');
+    out.extend_from_slice(&err.sql_state);
+    out.extend_from_slice(err.message.as_bytes());
+}
+
+/// Appends an EOF packet payload.
+pub(crate) fn write_eof(out: &mut Vec<u8>, warnings: u16, status: StatusFlags) {
+    out.push(0xfe);
+    out.extend_from_slice(&warnings.to_le_bytes());
+    out.extend_from_slice(&status.bits().to_le_bytes());
+}
+
+/// Appends "end of a list of definitions or rows": EOF, or the OK form of it
+/// with `CLIENT_DEPRECATE_EOF`.
+pub(crate) fn write_terminator(
+    out: &mut Vec<u8>,
+    deprecate_eof: bool,
+    warnings: u16,
+    status: StatusFlags,
+) {
+    if deprecate_eof {
+        let ok = OkResult {
+            warnings,
+            ..OkResult::default()
+        };
+        write_ok(out, 0xfe, &ok, status);
+    } else {
+        write_eof(out, warnings, status);
+    }
+}
+
+/// A terminator written once it is known whether more results follow;
+/// `status` is the session status when the result ended.
+#[derive(Debug)]
+enum Pending {
+    Ok { ok: OkResult, status: StatusFlags },
+    EndOfRows { warnings: u16, status: StatusFlags },
+}
+
+/// The result set being written.
+#[derive(Debug)]
+struct OpenResultSet {
+    columns: Vec<(crate::column::ColumnType, u8)>,
+    start: OutboxMark,
+}
+
+/// Writes the results of one command; see the module documentation.
+#[derive(Debug)]
+pub struct ResultWriter<'a> {
+    outbox: &'a mut Outbox,
+    deprecate_eof: bool,
+    binary: bool,
+    multi_statements: bool,
+    session_status: StatusFlags,
+    pending: Option<Pending>,
+    open: Option<OpenResultSet>,
+    results: usize,
+}
+
+impl<'a> ResultWriter<'a> {
+    pub(crate) fn new(
+        outbox: &'a mut Outbox,
+        capabilities: CapabilityFlags,
+        binary: bool,
+        multi_statements: bool,
+        session_status: StatusFlags,
+    ) -> Self {
+        ResultWriter {
+            outbox,
+            deprecate_eof: capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF),
+            binary,
+            multi_statements,
+            session_status,
+            pending: None,
+            open: None,
+            results: 0,
+        }
+    }
+
+    /// True if the client allowed several statements in one `COM_QUERY`
+    /// (`CLIENT_MULTI_STATEMENTS` / `COM_SET_OPTION`). When false, the SQL
+    /// layer must reject a query text holding more than one statement.
+    pub fn multi_statements(&self) -> bool {
+        self.multi_statements
+    }
+
+    /// True when rows are encoded in the binary protocol (`COM_STMT_EXECUTE`).
+    pub fn is_binary(&self) -> bool {
+        self.binary
+    }
+
+    /// Session status flags put in every OK/EOF from now on (autocommit,
+    /// in transaction, ...). Update after a statement changes them.
+    pub fn set_session_status(&mut self, status: StatusFlags) {
+        self.session_status = status - StatusFlags::SERVER_MORE_RESULTS_EXISTS;
+    }
+
+    /// Current session status flags.
+    pub fn session_status(&self) -> StatusFlags {
+        self.session_status
+    }
+
+    /// Number of results written so far (the open result set included).
+    pub fn result_count(&self) -> usize {
+        self.results
+    }
+
+    /// Ends a statement with an OK packet.
+    pub fn ok(&mut self, ok: OkResult) -> Result<(), MysqlError> {
+        self.ensure_no_open_result_set()?;
+        self.flush_pending(true);
+        let status = self.session_status | ok.status;
+        self.pending = Some(Pending::Ok { ok, status });
+        self.results += 1;
+        Ok(())
+    }
+
+    /// Starts a result set with these columns; then call [`Self::row`] for
+    /// each row and [`Self::end_result_set`].
+    pub fn begin_result_set(&mut self, columns: &[ColumnDef]) -> Result<(), MysqlError> {
+        self.ensure_no_open_result_set()?;
+        self.flush_pending(true);
+        let start = self.outbox.mark();
+        let out = self.outbox.begin();
+        out.put_lenenc_int(columns.len() as u64);
+        for column in columns {
+            column.encode(self.outbox.begin());
+        }
+        if !self.deprecate_eof {
+            write_eof(self.outbox.begin(), 0, self.session_status);
+        }
+        self.outbox.end();
+        self.open = Some(OpenResultSet {
+            columns: columns
+                .iter()
+                .map(|c| (c.column_type, c.decimals))
+                .collect(),
+            start,
+        });
+        self.results += 1;
+        Ok(())
+    }
+
+    /// Writes one row of the open result set.
+    pub fn row(&mut self, values: &[Value]) -> Result<(), MysqlError> {
+        let Some(open) = &self.open else {
+            return Err(MysqlError::unknown("row written outside a result set"));
+        };
+        if values.len() != open.columns.len() {
+            return Err(MysqlError::unknown(format!(
+                "row has {} values for {} columns",
+                values.len(),
+                open.columns.len()
+            )));
+        }
+        let out = self.outbox.begin();
+        if self.binary {
+            out.push(0x00);
+            let bitmap_start = out.len();
+            out.resize(bitmap_start + (values.len() + 7 + 2) / 8, 0);
+            for (i, value) in values.iter().enumerate() {
+                if value.is_null() {
+                    let bit = i + 2;
+                    out[bitmap_start + bit / 8] |= 1 << (bit % 8);
+                }
+            }
+            for (value, &(ty, _)) in values.iter().zip(&open.columns) {
+                if !value.is_null() {
+                    encode_binary(out, value, ty).map_err(|e| MysqlError::unknown(e.0))?;
+                }
+            }
+        } else {
+            for (value, &(_, decimals)) in values.iter().zip(&open.columns) {
+                match value.to_text(decimals) {
+                    None => out.push(0xfb),
+                    Some(text) => out.put_lenenc_str(&text),
+                }
+            }
+        }
+        self.outbox.end();
+        Ok(())
+    }
+
+    /// Ends the open result set.
+    pub fn end_result_set(&mut self, warnings: u16) -> Result<(), MysqlError> {
+        if self.open.take().is_none() {
+            return Err(MysqlError::unknown("no result set to end"));
+        }
+        self.pending = Some(Pending::EndOfRows {
+            warnings,
+            status: self.session_status,
+        });
+        Ok(())
+    }
+
+    /// Writes a whole result set.
+    pub fn result_set(&mut self, result: &ResultSet) -> Result<(), MysqlError> {
+        self.begin_result_set(&result.columns)?;
+        for row in &result.rows {
+            self.row(row)?;
+        }
+        self.end_result_set(0)
+    }
+
+    fn ensure_no_open_result_set(&self) -> Result<(), MysqlError> {
+        if self.open.is_some() {
+            return Err(MysqlError::unknown("previous result set was not ended"));
+        }
+        Ok(())
+    }
+
+    /// Writes the held-back terminator, with `SERVER_MORE_RESULTS_EXISTS`
+    /// if `more` results follow.
+    fn flush_pending(&mut self, more: bool) {
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        let more_flag = if more {
+            StatusFlags::SERVER_MORE_RESULTS_EXISTS
+        } else {
+            StatusFlags::empty()
+        };
+        match pending {
+            Pending::Ok { ok, status } => {
+                write_ok(self.outbox.begin(), 0x00, &ok, status | more_flag)
+            }
+            Pending::EndOfRows { warnings, status } => write_terminator(
+                self.outbox.begin(),
+                self.deprecate_eof,
+                warnings,
+                status | more_flag,
+            ),
+        }
+        self.outbox.end();
+    }
+
+    /// Completes the response once the handler has returned `outcome`.
+    pub(crate) fn finish(mut self, outcome: Result<(), MysqlError>) {
+        match outcome {
+            Ok(()) => {
+                if self.open.is_some() {
+                    let _ = self.end_result_set(0);
+                }
+                if self.pending.is_none() && self.results == 0 {
+                    self.pending = Some(Pending::Ok {
+                        ok: OkResult::default(),
+                        status: self.session_status,
+                    });
+                }
+                self.flush_pending(false);
+            }
+            Err(err) => {
+                if let Some(open) = self.open.take() {
+                    self.outbox.rollback(open.start);
+                }
+                self.flush_pending(true);
+                write_err(self.outbox.begin(), &err);
+                self.outbox.end();
+            }
+        }
+    }
+
+    /// Drops everything written (used when the handler panicked).
+    pub(crate) fn abandon(self, start: OutboxMark) {
+        self.outbox.rollback(start);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::column::ColumnType;
+
+    /// Splits framed bytes into payloads.
+    fn payloads(bytes: &[u8]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut rest = bytes;
+        while rest.len() >= 4 {
+            let len = usize::from(rest[0]) | usize::from(rest[1]) << 8 | usize::from(rest[2]) << 16;
+            out.push(rest[4..4 + len].to_vec());
+            rest = &rest[4 + len..];
+        }
+        out
+    }
+
+    fn status_of_ok(p: &[u8]) -> u16 {
+        // header, affected (1 byte), last id (1 byte), status
+        u16::from_le_bytes([p[3], p[4]])
+    }
+
+    #[test]
+    fn multi_results_flag_all_but_the_last() -> Result<(), MysqlError> {
+        let mut outbox = Outbox::new(1);
+        let mut w = ResultWriter::new(
+            &mut outbox,
+            CapabilityFlags::empty(),
+            false,
+            true,
+            StatusFlags::SERVER_STATUS_AUTOCOMMIT,
+        );
+        w.ok(OkResult::affected(3))?;
+        w.result_set(&ResultSet {
+            columns: vec![ColumnDef::new("a", ColumnType::MYSQL_TYPE_LONGLONG)],
+            rows: vec![vec![Value::Int(1)], vec![Value::Null]],
+        })?;
+        w.finish(Ok(()));
+        let p = payloads(outbox.as_bytes());
+        // OK, count, coldef, EOF, row, row, EOF
+        assert_eq!(p.len(), 7);
+        assert_eq!(p[0][0], 0x00);
+        assert_eq!(p[0][1], 3);
+        assert_eq!(status_of_ok(&p[0]), 0x0002 | 0x0008);
+        assert_eq!(p[1], [1]);
+        assert_eq!(p[3][0], 0xfe);
+        assert_eq!(p[4], b"\x011");
+        assert_eq!(p[5], [0xfb]);
+        let last = &p[6];
+        assert_eq!(last[0], 0xfe);
+        assert_eq!(u16::from_le_bytes([last[3], last[4]]), 0x0002);
+        Ok(())
+    }
+
+    #[test]
+    fn deprecate_eof_uses_ok_terminator() -> Result<(), MysqlError> {
+        let mut outbox = Outbox::new(1);
+        let mut w = ResultWriter::new(
+            &mut outbox,
+            CapabilityFlags::CLIENT_DEPRECATE_EOF,
+            false,
+            false,
+            StatusFlags::empty(),
+        );
+        w.result_set(&ResultSet {
+            columns: vec![ColumnDef::new("a", ColumnType::MYSQL_TYPE_VAR_STRING)],
+            rows: vec![vec![Value::from("x")]],
+        })?;
+        w.finish(Ok(()));
+        let p = payloads(outbox.as_bytes());
+        assert_eq!(p.len(), 4); // count, coldef, row, OK(0xfe)
+        assert_eq!(p[3][0], 0xfe);
+        assert_eq!(p[3].len(), 7);
+        Ok(())
+    }
+
+    #[test]
+    fn error_drops_open_result_set_and_follows_completed_results() -> Result<(), MysqlError> {
+        let mut outbox = Outbox::new(1);
+        let mut w = ResultWriter::new(
+            &mut outbox,
+            CapabilityFlags::empty(),
+            false,
+            true,
+            StatusFlags::empty(),
+        );
+        w.ok(OkResult::affected(1))?;
+        w.begin_result_set(&[ColumnDef::new("a", ColumnType::MYSQL_TYPE_LONG)])?;
+        w.row(&[Value::Int(5)])?;
+        assert!(w.row(&[]).is_err());
+        w.finish(Err(MysqlError::new(
+            1146,
+            "42S02",
+            "Table 't' doesn't exist",
+        )));
+        let p = payloads(outbox.as_bytes());
+        assert_eq!(p.len(), 2);
+        assert_eq!(status_of_ok(&p[0]) & 0x0008, 0x0008);
+        assert_eq!(&p[1][..9], b"\xff\x7a\x04#42S02");
+        assert_eq!(outbox.seq(), 3);
+        Ok(())
+    }
+
+    #[test]
+    fn binary_rows_have_null_bitmap_with_offset_two() -> Result<(), MysqlError> {
+        let mut outbox = Outbox::new(1);
+        let mut w = ResultWriter::new(
+            &mut outbox,
+            CapabilityFlags::CLIENT_DEPRECATE_EOF,
+            true,
+            false,
+            StatusFlags::empty(),
+        );
+        w.begin_result_set(&[
+            ColumnDef::new("a", ColumnType::MYSQL_TYPE_LONG),
+            ColumnDef::new("b", ColumnType::MYSQL_TYPE_VAR_STRING),
+            ColumnDef::new("c", ColumnType::MYSQL_TYPE_TINY),
+        ])?;
+        w.row(&[Value::Int(7), Value::Null, Value::Int(-1)])?;
+        w.finish(Ok(()));
+        let p = payloads(outbox.as_bytes());
+        assert_eq!(p[4], [0x00, 0b0000_1000, 7, 0, 0, 0, 0xff]);
+        Ok(())
+    }
+}

@@ -1,0 +1,200 @@
+//! The boundary between the protocol and the SQL layer: [`SqlSession`].
+//!
+//! The protocol crate owns sockets, framing, the handshake, authentication
+//! exchanges, prepared-statement bookkeeping (ids, parameter types, long
+//! data) and result encoding. The SQL layer implements [`SqlSession`], one
+//! value per client connection, and sees only decoded requests: account
+//! look-ups, query text, statement ids with typed parameters.
+//!
+//! Contract:
+//! - methods are called from the connection's task, one at a time; a method
+//!   may block (see [`crate::ExecutionMode`] for how blocking is handled);
+//! - a panic inside a method is caught: the client gets ER 1105 and the
+//!   connection continues, so implementations should leave their state
+//!   consistent at panic points (or reset it in [`SqlSession::reset_connection`]);
+//! - results go through the [`ResultWriter`]; returning `Err` from `query`
+//!   or `execute` ends the command with that error after the results already
+//!   completed (the multi-statement rule).
+
+use crate::auth::Credential;
+use crate::column::ColumnDef;
+use crate::error::MysqlError;
+use crate::results::ResultWriter;
+use crate::value::Value;
+use mysql_common::constants::{CapabilityFlags, StatusFlags};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// How the client reached the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// TCP/IP (plain, no TLS).
+    Tcp,
+    /// A Unix-domain socket (treated as a secure transport).
+    Unix,
+}
+
+/// Facts about a connection known before authentication.
+#[derive(Debug, Clone)]
+pub struct ConnectionInfo {
+    /// Server-assigned connection id (`CONNECTION_ID()`).
+    pub connection_id: u32,
+    /// Client host as used in account matching and error messages: the
+    /// peer IP address for TCP, `localhost` for Unix sockets.
+    pub host: String,
+    /// Transport of the connection.
+    pub transport: Transport,
+    /// Kill flags shared with the server's connection registry.
+    pub control: Arc<ConnectionControl>,
+}
+
+/// Kill requests for one connection, set by `KILL` from other connections.
+#[derive(Debug, Default)]
+pub struct ConnectionControl {
+    kill_connection: AtomicBool,
+    kill_query: AtomicBool,
+    wake: tokio::sync::Notify,
+}
+
+impl ConnectionControl {
+    /// Asks the connection to close after its current command.
+    pub fn kill_connection(&self) {
+        self.kill_connection.store(true, Ordering::Release);
+        self.kill_query.store(true, Ordering::Release);
+        // Wakes the connection if it is idle, waiting for a command.
+        self.wake.notify_one();
+    }
+
+    /// Asks the running statement to stop (`KILL QUERY`).
+    pub fn kill_query(&self) {
+        self.kill_query.store(true, Ordering::Release);
+    }
+
+    /// True once `KILL CONNECTION` was requested.
+    pub fn connection_killed(&self) -> bool {
+        self.kill_connection.load(Ordering::Acquire)
+    }
+
+    /// True if the running statement should stop; long-running statements
+    /// should poll this and fail with ER 1317 (`ER_QUERY_INTERRUPTED`).
+    pub fn query_killed(&self) -> bool {
+        self.kill_query.load(Ordering::Acquire)
+    }
+
+    /// Resolves once `KILL CONNECTION` was requested.
+    pub(crate) async fn killed(&self) {
+        while !self.connection_killed() {
+            self.wake.notified().await;
+        }
+    }
+
+    /// Clears a `KILL QUERY` request (done before each command).
+    pub(crate) fn clear_query_kill(&self) {
+        self.kill_query.store(false, Ordering::Release);
+    }
+}
+
+/// An account found by [`SqlSession::lookup_account`].
+#[derive(Debug, Clone)]
+pub struct Account {
+    /// The stored secret; its variant selects the auth plugin.
+    pub credential: Credential,
+}
+
+/// What a successful login established.
+#[derive(Debug, Clone)]
+pub struct LoginInfo {
+    /// Authenticated user name.
+    pub user: String,
+    /// Client host (as in [`ConnectionInfo::host`]).
+    pub host: String,
+    /// Database named in the handshake, if any (passed to `init_db` next).
+    pub database: Option<String>,
+    /// Capabilities both sides agreed on (e.g. `CLIENT_FOUND_ROWS` changes
+    /// the meaning of affected rows).
+    pub capabilities: CapabilityFlags,
+    /// Collation id the client asked for.
+    pub collation: u8,
+    /// Connection attributes (`_client_name`, `program_name`, ...).
+    pub attributes: HashMap<String, String>,
+}
+
+/// What [`SqlSession::prepare`] reports about a statement.
+#[derive(Debug, Clone, Default)]
+pub struct PreparedInfo {
+    /// Number of `?` placeholders.
+    pub params: u16,
+    /// Columns of the result set, empty if the statement returns none.
+    pub columns: Vec<ColumnDef>,
+}
+
+/// The SQL layer's side of one client connection.
+pub trait SqlSession: Send {
+    /// Finds the account for `user` connecting from `host`; `None` if there
+    /// is none (the client gets ER 1045 either way, as MySQL does).
+    fn lookup_account(&mut self, user: &str, host: &str) -> Option<Account>;
+
+    /// Called once authentication succeeded, before `init_db` for a database
+    /// named in the handshake. An error is sent and the connection closed.
+    fn on_login(&mut self, login: &LoginInfo) -> Result<(), MysqlError> {
+        let _ = login;
+        Ok(())
+    }
+
+    /// `COM_INIT_DB` / `USE db`.
+    fn init_db(&mut self, database: &str) -> Result<(), MysqlError>;
+
+    /// `COM_QUERY`: runs `sql` (bytes in the connection character set; may be
+    /// several statements when [`ResultWriter::multi_statements`] is true) and
+    /// writes one result per statement.
+    fn query(&mut self, sql: &[u8], out: &mut ResultWriter<'_>) -> Result<(), MysqlError>;
+
+    /// `COM_STMT_PREPARE`: prepares `sql` under the id the protocol layer
+    /// chose.
+    fn prepare(&mut self, stmt_id: u32, sql: &[u8]) -> Result<PreparedInfo, MysqlError>;
+
+    /// `COM_STMT_EXECUTE`: runs a prepared statement with decoded parameters
+    /// (long data already merged in); rows go out in the binary protocol.
+    fn execute(
+        &mut self,
+        stmt_id: u32,
+        params: &[Value],
+        out: &mut ResultWriter<'_>,
+    ) -> Result<(), MysqlError>;
+
+    /// `COM_STMT_CLOSE` (also called for every open statement when the
+    /// connection is reset or closed).
+    fn close_statement(&mut self, stmt_id: u32);
+
+    /// `COM_STMT_RESET`: forget any per-execution state of the statement.
+    fn reset_statement(&mut self, stmt_id: u32) -> Result<(), MysqlError> {
+        let _ = stmt_id;
+        Ok(())
+    }
+
+    /// `COM_RESET_CONNECTION`: roll back, drop temporary state and session
+    /// variables, keep the login.
+    fn reset_connection(&mut self) -> Result<(), MysqlError>;
+
+    /// Session status flags for OK/EOF packets (`SERVER_STATUS_AUTOCOMMIT`,
+    /// `SERVER_STATUS_IN_TRANS`, ...).
+    fn status_flags(&self) -> StatusFlags {
+        StatusFlags::SERVER_STATUS_AUTOCOMMIT
+    }
+
+    /// `COM_FIELD_LIST` (deprecated; used by the `mysql` client's completion):
+    /// columns of `table` matching the `LIKE` pattern `wildcard`.
+    fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<ColumnDef>, MysqlError> {
+        let _ = (table, wildcard);
+        Ok(Vec::new())
+    }
+
+    /// `COM_STATISTICS`: the one-line status string.
+    fn statistics(&mut self) -> String {
+        String::from("Uptime: 0  Threads: 1  Questions: 0  Slow queries: 0  Opens: 0  Open tables: 0  Queries per second avg: 0.000")
+    }
+
+    /// The connection is closing (after `COM_QUIT`, an error or a kill).
+    fn on_close(&mut self) {}
+}
