@@ -99,6 +99,10 @@ pub enum EngineError {
     /// An engine-internal invariant was violated (a bug, reported instead of a panic).
     #[error("internal error: {0}")]
     Internal(String),
+
+    /// A write inside a read-only transaction (MySQL error 1792, SQLSTATE 25006).
+    #[error("Cannot execute statement in a READ ONLY transaction.")]
+    ReadOnlyTransaction,
 }
 
 impl EngineError {

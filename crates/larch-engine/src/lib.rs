@@ -33,6 +33,7 @@ pub mod recovery;
 pub mod space;
 pub mod storage;
 pub mod table;
+pub mod txn;
 pub mod wal;
 
 pub use error::{EngineError, Result};

@@ -1,0 +1,494 @@
+//! From sqlparser's AST to [`Expr`]: name resolution, literal typing, MySQL's
+//! static result types and the collation each comparison uses.
+//!
+//! Collations follow MySQL's coercibility: an explicit `COLLATE` (0) beats a
+//! column (2), which beats a literal or function result (4); binary strings
+//! beat everything. Aggregate functions and subqueries are the planner's
+//! business: compiling one is an error (1111 / 1235) so that the planner must
+//! replace them first.
+
+use larch_engine::record::collation::Collation;
+use larch_engine::record::value::{ColumnType, Decimal, Value};
+use sqlparser::ast::{self, BinaryOperator as B, DataType, UnaryOperator as U};
+
+use super::func::lookup;
+use super::func_time::IntervalUnit;
+use super::{ArithOp, CastTarget, CmpOp, Compiled, Expr, ExprType, Func, VarScope};
+use crate::error::{code, SqlError};
+use crate::value::temporal::{parse_datetime, parse_time};
+
+mod calls;
+mod literals;
+mod operators;
+mod types;
+
+use literals::{default_collation_name, number_literal, temporal_fsp};
+use types::*;
+
+/// Resolves a (possibly qualified) column name to its row position and type.
+pub type Resolver<'a> = dyn Fn(&[ast::Ident]) -> Option<(usize, ExprType)> + 'a;
+
+/// Compilation settings.
+#[derive(Debug, Clone)]
+pub struct CompileOptions {
+    /// Collation of string literals (`collation_connection`).
+    pub collation: Collation,
+    /// Clause named in 1054 errors ("field list", "where clause", ...).
+    pub clause: String,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            collation: Collation::Utf8mb4GeneralCi,
+            clause: "field list".into(),
+        }
+    }
+}
+
+/// Compiles an expression; `?` parameters are numbered from 0.
+pub fn compile(
+    e: &ast::Expr,
+    resolve: &Resolver<'_>,
+    opts: &CompileOptions,
+) -> Result<Compiled, SqlError> {
+    let mut next = 0;
+    compile_with_params(e, resolve, opts, &mut next)
+}
+
+/// Compiles an expression whose `?` parameters are numbered from `*next_param`
+/// (advanced past them), for statements with several expressions.
+pub fn compile_with_params(
+    e: &ast::Expr,
+    resolve: &Resolver<'_>,
+    opts: &CompileOptions,
+    next_param: &mut usize,
+) -> Result<Compiled, SqlError> {
+    let mut c = Compiler {
+        resolve,
+        opts,
+        next_param,
+        depth: 0,
+    };
+    let t = c.expr(e)?;
+    Ok(Compiled {
+        expr: t.expr,
+        ty: t.ty,
+    })
+}
+
+struct Compiler<'a, 'b> {
+    resolve: &'a Resolver<'b>,
+    opts: &'a CompileOptions,
+    next_param: &'a mut usize,
+    depth: usize,
+}
+
+fn lit(v: Value, ty: ColumnType, coer: u8) -> Typed {
+    let nullable = v.is_null();
+    Typed {
+        expr: Expr::Literal(v),
+        ty: ExprType { ty, nullable },
+        coer,
+        hex: None,
+        null_lit: nullable,
+    }
+}
+
+fn boxed(t: Typed) -> Box<Expr> {
+    Box::new(t.expr)
+}
+
+fn arity_ok(name: &str, n: usize, min: usize, max: usize) -> Result<(), SqlError> {
+    if n < min || n > max {
+        return Err(SqlError::wrong_param_count(name));
+    }
+    Ok(())
+}
+
+impl Compiler<'_, '_> {
+    fn expr(&mut self, e: &ast::Expr) -> Result<Typed, SqlError> {
+        self.depth += 1;
+        if self.depth > 400 {
+            return Err(SqlError::new(
+                1436,
+                "Thread stack overrun: expression nests too deeply",
+            ));
+        }
+        let r = self.expr_inner(e);
+        self.depth -= 1;
+        r
+    }
+
+    fn string_lit(&self, s: String) -> Typed {
+        let len = s.chars().count() as u32;
+        lit(
+            Value::Str(s),
+            ColumnType::Varchar {
+                max_len: len,
+                collation: self.opts.collation,
+            },
+            4,
+        )
+    }
+
+    fn expr_inner(&mut self, e: &ast::Expr) -> Result<Typed, SqlError> {
+        use ast::Expr as A;
+        Ok(match e {
+            A::Nested(x) => self.expr(x)?,
+            A::Value(v) => self.value(&v.value)?,
+            A::Identifier(id) => self.ident(std::slice::from_ref(id))?,
+            A::CompoundIdentifier(ids) => self.ident(ids)?,
+            A::UnaryOp { op, expr } => self.unary(*op, expr, e)?,
+            A::BinaryOp { left, op, right } => self.binary(left, op, right, e)?,
+            A::IsNull(x) | A::IsNotNull(x) => {
+                let negated = matches!(e, A::IsNotNull(_));
+                bool_typed(
+                    Expr::IsNull {
+                        arg: boxed(self.expr(x)?),
+                        negated,
+                    },
+                    false,
+                )
+            }
+            A::IsTrue(x) | A::IsNotTrue(x) | A::IsFalse(x) | A::IsNotFalse(x) => {
+                let value = matches!(e, A::IsTrue(_) | A::IsNotTrue(_));
+                let negated = matches!(e, A::IsNotTrue(_) | A::IsNotFalse(_));
+                bool_typed(
+                    Expr::IsTruth {
+                        arg: boxed(self.expr(x)?),
+                        value,
+                        negated,
+                    },
+                    false,
+                )
+            }
+            A::IsUnknown(x) | A::IsNotUnknown(x) => {
+                let negated = matches!(e, A::IsNotUnknown(_));
+                bool_typed(
+                    Expr::IsNull {
+                        arg: boxed(self.expr(x)?),
+                        negated,
+                    },
+                    false,
+                )
+            }
+            A::IsDistinctFrom(l, r) | A::IsNotDistinctFrom(l, r) => {
+                let c = self.compare(CmpOp::NullSafeEq, l, r)?;
+                if matches!(e, A::IsDistinctFrom(..)) {
+                    bool_typed(Expr::Not(Box::new(c.expr)), false)
+                } else {
+                    c
+                }
+            }
+            A::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                let arg = self.expr(expr)?;
+                let items = list
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let collation = pick_collation(
+                    std::iter::once(&arg).chain(items.iter()),
+                    self.opts.collation,
+                );
+                let nullable = arg.ty.nullable || items.iter().any(|t| t.ty.nullable);
+                bool_typed(
+                    Expr::InList {
+                        arg: boxed(arg),
+                        list: items.into_iter().map(|t| t.expr).collect(),
+                        negated: *negated,
+                        collation,
+                    },
+                    nullable,
+                )
+            }
+            A::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
+                let (a, l, h) = (self.expr(expr)?, self.expr(low)?, self.expr(high)?);
+                let collation = pick_collation([&a, &l, &h], self.opts.collation);
+                let nullable = a.ty.nullable || l.ty.nullable || h.ty.nullable;
+                bool_typed(
+                    Expr::Between {
+                        arg: boxed(a),
+                        low: boxed(l),
+                        high: boxed(h),
+                        negated: *negated,
+                        collation,
+                    },
+                    nullable,
+                )
+            }
+            A::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+                any: false,
+            }
+            | A::ILike {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+                any: false,
+            } => {
+                let (a, p) = (self.expr(expr)?, self.expr(pattern)?);
+                let mut collation = pick_collation([&a, &p], self.opts.collation);
+                if matches!(e, A::ILike { .. }) {
+                    collation = Collation::Utf8mb4GeneralCi;
+                }
+                let escape = match escape_char {
+                    Some(x) => Some(boxed(self.expr(x)?)),
+                    None => None,
+                };
+                let nullable = a.ty.nullable || p.ty.nullable;
+                bool_typed(
+                    Expr::Like {
+                        arg: boxed(a),
+                        pattern: boxed(p),
+                        escape,
+                        negated: *negated,
+                        collation,
+                    },
+                    nullable,
+                )
+            }
+            A::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => self.case(operand.as_deref(), conditions, else_result.as_deref())?,
+            A::Cast {
+                expr, data_type, ..
+            } => self.cast(expr, data_type)?,
+            A::Convert {
+                expr,
+                data_type: Some(dt),
+                charset: None,
+                ..
+            } => self.cast(expr, dt)?,
+            A::Convert {
+                expr,
+                data_type: None,
+                charset: Some(cs),
+                ..
+            } => {
+                let name = cs.to_string();
+                let collation =
+                    Collation::from_name(&default_collation_name(&name)).ok_or_else(|| {
+                        SqlError::new(
+                            code::UNKNOWN_CHARACTER_SET,
+                            format!("Unknown character set: '{name}'"),
+                        )
+                    })?;
+                let arg = self.expr(expr)?;
+                let nullable = arg.ty.nullable;
+                Typed {
+                    expr: Expr::Cast {
+                        arg: boxed(arg),
+                        target: CastTarget::Char {
+                            len: None,
+                            collation,
+                        },
+                    },
+                    ty: ExprType {
+                        ty: ColumnType::Varchar {
+                            max_len: 255,
+                            collation,
+                        },
+                        nullable,
+                    },
+                    coer: 2,
+                    hex: None,
+                    null_lit: false,
+                }
+            }
+            A::Collate { expr, collation } => {
+                let name = collation.to_string();
+                let coll =
+                    Collation::from_name(name.trim_matches(['\'', '`', '"'])).ok_or_else(|| {
+                        SqlError::new(
+                            code::UNKNOWN_COLLATION,
+                            format!("Unknown collation: '{name}'"),
+                        )
+                    })?;
+                let mut t = self.expr(expr)?;
+                if let Some(c) = t.ty.ty.collation() {
+                    if c.charset() != coll.charset() && c != Collation::Binary {
+                        return Err(SqlError::new(
+                            1253,
+                            format!(
+                                "COLLATION '{}' is not valid for CHARACTER SET '{}'",
+                                coll.name(),
+                                c.charset().name()
+                            ),
+                        ));
+                    }
+                }
+                t.ty.ty = with_collation(&t.ty.ty, coll);
+                t.coer = 0;
+                t
+            }
+            A::TypedString(ts) => self.typed_string(&ts.data_type, &ts.value.value)?,
+            A::Prefixed { prefix, value } => {
+                let inner = self.expr(value)?;
+                let p = prefix.value.to_ascii_lowercase();
+                let v = match &inner.expr {
+                    Expr::Literal(v) => v.clone(),
+                    _ => {
+                        return Err(SqlError::not_supported(
+                            "character set introducer on a non-literal",
+                        ))
+                    }
+                };
+                if p == "_binary" {
+                    let b = super::convert::to_bytes(&v);
+                    let n = b.len() as u32;
+                    lit(Value::Bytes(b), ColumnType::Varbinary { max_len: n }, 4)
+                } else {
+                    let coll = Collation::from_name(&default_collation_name(&p[1..])).ok_or_else(
+                        || {
+                            SqlError::new(
+                                code::UNKNOWN_CHARACTER_SET,
+                                format!("Unknown character set: '{}'", &p[1..]),
+                            )
+                        },
+                    )?;
+                    let s = super::convert::to_str(&v);
+                    let n = s.chars().count() as u32;
+                    lit(
+                        Value::Str(s),
+                        ColumnType::Varchar {
+                            max_len: n,
+                            collation: coll,
+                        },
+                        2,
+                    )
+                }
+            }
+            A::Function(f) => self.function(f)?,
+            A::Position { expr, r#in } => {
+                let args = vec![self.expr(expr)?, self.expr(r#in)?];
+                make_call(Func::Locate, args, self.opts.collation)
+            }
+            A::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let Some(from) = substring_from else {
+                    return Err(SqlError::wrong_param_count("substring"));
+                };
+                let mut args = vec![self.expr(expr)?, self.expr(from)?];
+                if let Some(n) = substring_for {
+                    args.push(self.expr(n)?);
+                }
+                make_call(Func::Substring, args, self.opts.collation)
+            }
+            A::Trim {
+                expr,
+                trim_where,
+                trim_what,
+                trim_characters,
+            } => {
+                let kind = match trim_where {
+                    Some(ast::TrimWhereField::Leading) => 1,
+                    Some(ast::TrimWhereField::Trailing) => 2,
+                    _ => 0,
+                };
+                let mut args = vec![self.expr(expr)?];
+                if let Some(w) = trim_what {
+                    args.push(self.expr(w)?);
+                } else if let Some(c) = trim_characters.as_ref().and_then(|c| c.first()) {
+                    args.push(self.expr(c)?);
+                }
+                make_call(Func::Trim(kind), args, self.opts.collation)
+            }
+            A::Ceil { expr, .. } => {
+                let args = vec![self.expr(expr)?];
+                make_call(Func::Ceil, args, self.opts.collation)
+            }
+            A::Floor { expr, .. } => {
+                let args = vec![self.expr(expr)?];
+                make_call(Func::Floor, args, self.opts.collation)
+            }
+            A::Extract { field, expr, .. } => {
+                let f = match field {
+                    ast::DateTimeField::Year => Func::Year,
+                    ast::DateTimeField::Month => Func::Month,
+                    ast::DateTimeField::Day => Func::Day,
+                    ast::DateTimeField::Hour => Func::Hour,
+                    ast::DateTimeField::Minute => Func::Minute,
+                    ast::DateTimeField::Second => Func::Second,
+                    other => return Err(SqlError::not_supported(&format!("EXTRACT({other})"))),
+                };
+                let args = vec![self.expr(expr)?];
+                make_call(f, args, self.opts.collation)
+            }
+            A::Tuple(_) => return Err(SqlError::operand_columns(1)),
+            A::Subquery(_) | A::Exists { .. } | A::InSubquery { .. } => {
+                return Err(SqlError::not_supported("subqueries in this context"))
+            }
+            A::Interval(_) => {
+                return Err(SqlError::Syntax {
+                    near: e.to_string(),
+                    line: 1,
+                })
+            }
+            A::RLike { .. } => return Err(SqlError::not_supported("REGEXP")),
+            other => return Err(SqlError::not_supported(&other.to_string())),
+        })
+    }
+}
+
+/// A function call with its static type.
+fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
+    let (ty, coerce, nullable) = func_type(func, &args, default);
+    let collation = pick_collation(args.iter(), default);
+    let numeric_args = matches!(
+        func,
+        Func::Abs
+            | Func::Ceil
+            | Func::Floor
+            | Func::Round
+            | Func::Truncate
+            | Func::Pow
+            | Func::Sqrt
+            | Func::Sign
+            | Func::Mod
+    );
+    let args = args
+        .into_iter()
+        .map(|a| {
+            if numeric_args {
+                a.numeric().expr
+            } else {
+                a.expr
+            }
+        })
+        .collect();
+    let coer = if ty.collation().is_some() { 4 } else { 5 };
+    Typed {
+        coer,
+        ..Typed::computed(
+            Expr::Call {
+                func,
+                args,
+                coerce,
+                collation,
+            },
+            ty,
+            nullable,
+        )
+    }
+}

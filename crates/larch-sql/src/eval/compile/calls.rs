@@ -1,0 +1,156 @@
+//! Function calls, CAST/CONVERT and interval arithmetic.
+
+use super::*;
+
+impl Compiler<'_, '_> {
+    pub(super) fn cast(&mut self, x: &ast::Expr, dt: &DataType) -> Result<Typed, SqlError> {
+        let arg = self.expr(x)?;
+        let (target, ty) = cast_target(dt, arg_collation(&arg, self.opts.collation))?;
+        let nullable = arg.ty.nullable
+            || !matches!(
+                target,
+                CastTarget::Signed | CastTarget::Unsigned | CastTarget::Double
+            );
+        let arg = if matches!(
+            target,
+            CastTarget::Signed
+                | CastTarget::Unsigned
+                | CastTarget::Decimal { .. }
+                | CastTarget::Double
+        ) {
+            arg.numeric()
+        } else {
+            arg
+        };
+        Ok(Typed {
+            coer: if matches!(target, CastTarget::Char { .. }) {
+                2
+            } else {
+                5
+            },
+            ..Typed::computed(
+                Expr::Cast {
+                    arg: boxed(arg),
+                    target,
+                },
+                ty,
+                nullable,
+            )
+        })
+    }
+
+    pub(super) fn date_add(
+        &mut self,
+        date: &ast::Expr,
+        iv: &ast::Interval,
+        subtract: bool,
+    ) -> Result<Typed, SqlError> {
+        let first = iv
+            .leading_field
+            .as_ref()
+            .map(|f| f.to_string())
+            .unwrap_or_default();
+        let last = iv.last_field.as_ref().map(|f| f.to_string());
+        let unit =
+            IntervalUnit::from_fields(&first, last.as_deref()).ok_or_else(|| SqlError::Syntax {
+                near: format!("{first} {}", last.unwrap_or_default()),
+                line: 1,
+            })?;
+        let d = self.expr(date)?;
+        let amount = self.expr(&iv.value)?;
+        let micro = matches!(
+            unit,
+            IntervalUnit::Microsecond
+                | IntervalUnit::SecondMicrosecond
+                | IntervalUnit::MinuteMicrosecond
+                | IntervalUnit::HourMicrosecond
+                | IntervalUnit::DayMicrosecond
+        ) || (unit == IntervalUnit::Second
+            && !matches!(amount.ty.ty, ColumnType::Int { .. }));
+        let ty = match &d.ty.ty {
+            ColumnType::Date if !unit.has_time() => ColumnType::Date,
+            ColumnType::Time { fsp } => ColumnType::Time {
+                fsp: if micro { 6 } else { *fsp },
+            },
+            other => ColumnType::Datetime {
+                fsp: if micro { 6 } else { temporal_fsp(other) },
+            },
+        };
+        Ok(Typed::computed(
+            Expr::DateAdd {
+                date: boxed(d),
+                amount: boxed(amount),
+                unit,
+                subtract,
+            },
+            ty,
+            true,
+        ))
+    }
+
+    pub(super) fn function(&mut self, f: &ast::Function) -> Result<Typed, SqlError> {
+        let name = f.name.to_string().to_ascii_lowercase();
+        let mut args: Vec<&ast::Expr> = Vec::new();
+        if let ast::FunctionArguments::List(list) = &f.args {
+            if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+                return Err(SqlError::new(1111, "Invalid use of group function"));
+            }
+            for a in &list.args {
+                match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(e),
+                    _ if is_aggregate(&name) => {
+                        return Err(SqlError::new(1111, "Invalid use of group function"))
+                    }
+                    other => return Err(SqlError::not_supported(&other.to_string())),
+                }
+            }
+        } else if let ast::FunctionArguments::Subquery(_) = &f.args {
+            return Err(SqlError::not_supported("subqueries in this context"));
+        }
+        if is_aggregate(&name) {
+            return Err(SqlError::new(1111, "Invalid use of group function"));
+        }
+        match name.as_str() {
+            "date_add" | "adddate" | "date_sub" | "subdate" => {
+                arity_ok(&name, args.len(), 2, 2)?;
+                let subtract = name.contains("sub");
+                return match args[1] {
+                    ast::Expr::Interval(iv) => self.date_add(args[0], iv, subtract),
+                    days => {
+                        let iv = ast::Interval {
+                            value: Box::new(days.clone()),
+                            leading_field: Some(ast::DateTimeField::Day),
+                            leading_precision: None,
+                            last_field: None,
+                            fractional_seconds_precision: None,
+                        };
+                        self.date_add(args[0], &iv, subtract)
+                    }
+                };
+            }
+            "mod" => {
+                arity_ok(&name, args.len(), 2, 2)?;
+                let (a, b) = (self.expr(args[0])?, self.expr(args[1])?);
+                let ty = arith_type(ArithOp::Mod, &a.ty.ty, &b.ty.ty);
+                return Ok(Typed::computed(
+                    Expr::Arith {
+                        op: ArithOp::Mod,
+                        left: boxed(a.numeric()),
+                        right: boxed(b.numeric()),
+                        text: format!("{f}"),
+                    },
+                    ty,
+                    true,
+                ));
+            }
+            _ => {}
+        }
+        let (func, min, max) = lookup(&name).ok_or_else(|| SqlError::unknown_function(&name))?;
+        arity_ok(&name, args.len(), min, max)?;
+        let typed = args
+            .into_iter()
+            .map(|a| self.expr(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(make_call(func, typed, self.opts.collation))
+    }
+}

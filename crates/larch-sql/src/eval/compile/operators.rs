@@ -1,0 +1,230 @@
+//! Operators: unary and binary arithmetic, comparisons (row comparisons
+//! included), logic and CASE.
+
+use super::*;
+
+impl Compiler<'_, '_> {
+    pub(super) fn unary(
+        &mut self,
+        op: U,
+        x: &ast::Expr,
+        whole: &ast::Expr,
+    ) -> Result<Typed, SqlError> {
+        // -9223372036854775808 is a BIGINT literal, not the negation of an
+        // unsigned one.
+        if op == U::Minus {
+            if let ast::Expr::Value(v) = x {
+                if let ast::Value::Number(s, _) = &v.value {
+                    if let Ok(t) = number_literal(&format!("-{s}")) {
+                        return Ok(t);
+                    }
+                }
+            }
+        }
+        let t = self.expr(x)?;
+        Ok(match op {
+            U::Plus => t,
+            U::Minus => {
+                let ty = match &t.ty.ty {
+                    ColumnType::Int { .. } => ColumnType::Int {
+                        bytes: 8,
+                        unsigned: false,
+                    },
+                    other if is_decimal(other) => other.clone(),
+                    _ => ColumnType::Double,
+                };
+                let nullable = t.ty.nullable;
+                Typed::computed(
+                    Expr::Neg {
+                        arg: boxed(t.numeric()),
+                        text: whole.to_string(),
+                    },
+                    ty,
+                    nullable,
+                )
+            }
+            U::Not | U::BangNot => {
+                let nullable = t.ty.nullable;
+                bool_typed(Expr::Not(boxed(t)), nullable)
+            }
+            U::BitwiseNot => {
+                let nullable = t.ty.nullable;
+                Typed::computed(
+                    Expr::BitNot(boxed(t.numeric())),
+                    ColumnType::Int {
+                        bytes: 8,
+                        unsigned: true,
+                    },
+                    nullable,
+                )
+            }
+            other => return Err(SqlError::not_supported(&format!("operator {other}"))),
+        })
+    }
+
+    pub(super) fn binary(
+        &mut self,
+        l: &ast::Expr,
+        op: &B,
+        r: &ast::Expr,
+        whole: &ast::Expr,
+    ) -> Result<Typed, SqlError> {
+        let arith = |op| Some(op);
+        let aop = match op {
+            B::Plus => arith(ArithOp::Add),
+            B::Minus => arith(ArithOp::Sub),
+            B::Multiply => arith(ArithOp::Mul),
+            B::Divide => arith(ArithOp::Div),
+            B::Modulo => arith(ArithOp::Mod),
+            B::MyIntegerDivide => arith(ArithOp::IntDiv),
+            B::BitwiseAnd => arith(ArithOp::BitAnd),
+            B::BitwiseOr => arith(ArithOp::BitOr),
+            B::BitwiseXor => arith(ArithOp::BitXor),
+            B::PGBitwiseShiftLeft => arith(ArithOp::Shl),
+            B::PGBitwiseShiftRight => arith(ArithOp::Shr),
+            _ => None,
+        };
+        if let Some(aop) = aop {
+            // date ± INTERVAL n unit (and INTERVAL n unit + date).
+            if matches!(aop, ArithOp::Add | ArithOp::Sub) {
+                if let ast::Expr::Interval(iv) = r {
+                    return self.date_add(l, iv, aop == ArithOp::Sub);
+                }
+                if let (ast::Expr::Interval(iv), ArithOp::Add) = (l, aop) {
+                    return self.date_add(r, iv, false);
+                }
+            }
+            let (a, b) = (self.expr(l)?, self.expr(r)?);
+            let ty = arith_type(aop, &a.ty.ty, &b.ty.ty);
+            let nullable = a.ty.nullable
+                || b.ty.nullable
+                || matches!(aop, ArithOp::Div | ArithOp::IntDiv | ArithOp::Mod);
+            return Ok(Typed::computed(
+                Expr::Arith {
+                    op: aop,
+                    left: boxed(a.numeric()),
+                    right: boxed(b.numeric()),
+                    text: whole.to_string(),
+                },
+                ty,
+                nullable,
+            ));
+        }
+        let cmp = match op {
+            B::Eq => Some(CmpOp::Eq),
+            B::NotEq => Some(CmpOp::Ne),
+            B::Lt => Some(CmpOp::Lt),
+            B::LtEq => Some(CmpOp::Le),
+            B::Gt => Some(CmpOp::Gt),
+            B::GtEq => Some(CmpOp::Ge),
+            B::Spaceship => Some(CmpOp::NullSafeEq),
+            _ => None,
+        };
+        if let Some(cop) = cmp {
+            return self.compare(cop, l, r);
+        }
+        let (a, b) = (self.expr(l)?, self.expr(r)?);
+        let nullable = a.ty.nullable || b.ty.nullable;
+        let (x, y) = (boxed(a), boxed(b));
+        Ok(match op {
+            B::And => bool_typed(Expr::And(x, y), nullable),
+            // `||` is OR unless sql_mode has PIPES_AS_CONCAT (not supported).
+            B::Or | B::StringConcat => bool_typed(Expr::Or(x, y), nullable),
+            B::Xor => bool_typed(Expr::Xor(x, y), nullable),
+            other => return Err(SqlError::not_supported(&format!("operator {other}"))),
+        })
+    }
+
+    pub(super) fn compare(
+        &mut self,
+        op: CmpOp,
+        l: &ast::Expr,
+        r: &ast::Expr,
+    ) -> Result<Typed, SqlError> {
+        if let (ast::Expr::Tuple(ls), ast::Expr::Tuple(rs)) = (l, r) {
+            if ls.len() != rs.len() {
+                return Err(SqlError::operand_columns(ls.len()));
+            }
+            if !matches!(op, CmpOp::Eq | CmpOp::Ne | CmpOp::NullSafeEq) {
+                return Err(SqlError::not_supported(
+                    "row comparisons other than =, <> and <=>",
+                ));
+            }
+            let eq_op = if op == CmpOp::Ne { CmpOp::Eq } else { op };
+            let mut acc: Option<Typed> = None;
+            for (a, b) in ls.iter().zip(rs) {
+                let c = self.compare(eq_op, a, b)?;
+                acc = Some(match acc {
+                    None => c,
+                    Some(p) => {
+                        let nullable = p.ty.nullable || c.ty.nullable;
+                        bool_typed(Expr::And(boxed(p), boxed(c)), nullable)
+                    }
+                });
+            }
+            let t = acc.ok_or_else(|| SqlError::operand_columns(1))?;
+            return Ok(if op == CmpOp::Ne {
+                bool_typed(Expr::Not(boxed(t)), true)
+            } else {
+                t
+            });
+        }
+        let (a, b) = (self.expr(l)?, self.expr(r)?);
+        let collation = pick_collation([&a, &b], self.opts.collation);
+        let nullable = op != CmpOp::NullSafeEq && (a.ty.nullable || b.ty.nullable);
+        // A hex literal compared with a number is a number.
+        let numeric = !is_string(&a.ty.ty) || !is_string(&b.ty.ty);
+        let (a, b) = if numeric {
+            (a.numeric(), b.numeric())
+        } else {
+            (a, b)
+        };
+        Ok(bool_typed(
+            Expr::Compare {
+                op,
+                left: boxed(a),
+                right: boxed(b),
+                collation,
+            },
+            nullable,
+        ))
+    }
+
+    pub(super) fn case(
+        &mut self,
+        operand: Option<&ast::Expr>,
+        whens: &[ast::CaseWhen],
+        otherwise: Option<&ast::Expr>,
+    ) -> Result<Typed, SqlError> {
+        let op = operand.map(|o| self.expr(o)).transpose()?;
+        let mut conds = Vec::new();
+        let mut results = Vec::new();
+        for w in whens {
+            conds.push(self.expr(&w.condition)?);
+            results.push(self.expr(&w.result)?);
+        }
+        let other = otherwise.map(|o| self.expr(o)).transpose()?;
+        let collation = pick_collation(op.iter().chain(conds.iter()), self.opts.collation);
+        let mut branches: Vec<&Typed> = results.iter().collect();
+        if let Some(o) = &other {
+            branches.push(o);
+        }
+        let (ty, coerce) = merge_types(&branches, self.opts.collation);
+        let nullable = other.is_none() || branches.iter().any(|b| b.ty.nullable);
+        Ok(Typed::computed(
+            Expr::Case {
+                operand: op.map(boxed),
+                whens: conds
+                    .into_iter()
+                    .zip(results)
+                    .map(|(c, r)| (c.expr, r.expr))
+                    .collect(),
+                otherwise: other.map(boxed),
+                collation,
+                coerce,
+            },
+            ty,
+            nullable,
+        ))
+    }
+}

@@ -1,0 +1,292 @@
+//! MySQL's implicit conversions during evaluation: any value read as a number,
+//! a double, an integer, a string, a datetime or a truth value, with the
+//! warnings MySQL raises (1292 "Truncated incorrect DOUBLE value: 'x'",
+//! "Truncated incorrect INTEGER value", "Incorrect datetime value").
+
+use larch_engine::record::value::{Date, DateTime, Decimal, Value};
+
+use super::decimal;
+use super::EvalContext;
+use crate::error::code;
+use crate::value::number::{parse_number_prefix, prefix_to_decimal, prefix_to_f64};
+use crate::value::store::{decimal_to_i128, f64_to_decimal, f64_to_i128, value_to_string};
+use crate::value::temporal::{self, datetime_from_number, parse_datetime, parse_time};
+
+/// A number in one of MySQL's numeric evaluation types.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Num {
+    Int(i64),
+    UInt(u64),
+    Dec(Decimal),
+    Dbl(f64),
+}
+
+impl Num {
+    /// The number as a value.
+    pub fn into_value(self) -> Value {
+        match self {
+            Num::Int(i) => Value::Int(i),
+            Num::UInt(u) => Value::UInt(u),
+            Num::Dec(d) => Value::Decimal(d),
+            Num::Dbl(f) => Value::Double(f),
+        }
+    }
+
+    pub fn to_f64(&self) -> f64 {
+        match self {
+            Num::Int(i) => *i as f64,
+            Num::UInt(u) => *u as f64,
+            Num::Dec(d) => decimal::to_f64(d),
+            Num::Dbl(f) => *f,
+        }
+    }
+
+    pub fn to_decimal(&self) -> Decimal {
+        match self {
+            Num::Int(i) => Decimal::from_i128(i128::from(*i), 0),
+            Num::UInt(u) => Decimal::from_i128(i128::from(*u), 0),
+            Num::Dec(d) => d.clone(),
+            Num::Dbl(f) => f64_to_decimal(*f).unwrap_or_else(Decimal::zero),
+        }
+    }
+
+    /// Rounded to an integer (decimals half away from zero, doubles to even).
+    pub fn to_i128(&self) -> i128 {
+        match self {
+            Num::Int(i) => i128::from(*i),
+            Num::UInt(u) => i128::from(*u),
+            Num::Dec(d) => decimal_to_i128(d),
+            Num::Dbl(f) => f64_to_i128(*f),
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        match self {
+            Num::Int(i) => *i == 0,
+            Num::UInt(u) => *u == 0,
+            Num::Dec(d) => d.is_zero(),
+            Num::Dbl(f) => *f == 0.0,
+        }
+    }
+}
+
+fn dt_number(dt: &DateTime) -> Num {
+    let d = &dt.date;
+    let n = i64::from(d.year) * 10_000_000_000
+        + i64::from(d.month) * 100_000_000
+        + i64::from(d.day) * 1_000_000
+        + i64::from(dt.hour) * 10_000
+        + i64::from(dt.minute) * 100
+        + i64::from(dt.second);
+    if dt.micros == 0 {
+        Num::Int(n)
+    } else {
+        Num::Dec(Decimal::from_i128(
+            i128::from(n) * 1_000_000 + i128::from(dt.micros),
+            6,
+        ))
+    }
+}
+
+/// Reads a string as a number (a double when it has a fraction or exponent,
+/// else an integer), warning about anything left over.
+pub fn str_to_num(s: &str, ctx: &mut EvalContext<'_>) -> Num {
+    let p = parse_number_prefix(s);
+    if p.truncated {
+        ctx.warn(
+            code::TRUNCATED_WRONG_VALUE,
+            format!("Truncated incorrect DOUBLE value: '{s}'"),
+        );
+    }
+    Num::Dbl(prefix_to_f64(&p))
+}
+
+/// Any non-NULL value as a number (strings become doubles, temporal values
+/// their `YYYYMMDDhhmmss` numbers, ENUM its index, SET and BIT their bits).
+pub fn to_num(v: &Value, ctx: &mut EvalContext<'_>) -> Num {
+    match v {
+        Value::Null => Num::Int(0),
+        Value::Int(i) => Num::Int(*i),
+        Value::UInt(u) | Value::Set(u) | Value::Bit(u) => Num::UInt(*u),
+        Value::Enum(i) => Num::UInt(u64::from(*i)),
+        Value::Decimal(d) => Num::Dec(d.clone()),
+        Value::Float(f) => Num::Dbl(f64::from(*f)),
+        Value::Double(f) => Num::Dbl(*f),
+        Value::Str(s) => str_to_num(s, ctx),
+        Value::Bytes(b) => str_to_num(&String::from_utf8_lossy(b), ctx),
+        Value::Date(d) => {
+            Num::Int(i64::from(d.year) * 10_000 + i64::from(d.month) * 100 + i64::from(d.day))
+        }
+        Value::Datetime(dt) => dt_number(dt),
+        Value::Timestamp(ts) => dt_number(&temporal::timestamp_to_datetime(ts)),
+        Value::Time(us) => {
+            let s = us.unsigned_abs() / 1_000_000;
+            let n = (s / 3600 * 10_000 + s / 60 % 60 * 100 + s % 60) as i64;
+            let frac = us.unsigned_abs() % 1_000_000;
+            let n = if *us < 0 { -n } else { n };
+            if frac == 0 {
+                Num::Int(n)
+            } else {
+                let m = i128::from(n.abs()) * 1_000_000 + i128::from(frac);
+                Num::Dec(Decimal::from_i128(if *us < 0 { -m } else { m }, 6))
+            }
+        }
+        Value::Year(y) => Num::Int(i64::from(*y)),
+    }
+}
+
+/// A value as a double.
+pub fn to_f64(v: &Value, ctx: &mut EvalContext<'_>) -> f64 {
+    to_num(v, ctx).to_f64()
+}
+
+/// A value as an integer for a function argument (lengths, positions):
+/// strings read as integers with MySQL's "Truncated incorrect INTEGER value".
+pub fn to_int(v: &Value, ctx: &mut EvalContext<'_>) -> i128 {
+    match v {
+        Value::Str(_) | Value::Bytes(_) => {
+            let s = value_to_string(v);
+            let p = parse_number_prefix(&s);
+            if p.truncated {
+                ctx.warn(
+                    code::TRUNCATED_WRONG_VALUE,
+                    format!("Truncated incorrect INTEGER value: '{s}'"),
+                );
+            }
+            if p.is_real {
+                prefix_to_decimal(&p).map_or(0, |d| decimal_to_i128(&d))
+            } else {
+                p.text.parse::<i128>().unwrap_or(0)
+            }
+        }
+        other => to_num(other, ctx).to_i128(),
+    }
+}
+
+/// The string form of a value (bytes read as UTF-8, invalid sequences replaced).
+pub fn to_str(v: &Value) -> String {
+    value_to_string(v)
+}
+
+/// The bytes of a value's string form.
+pub fn to_bytes(v: &Value) -> Vec<u8> {
+    match v {
+        Value::Bytes(b) => b.clone(),
+        other => value_to_string(other).into_bytes(),
+    }
+}
+
+/// A value as a datetime (dates at midnight, TIME on today's date); strings and
+/// numbers that are no datetime warn (1292) and give `None`.
+pub fn to_datetime(v: &Value, ctx: &mut EvalContext<'_>) -> Option<DateTime> {
+    match v {
+        Value::Null => None,
+        Value::Date(d) => Some(DateTime {
+            date: *d,
+            ..DateTime::default()
+        }),
+        Value::Datetime(dt) => Some(*dt),
+        Value::Timestamp(ts) => Some(temporal::timestamp_to_datetime(ts)),
+        Value::Time(us) => {
+            let today = temporal::date_days(&ctx.now.date)?;
+            temporal::datetime_from_micros(today * 86_400_000_000 + us)
+        }
+        Value::Str(_) | Value::Bytes(_) => {
+            let s = value_to_string(v);
+            match parse_datetime(&s) {
+                Some(p) => {
+                    if p.truncated {
+                        ctx.warn(
+                            code::TRUNCATED_WRONG_VALUE,
+                            format!("Truncated incorrect datetime value: '{s}'"),
+                        );
+                    }
+                    Some(p.value)
+                }
+                None => {
+                    ctx.warn(
+                        code::TRUNCATED_WRONG_VALUE,
+                        format!("Incorrect datetime value: '{s}'"),
+                    );
+                    None
+                }
+            }
+        }
+        other => {
+            let n = to_num(other, ctx);
+            let d = n.to_decimal();
+            let int = decimal::cut(&d, 0, false);
+            let micros = decimal::sub(&d, &int)
+                .map(|f| {
+                    decimal_to_i128(
+                        &decimal::mul(&f, &Decimal::from_i128(1_000_000, 0))
+                            .unwrap_or_else(Decimal::zero),
+                    )
+                })
+                .unwrap_or(0);
+            let r = u64::try_from(decimal_to_i128(&int))
+                .ok()
+                .and_then(|n| datetime_from_number(n, micros as u32))
+                .map(|p| p.value);
+            if r.is_none() {
+                ctx.warn(
+                    code::TRUNCATED_WRONG_VALUE,
+                    format!("Incorrect datetime value: '{}'", value_to_string(other)),
+                );
+            }
+            r
+        }
+    }
+}
+
+/// A value as a date (the datetime's date part).
+pub fn to_date(v: &Value, ctx: &mut EvalContext<'_>) -> Option<Date> {
+    to_datetime(v, ctx).map(|dt| dt.date)
+}
+
+/// A value as TIME microseconds.
+pub fn to_time(v: &Value, ctx: &mut EvalContext<'_>) -> Option<i64> {
+    match v {
+        Value::Null => None,
+        Value::Time(us) => Some(*us),
+        Value::Datetime(_) | Value::Timestamp(_) | Value::Date(_) => {
+            let dt = to_datetime(v, ctx)?;
+            Some(
+                (i64::from(dt.hour) * 3600 + i64::from(dt.minute) * 60 + i64::from(dt.second))
+                    * 1_000_000
+                    + i64::from(dt.micros),
+            )
+        }
+        other => {
+            let s = value_to_string(other);
+            match parse_time(&s) {
+                Some((us, _, _)) => Some(us),
+                None => {
+                    ctx.warn(
+                        code::TRUNCATED_WRONG_VALUE,
+                        format!("Truncated incorrect time value: '{s}'"),
+                    );
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// SQL truth of a value: `None` for NULL, else non-zero.
+pub fn truth(v: &Value, ctx: &mut EvalContext<'_>) -> Option<bool> {
+    match v {
+        Value::Null => None,
+        Value::Int(i) => Some(*i != 0),
+        Value::UInt(u) => Some(*u != 0),
+        other => Some(!to_num(other, ctx).is_zero()),
+    }
+}
+
+/// Value of a boolean result (1 / 0 / NULL).
+pub fn bool_value(b: Option<bool>) -> Value {
+    match b {
+        None => Value::Null,
+        Some(b) => Value::Int(i64::from(b)),
+    }
+}

@@ -1,0 +1,378 @@
+//! Scalar expressions with MySQL semantics.
+//!
+//! [`compile`] turns a sqlparser expression into an [`Expr`] tree, resolving
+//! column names to row positions through a caller-supplied resolver and
+//! working out MySQL's static result type ([`ExprType`], an engine
+//! `ColumnType` plus nullability) for result-set metadata. [`Compiled::eval`]
+//! evaluates it against a row (`&[Value]`) in an [`EvalContext`] that carries
+//! the session ([`Session`]: current database, variables, connection id,
+//! last insert id), prepared-statement parameters, the statement's start time
+//! and the warnings raised so far (for SHOW WARNINGS).
+//!
+//! Semantics follow MySQL/MariaDB 10.11:
+//! - numbers: integer literals are BIGINT (UNSIGNED above 2^63-1, DECIMAL
+//!   beyond 2^64-1), `1.5` is DECIMAL, `1e3` DOUBLE; `+ - *` keep integers as
+//!   BIGINT (UNSIGNED if an operand is) and fail with 1690 on overflow,
+//!   decimals stay exact, anything with a double or a string is DOUBLE; `/`
+//!   gives DECIMAL with 4 more digits ([`decimal`]); division by zero is NULL
+//!   with warning 1365 (an error when the context asks, as strict-mode writes
+//!   do);
+//! - comparisons: numbers numerically, strings by the collation worked out at
+//!   compile time (a column's collation wins over a literal's, binary strings
+//!   compare bytes), a temporal value against a string as datetimes, a string
+//!   against a number as doubles (warning 1292 for text that is no number);
+//! - NULL: every operator and function is NULL on a NULL operand except `<=>`,
+//!   `IS [NOT] NULL`, `IS [NOT] TRUE/FALSE`, AND/OR's three-valued logic,
+//!   IFNULL, COALESCE, CONCAT_WS, IF and CASE.
+//!
+//! ENUM and SET values are their member index / bitmap here (`Value::Enum`,
+//! `Value::Set`), which is what they are in numeric context; where MySQL uses
+//! the member text (comparing with a string, string functions) the caller
+//! passes the column as `Value::Str` of its member text.
+//!
+//! Evaluation is by the runtime kinds of the operand values, which mirror the
+//! static types (a DECIMAL column yields `Value::Decimal`), so parameters of
+//! prepared statements need no static type. Decimal results keep MySQL's
+//! internal precision while nested and are rounded to the static scale by
+//! [`Compiled::eval`].
+
+mod compile;
+mod convert;
+pub mod decimal;
+mod func;
+mod func_str;
+mod func_time;
+mod md5;
+mod ops;
+#[cfg(test)]
+mod tests;
+
+use larch_engine::record::collation::Collation;
+use larch_engine::record::value::{ColumnType, DateTime, Value};
+
+pub use compile::{compile, CompileOptions, Resolver};
+pub use func::Func;
+pub use func_time::IntervalUnit;
+
+use crate::error::{Level, SqlError, Warning};
+
+/// Most warnings kept per statement (MariaDB's default `max_error_count`).
+pub const MAX_WARNINGS: usize = 64;
+
+/// The static type of an expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExprType {
+    /// MySQL type of the result (a NULL literal is BINARY(0), as MySQL types
+    /// `CREATE TABLE ... AS SELECT NULL`).
+    pub ty: ColumnType,
+    pub nullable: bool,
+}
+
+/// Scope of a system variable reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarScope {
+    /// `@@name` (session value, or global when there is no session one).
+    Default,
+    /// `@@session.name` / `@@local.name`.
+    Session,
+    /// `@@global.name`.
+    Global,
+}
+
+/// What expressions need from the session.
+pub trait Session {
+    /// `DATABASE()`: the current database.
+    fn current_database(&self) -> Option<String>;
+    /// `CONNECTION_ID()`.
+    fn connection_id(&self) -> u64;
+    /// `LAST_INSERT_ID()`: the first AUTO_INCREMENT value of the last insert.
+    fn last_insert_id(&self) -> u64;
+    /// `VERSION()`.
+    fn server_version(&self) -> String;
+    /// `USER()` / `CURRENT_USER()`.
+    fn current_user(&self) -> String;
+    /// `@@name`: the value, or error 1193 for an unknown variable.
+    fn system_variable(&self, name: &str, scope: VarScope) -> Result<Value, SqlError>;
+    /// `@name`: NULL when unset.
+    fn user_variable(&self, name: &str) -> Value;
+}
+
+/// Per-statement evaluation state.
+pub struct EvalContext<'a> {
+    pub session: &'a dyn Session,
+    /// Values of `?` parameters, in order.
+    pub params: &'a [Value],
+    /// The statement's start time (UTC), what NOW() returns.
+    pub now: DateTime,
+    /// Statement start as microseconds since the epoch.
+    pub now_micros: i64,
+    /// Division by zero is an error (strict mode with ERROR_FOR_DIVISION_BY_ZERO
+    /// in INSERT/UPDATE) instead of NULL with a warning.
+    pub division_by_zero_is_error: bool,
+    warnings: Vec<Warning>,
+    warning_count: usize,
+    rand_state: (u64, u64),
+}
+
+impl std::fmt::Debug for EvalContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvalContext")
+            .field("now", &self.now)
+            .field("warnings", &self.warnings)
+            .finish()
+    }
+}
+
+impl<'a> EvalContext<'a> {
+    /// A context for a statement starting at `now_micros` (microseconds since
+    /// the epoch, UTC).
+    pub fn new(session: &'a dyn Session, params: &'a [Value], now_micros: i64) -> EvalContext<'a> {
+        let now = crate::value::temporal::datetime_from_micros(now_micros).unwrap_or_default();
+        let seed = now_micros.unsigned_abs() ^ session.connection_id().rotate_left(17);
+        EvalContext {
+            session,
+            params,
+            now,
+            now_micros,
+            division_by_zero_is_error: false,
+            warnings: Vec::new(),
+            warning_count: 0,
+            rand_state: (seed % 0x3FFF_FFFF, (seed / 7) % 0x3FFF_FFFF),
+        }
+    }
+
+    /// Records a warning.
+    pub fn warn(&mut self, code: u16, message: impl Into<String>) {
+        self.push(Warning::warn(code, message));
+    }
+
+    /// Records a note.
+    pub fn note(&mut self, code: u16, message: impl Into<String>) {
+        self.push(Warning {
+            level: Level::Note,
+            code,
+            message: message.into(),
+        });
+    }
+
+    fn push(&mut self, w: Warning) {
+        self.warning_count += 1;
+        if self.warnings.len() < MAX_WARNINGS {
+            self.warnings.push(w);
+        }
+    }
+
+    /// Warnings kept so far (at most [`MAX_WARNINGS`]).
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// All warnings raised, including those not kept (`@@warning_count`).
+    pub fn warning_count(&self) -> usize {
+        self.warning_count
+    }
+
+    /// Takes the kept warnings.
+    pub fn take_warnings(&mut self) -> Vec<Warning> {
+        self.warning_count = 0;
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// MySQL's `my_rnd` generator (RAND()).
+    fn next_rand(&mut self) -> f64 {
+        const MAX: u64 = 0x3FFF_FFFF;
+        let (s1, s2) = self.rand_state;
+        let s1 = (s1 * 3 + s2) % MAX;
+        let s2 = (s1 + s2 + 33) % MAX;
+        self.rand_state = (s1, s2);
+        s1 as f64 / MAX as f64
+    }
+}
+
+/// Arithmetic and bit operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    IntDiv,
+    Mod,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// `<=>`: NULL-safe equality.
+    NullSafeEq,
+}
+
+/// What the branches of IF/CASE/COALESCE/GREATEST are converted to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coerce {
+    /// Values pass unchanged (all branches have one kind).
+    Keep,
+    Int,
+    Decimal,
+    Double,
+    Text,
+    Binary,
+}
+
+/// Target of CAST / CONVERT.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CastTarget {
+    Signed,
+    Unsigned,
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
+    Double,
+    Float,
+    /// CHAR[(n)] in a collation.
+    Char {
+        len: Option<u32>,
+        collation: Collation,
+    },
+    /// BINARY[(n)]: binary string, padded with 0x00 to n.
+    Binary {
+        len: Option<u32>,
+    },
+    Date,
+    Datetime {
+        fsp: u8,
+    },
+    Time {
+        fsp: u8,
+    },
+}
+
+/// A compiled expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Literal(Value),
+    /// A column of the row.
+    Column(usize),
+    /// A `?` parameter (0-based).
+    Param(usize),
+    SysVar {
+        name: String,
+        scope: VarScope,
+    },
+    UserVar(String),
+    /// Unary minus; `text` is the expression as written, for 1690 messages.
+    Neg {
+        arg: Box<Expr>,
+        text: String,
+    },
+    BitNot(Box<Expr>),
+    Arith {
+        op: ArithOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+        text: String,
+    },
+    Compare {
+        op: CmpOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+        collation: Collation,
+    },
+    IsNull {
+        arg: Box<Expr>,
+        negated: bool,
+    },
+    /// `IS [NOT] TRUE|FALSE`.
+    IsTruth {
+        arg: Box<Expr>,
+        value: bool,
+        negated: bool,
+    },
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Xor(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    Between {
+        arg: Box<Expr>,
+        low: Box<Expr>,
+        high: Box<Expr>,
+        negated: bool,
+        collation: Collation,
+    },
+    InList {
+        arg: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+        collation: Collation,
+    },
+    Like {
+        arg: Box<Expr>,
+        pattern: Box<Expr>,
+        escape: Option<Box<Expr>>,
+        negated: bool,
+        collation: Collation,
+    },
+    Case {
+        operand: Option<Box<Expr>>,
+        whens: Vec<(Expr, Expr)>,
+        otherwise: Option<Box<Expr>>,
+        collation: Collation,
+        coerce: Coerce,
+    },
+    /// DATE_ADD / DATE_SUB / `x ± INTERVAL n unit`.
+    DateAdd {
+        date: Box<Expr>,
+        amount: Box<Expr>,
+        unit: IntervalUnit,
+        subtract: bool,
+    },
+    Call {
+        func: Func,
+        args: Vec<Expr>,
+        coerce: Coerce,
+        collation: Collation,
+    },
+    Cast {
+        arg: Box<Expr>,
+        target: CastTarget,
+    },
+}
+
+/// A compiled expression and its static type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compiled {
+    pub expr: Expr,
+    pub ty: ExprType,
+}
+
+impl Compiled {
+    /// Evaluates against a row; decimals come back rounded to the static scale.
+    pub fn eval(&self, row: &[Value], ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
+        let v = self.expr.eval(row, ctx)?;
+        Ok(match (v, &self.ty.ty) {
+            (Value::Decimal(d), ColumnType::Decimal { scale, .. }) if d.scale() != *scale => {
+                Value::Decimal(d.rescale(*scale))
+            }
+            (v, _) => v,
+        })
+    }
+}
+
+impl Expr {
+    /// Evaluates the expression against a row.
+    pub fn eval(&self, row: &[Value], ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
+        ops::eval(self, row, ctx)
+    }
+}

@@ -1,0 +1,563 @@
+//! Evaluation of operators: arithmetic with MySQL's result types and overflow
+//! errors, comparisons with MySQL's coercions, three-valued logic, BETWEEN, IN,
+//! LIKE, CASE and the branch coercions of IF/CASE/COALESCE.
+
+use std::cmp::Ordering;
+
+use larch_engine::record::collation::Collation;
+use larch_engine::record::value::{Decimal, Value};
+
+use super::convert::{self, bool_value, to_num, to_str, truth, Num};
+use super::{decimal, func, func_time, ArithOp, CmpOp, Coerce, EvalContext, Expr};
+use crate::error::{code, SqlError};
+
+pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
+    Ok(match e {
+        Expr::Literal(v) => v.clone(),
+        Expr::Column(i) => row
+            .get(*i)
+            .cloned()
+            .ok_or_else(|| SqlError::new(code::UNKNOWN, format!("column {i} is not in the row")))?,
+        Expr::Param(i) => ctx.params.get(*i).cloned().ok_or_else(|| {
+            SqlError::new(
+                code::WRONG_ARGUMENTS,
+                "Incorrect arguments to mysqld_stmt_execute",
+            )
+        })?,
+        Expr::SysVar { name, scope } => ctx.session.system_variable(name, *scope)?,
+        Expr::UserVar(name) => ctx.session.user_variable(name),
+        Expr::Neg { arg, text } => {
+            let v = arg.eval(row, ctx)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            negate(to_num(&v, ctx), text)?
+        }
+        Expr::BitNot(arg) => {
+            let v = arg.eval(row, ctx)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            Value::UInt(!(to_num(&v, ctx).to_i128() as u64))
+        }
+        Expr::Arith {
+            op,
+            left,
+            right,
+            text,
+        } => {
+            let a = left.eval(row, ctx)?;
+            let b = right.eval(row, ctx)?;
+            if a.is_null() || b.is_null() {
+                return Ok(Value::Null);
+            }
+            arith(*op, &a, &b, text, ctx)?
+        }
+        Expr::Compare {
+            op,
+            left,
+            right,
+            collation,
+        } => {
+            let a = left.eval(row, ctx)?;
+            let b = right.eval(row, ctx)?;
+            if *op == CmpOp::NullSafeEq {
+                return Ok(Value::Int(i64::from(match (a.is_null(), b.is_null()) {
+                    (true, true) => true,
+                    (false, false) => compare(&a, &b, *collation, ctx) == Some(Ordering::Equal),
+                    _ => false,
+                })));
+            }
+            bool_value(compare(&a, &b, *collation, ctx).map(|o| cmp_holds(*op, o)))
+        }
+        Expr::IsNull { arg, negated } => {
+            Value::Int(i64::from(arg.eval(row, ctx)?.is_null() != *negated))
+        }
+        Expr::IsTruth {
+            arg,
+            value,
+            negated,
+        } => {
+            let v = arg.eval(row, ctx)?;
+            let t = truth(&v, ctx);
+            Value::Int(i64::from((t == Some(*value)) != *negated))
+        }
+        Expr::Not(arg) => {
+            let v = arg.eval(row, ctx)?;
+            bool_value(truth(&v, ctx).map(|b| !b))
+        }
+        Expr::And(l, r) => {
+            let a = truth(&l.eval(row, ctx)?, ctx);
+            if a == Some(false) {
+                return Ok(Value::Int(0));
+            }
+            let b = truth(&r.eval(row, ctx)?, ctx);
+            bool_value(match (a, b) {
+                (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            })
+        }
+        Expr::Or(l, r) => {
+            let a = truth(&l.eval(row, ctx)?, ctx);
+            if a == Some(true) {
+                return Ok(Value::Int(1));
+            }
+            let b = truth(&r.eval(row, ctx)?, ctx);
+            bool_value(match (a, b) {
+                (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            })
+        }
+        Expr::Xor(l, r) => {
+            let a = truth(&l.eval(row, ctx)?, ctx);
+            let b = truth(&r.eval(row, ctx)?, ctx);
+            bool_value(a.zip(b).map(|(a, b)| a != b))
+        }
+        Expr::Between {
+            arg,
+            low,
+            high,
+            negated,
+            collation,
+        } => {
+            let v = arg.eval(row, ctx)?;
+            let lo = low.eval(row, ctx)?;
+            let hi = high.eval(row, ctx)?;
+            let ge = compare(&v, &lo, *collation, ctx).map(|o| o != Ordering::Less);
+            let le = compare(&v, &hi, *collation, ctx).map(|o| o != Ordering::Greater);
+            let r = match (ge, le) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            };
+            bool_value(r.map(|b| b != *negated))
+        }
+        Expr::InList {
+            arg,
+            list,
+            negated,
+            collation,
+        } => {
+            let v = arg.eval(row, ctx)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            let mut saw_null = false;
+            for item in list {
+                let x = item.eval(row, ctx)?;
+                match compare(&v, &x, *collation, ctx) {
+                    Some(Ordering::Equal) => return Ok(Value::Int(i64::from(!*negated))),
+                    None => saw_null = true,
+                    _ => {}
+                }
+            }
+            if saw_null {
+                Value::Null
+            } else {
+                Value::Int(i64::from(*negated))
+            }
+        }
+        Expr::Like {
+            arg,
+            pattern,
+            escape,
+            negated,
+            collation,
+        } => {
+            let v = arg.eval(row, ctx)?;
+            let p = pattern.eval(row, ctx)?;
+            if v.is_null() || p.is_null() {
+                return Ok(Value::Null);
+            }
+            let esc = match escape {
+                Some(e) => to_str(&e.eval(row, ctx)?).chars().next().unwrap_or('\\'),
+                None => '\\',
+            };
+            let binary = matches!(v, Value::Bytes(_)) || matches!(p, Value::Bytes(_));
+            let coll = if binary {
+                Collation::Binary
+            } else {
+                *collation
+            };
+            Value::Int(i64::from(
+                like(&to_str(&v), &to_str(&p), esc, coll) != *negated,
+            ))
+        }
+        Expr::Case {
+            operand,
+            whens,
+            otherwise,
+            collation,
+            coerce,
+        } => {
+            let op = match operand {
+                Some(o) => Some(o.eval(row, ctx)?),
+                None => None,
+            };
+            for (cond, result) in whens {
+                let c = cond.eval(row, ctx)?;
+                let hit = match &op {
+                    Some(o) => compare(o, &c, *collation, ctx) == Some(Ordering::Equal),
+                    None => truth(&c, ctx) == Some(true),
+                };
+                if hit {
+                    let r = result.eval(row, ctx)?;
+                    return Ok(apply_coerce(r, *coerce, ctx));
+                }
+            }
+            match otherwise {
+                Some(o) => {
+                    let r = o.eval(row, ctx)?;
+                    apply_coerce(r, *coerce, ctx)
+                }
+                None => Value::Null,
+            }
+        }
+        Expr::DateAdd {
+            date,
+            amount,
+            unit,
+            subtract,
+        } => {
+            let d = date.eval(row, ctx)?;
+            let a = amount.eval(row, ctx)?;
+            func_time::date_add(&d, &a, *unit, *subtract, ctx)?
+        }
+        Expr::Call {
+            func,
+            args,
+            coerce,
+            collation,
+        } => func::call(*func, args, *coerce, *collation, row, ctx)?,
+        Expr::Cast { arg, target } => {
+            let v = arg.eval(row, ctx)?;
+            func::cast(&v, target, ctx)?
+        }
+    })
+}
+
+fn cmp_holds(op: CmpOp, o: Ordering) -> bool {
+    match op {
+        CmpOp::Eq | CmpOp::NullSafeEq => o == Ordering::Equal,
+        CmpOp::Ne => o != Ordering::Equal,
+        CmpOp::Lt => o == Ordering::Less,
+        CmpOp::Le => o != Ordering::Greater,
+        CmpOp::Gt => o == Ordering::Greater,
+        CmpOp::Ge => o != Ordering::Less,
+    }
+}
+
+fn is_temporal(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Date(_) | Value::Datetime(_) | Value::Timestamp(_) | Value::Time(_)
+    )
+}
+
+fn is_stringish(v: &Value) -> bool {
+    matches!(v, Value::Str(_) | Value::Bytes(_))
+}
+
+/// Compares two values with MySQL's coercions (`None` when either is NULL).
+pub(super) fn compare(
+    a: &Value,
+    b: &Value,
+    coll: Collation,
+    ctx: &mut EvalContext<'_>,
+) -> Option<Ordering> {
+    if a.is_null() || b.is_null() {
+        return None;
+    }
+    Some(match (a, b) {
+        (Value::Str(x), Value::Str(y)) => coll.compare(x, y),
+        (x, y) if is_stringish(x) && is_stringish(y) => {
+            convert::to_bytes(x).cmp(&convert::to_bytes(y))
+        }
+        (Value::Time(x), Value::Time(y)) => x.cmp(y),
+        (Value::Time(x), y) | (y, Value::Time(x)) if is_stringish(y) => {
+            let t = convert::to_time(y, ctx)?;
+            let o = x.cmp(&t);
+            if matches!(a, Value::Time(_)) {
+                o
+            } else {
+                o.reverse()
+            }
+        }
+        (x, y)
+            if (is_temporal(x) && (is_temporal(y) || is_stringish(y)))
+                || (is_temporal(y) && is_stringish(x)) =>
+        {
+            let dx = convert::to_datetime(x, ctx)?;
+            let dy = convert::to_datetime(y, ctx)?;
+            dx.cmp(&dy)
+        }
+        _ => {
+            let (x, y) = (to_num(a, ctx), to_num(b, ctx));
+            compare_num(&x, &y)
+        }
+    })
+}
+
+/// Numeric comparison: integers exactly, decimals exactly, else as doubles.
+pub(super) fn compare_num(x: &Num, y: &Num) -> Ordering {
+    match (x, y) {
+        (Num::Dbl(_), _) | (_, Num::Dbl(_)) => x
+            .to_f64()
+            .partial_cmp(&y.to_f64())
+            .unwrap_or(Ordering::Equal),
+        (Num::Dec(_), _) | (_, Num::Dec(_)) => x.to_decimal().cmp(&y.to_decimal()),
+        _ => x.to_i128().cmp(&y.to_i128()),
+    }
+}
+
+fn div_zero(ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
+    if ctx.division_by_zero_is_error {
+        return Err(SqlError::new(code::DIVISION_BY_ZERO, "Division by 0"));
+    }
+    ctx.warn(code::DIVISION_BY_ZERO, "Division by 0");
+    Ok(Value::Null)
+}
+
+fn int_result(n: i128, unsigned: bool, text: &str) -> Result<Value, SqlError> {
+    if unsigned {
+        u64::try_from(n)
+            .map(Value::UInt)
+            .map_err(|_| SqlError::out_of_range("BIGINT UNSIGNED", text))
+    } else {
+        i64::try_from(n)
+            .map(Value::Int)
+            .map_err(|_| SqlError::out_of_range("BIGINT", text))
+    }
+}
+
+fn dbl_result(f: f64, text: &str) -> Result<Value, SqlError> {
+    if f.is_finite() {
+        Ok(Value::Double(f))
+    } else {
+        Err(SqlError::out_of_range("DOUBLE", text))
+    }
+}
+
+fn dec_result(d: Option<Decimal>, text: &str) -> Result<Value, SqlError> {
+    d.map(Value::Decimal)
+        .ok_or_else(|| SqlError::out_of_range("DECIMAL", text))
+}
+
+fn negate(n: Num, text: &str) -> Result<Value, SqlError> {
+    match n {
+        Num::Int(i) => int_result(-i128::from(i), false, text),
+        Num::UInt(u) => int_result(-i128::from(u), false, text),
+        Num::Dec(d) => Ok(Value::Decimal(decimal::neg(&d))),
+        Num::Dbl(f) => Ok(Value::Double(-f)),
+    }
+}
+
+/// Binary arithmetic and bit operators on non-NULL operands.
+pub(super) fn arith(
+    op: ArithOp,
+    a: &Value,
+    b: &Value,
+    text: &str,
+    ctx: &mut EvalContext<'_>,
+) -> Result<Value, SqlError> {
+    let (x, y) = (to_num(a, ctx), to_num(b, ctx));
+    let dbl = matches!(x, Num::Dbl(_)) || matches!(y, Num::Dbl(_));
+    let dec = !dbl && (matches!(x, Num::Dec(_)) || matches!(y, Num::Dec(_)));
+    let unsigned = matches!(x, Num::UInt(_)) || matches!(y, Num::UInt(_));
+    match op {
+        ArithOp::Add | ArithOp::Sub | ArithOp::Mul => {
+            if dbl {
+                let (p, q) = (x.to_f64(), y.to_f64());
+                let f = match op {
+                    ArithOp::Add => p + q,
+                    ArithOp::Sub => p - q,
+                    _ => p * q,
+                };
+                return dbl_result(f, text);
+            }
+            if dec {
+                let (p, q) = (x.to_decimal(), y.to_decimal());
+                let r = match op {
+                    ArithOp::Add => decimal::add(&p, &q),
+                    ArithOp::Sub => decimal::sub(&p, &q),
+                    _ => decimal::mul(&p, &q),
+                };
+                return dec_result(r, text);
+            }
+            let (p, q) = (x.to_i128(), y.to_i128());
+            let r = match op {
+                ArithOp::Add => p.checked_add(q),
+                ArithOp::Sub => p.checked_sub(q),
+                _ => p.checked_mul(q),
+            };
+            let ty = if unsigned {
+                "BIGINT UNSIGNED"
+            } else {
+                "BIGINT"
+            };
+            int_result(
+                r.ok_or_else(|| SqlError::out_of_range(ty, text))?,
+                unsigned,
+                text,
+            )
+        }
+        ArithOp::Div => {
+            if y.is_zero() {
+                return div_zero(ctx);
+            }
+            if dbl {
+                return dbl_result(x.to_f64() / y.to_f64(), text);
+            }
+            let p = x.to_decimal();
+            let scale = decimal::div_internal_scale(p.scale());
+            dec_result(decimal::div(&p, &y.to_decimal(), scale), text)
+        }
+        ArithOp::IntDiv => {
+            if y.is_zero() {
+                return div_zero(ctx);
+            }
+            let q = if dbl || dec {
+                let (p, q) = if dbl {
+                    let f = (x.to_f64() / y.to_f64()).trunc();
+                    if !f.is_finite() || f.abs() > 1.8e19 {
+                        return Err(SqlError::out_of_range("BIGINT", text));
+                    }
+                    return int_result(f as i128, unsigned, text);
+                } else {
+                    (x.to_decimal(), y.to_decimal())
+                };
+                decimal::int_div(&p, &q).ok_or_else(|| SqlError::out_of_range("BIGINT", text))?
+            } else {
+                x.to_i128() / y.to_i128()
+            };
+            int_result(q, unsigned, text)
+        }
+        ArithOp::Mod => {
+            if y.is_zero() {
+                return div_zero(ctx);
+            }
+            if dbl {
+                return dbl_result(x.to_f64() % y.to_f64(), text);
+            }
+            if dec {
+                return dec_result(decimal::rem(&x.to_decimal(), &y.to_decimal()), text);
+            }
+            let r = x.to_i128() % y.to_i128();
+            int_result(r, matches!(x, Num::UInt(_)), text)
+        }
+        ArithOp::BitAnd | ArithOp::BitOr | ArithOp::BitXor | ArithOp::Shl | ArithOp::Shr => {
+            let bits = |n: &Num| -> u64 {
+                let i = n.to_i128();
+                if i < 0 {
+                    i as i64 as u64
+                } else {
+                    u64::try_from(i).unwrap_or(u64::MAX)
+                }
+            };
+            let (p, q) = (bits(&x), bits(&y));
+            Ok(Value::UInt(match op {
+                ArithOp::BitAnd => p & q,
+                ArithOp::BitOr => p | q,
+                ArithOp::BitXor => p ^ q,
+                ArithOp::Shl => p.checked_shl(u32::try_from(q).unwrap_or(64)).unwrap_or(0),
+                _ => p.checked_shr(u32::try_from(q).unwrap_or(64)).unwrap_or(0),
+            }))
+        }
+    }
+}
+
+/// Converts a branch result to the common type of IF/CASE/COALESCE.
+pub(super) fn apply_coerce(v: Value, c: Coerce, ctx: &mut EvalContext<'_>) -> Value {
+    if v.is_null() {
+        return v;
+    }
+    match c {
+        Coerce::Keep => v,
+        Coerce::Int => match to_num(&v, ctx) {
+            Num::UInt(u) => Value::UInt(u),
+            n => Value::Int(i64::try_from(n.to_i128()).unwrap_or(i64::MAX)),
+        },
+        Coerce::Decimal => Value::Decimal(to_num(&v, ctx).to_decimal()),
+        Coerce::Double => Value::Double(to_num(&v, ctx).to_f64()),
+        Coerce::Text => match v {
+            Value::Str(_) => v,
+            other => Value::Str(to_str(&other)),
+        },
+        Coerce::Binary => Value::Bytes(convert::to_bytes(&v)),
+    }
+}
+
+/// One element of a LIKE pattern.
+enum Pat {
+    Char(char),
+    One,
+    Any,
+}
+
+/// True when two characters are equal in the collation.
+pub(super) fn same_char(a: char, b: char, coll: Collation) -> bool {
+    if a == b {
+        return true;
+    }
+    if matches!(
+        coll,
+        Collation::Binary | Collation::Utf8mb4Bin | Collation::Latin1Bin
+    ) {
+        return false;
+    }
+    let (mut wa, mut wb) = (Vec::with_capacity(4), Vec::with_capacity(4));
+    let mut buf = [0u8; 4];
+    coll.weights(a.encode_utf8(&mut buf), &mut wa);
+    coll.weights(b.encode_utf8(&mut buf), &mut wb);
+    wa == wb
+}
+
+/// MySQL's LIKE: `%` any run, `_` one character, `esc` quotes the next
+/// pattern character; characters compare by the collation's weights (no
+/// padding: trailing spaces matter).
+pub fn like(s: &str, pattern: &str, esc: char, coll: Collation) -> bool {
+    let mut pat = Vec::with_capacity(pattern.len());
+    let mut it = pattern.chars();
+    while let Some(c) = it.next() {
+        pat.push(if c == esc {
+            Pat::Char(it.next().unwrap_or(esc))
+        } else if c == '%' {
+            Pat::Any
+        } else if c == '_' {
+            Pat::One
+        } else {
+            Pat::Char(c)
+        });
+    }
+    let text: Vec<char> = s.chars().collect();
+    // Iterative matching with backtracking to the last '%'.
+    let (mut ti, mut pi) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < text.len() {
+        match pat.get(pi) {
+            Some(Pat::Any) => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(Pat::One) => {
+                ti += 1;
+                pi += 1;
+            }
+            Some(Pat::Char(c)) if same_char(*c, text[ti], coll) => {
+                ti += 1;
+                pi += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    pi = sp + 1;
+                    ti = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pat[pi..].iter().all(|p| matches!(p, Pat::Any))
+}

@@ -1,0 +1,20 @@
+//! Larch's SQL layer: the foundation the binder, planner and executor build on.
+//!
+//! - [`parse`]: query text to statements (sqlparser's MySQL dialect plus
+//!   Larch's own parser for what it lacks), MySQL's 1064 syntax errors, and a
+//!   statement cache for the text protocol;
+//! - [`eval`]: scalar expressions compiled from the AST and evaluated over a
+//!   row with MySQL's types, coercions, NULL rules and warnings;
+//! - [`value`]: engine values to the text MySQL sends, and storing a value
+//!   into a column type with MySQL's strict and non-strict rules;
+//! - [`error`]: the one error type, mapped to MySQL error numbers, SQLSTATEs and
+//!   wording, engine errors included.
+
+pub mod error;
+pub mod eval;
+pub mod parse;
+pub mod value;
+
+pub use error::{SqlError, Warning};
+/// The sqlparser version whose AST `parse::Statement::Sql` carries.
+pub use sqlparser;

@@ -1,0 +1,427 @@
+//! Larch's own parser for the statements sqlparser's MySqlDialect cannot parse
+//! (the list is in the parse module docs). It recognises them from their
+//! leading words and parses them with sqlparser's `Parser` primitives, so
+//! identifiers, strings, expressions and error positions behave exactly as in
+//! the statements sqlparser parses.
+
+use sqlparser::ast::{self, ObjectName};
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
+
+use super::Statement;
+
+/// ANALYZE / CHECK / OPTIMIZE / REPAIR TABLE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaintenanceOp {
+    Analyze,
+    Check,
+    Optimize,
+    Repair,
+}
+
+/// What `SHOW ENGINE name ...` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShowEngineKind {
+    Status,
+    Mutex,
+}
+
+/// What LOAD DATA does with rows whose key already exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadDuplicates {
+    /// The default: an error (a warning with LOCAL).
+    Error,
+    Replace,
+    Ignore,
+}
+
+/// `LOAD DATA [LOCAL] INFILE 'file' [REPLACE | IGNORE] INTO TABLE t
+/// [CHARACTER SET cs] [{FIELDS | COLUMNS} [TERMINATED BY s] [[OPTIONALLY]
+/// ENCLOSED BY c] [ESCAPED BY c]] [LINES [STARTING BY s] [TERMINATED BY s]]
+/// [IGNORE n {LINES | ROWS}] [(column or @var, ...)] [SET col = expr, ...]`,
+/// with MySQL's defaults filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadData {
+    pub local: bool,
+    pub file: String,
+    pub duplicates: LoadDuplicates,
+    pub table: ObjectName,
+    pub charset: Option<String>,
+    /// Default `"\t"`.
+    pub fields_terminated_by: String,
+    /// Default empty (no enclosing character).
+    pub fields_enclosed_by: String,
+    pub fields_optionally_enclosed: bool,
+    /// Default `"\\"`.
+    pub fields_escaped_by: String,
+    /// Default empty.
+    pub lines_starting_by: String,
+    /// Default `"\n"`.
+    pub lines_terminated_by: String,
+    pub ignore_lines: u64,
+    /// Target columns or `@user_variables`; empty means all columns in order.
+    pub columns: Vec<ast::Ident>,
+    pub set: Vec<ast::Assignment>,
+}
+
+/// The upper-cased unquoted word at token position `n` (whitespace skipped).
+fn word_at(p: &Parser, n: usize) -> Option<String> {
+    match p.peek_nth_token(n).token {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => None,
+    }
+}
+
+/// Consumes the next token if it is the unquoted word `w`.
+fn word(p: &mut Parser, w: &str) -> bool {
+    match &p.peek_token_ref().token {
+        Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w) => {
+            p.next_token();
+            true
+        }
+        _ => false,
+    }
+}
+
+fn expect_word(p: &mut Parser, w: &str) -> Result<(), ParserError> {
+    if word(p, w) {
+        Ok(())
+    } else {
+        p.expected(w, p.peek_token())
+    }
+}
+
+/// Number of tokens of an object name starting at position `n`
+/// (`a` or `a.b`), 0 when none starts there.
+fn name_len(p: &Parser, n: usize) -> usize {
+    if !matches!(p.peek_nth_token(n).token, Token::Word(_)) {
+        return 0;
+    }
+    let mut len = 1;
+    while p.peek_nth_token(n + len).token == Token::Period
+        && matches!(p.peek_nth_token(n + len + 1).token, Token::Word(_))
+    {
+        len += 2;
+    }
+    len
+}
+
+/// Parses the statement if it is one of Larch's own; `None` hands it to
+/// sqlparser.
+pub(super) fn parse_extra(p: &mut Parser) -> Option<Result<Statement, ParserError>> {
+    let w0 = word_at(p, 0)?;
+    let w1 = word_at(p, 1);
+    let w2 = word_at(p, 2);
+    let at_end = |n: usize| p.peek_nth_token(n).token == Token::EOF;
+    let r = match (w0.as_str(), w1.as_deref()) {
+        ("BEGIN", None) if at_end(1) => begin(p),
+        ("BEGIN", Some("WORK")) if at_end(2) => begin(p),
+        ("START", Some("TRANSACTION")) => start_transaction(p),
+        ("ALTER", Some("TABLE")) => {
+            let n = 2 + name_len(p, 2);
+            match (word_at(p, n).as_deref(), word_at(p, n + 1).as_deref()) {
+                (Some("DISABLE" | "ENABLE"), Some("KEYS")) if at_end(n + 2) => alter_keys(p),
+                (Some("ENGINE"), _) => alter_engine(p),
+                _ => return None,
+            }
+        }
+        ("CREATE", Some("FULLTEXT")) if w2.as_deref() == Some("INDEX") => fulltext_index(p),
+        (
+            "ANALYZE" | "CHECK" | "OPTIMIZE" | "REPAIR",
+            Some("TABLE" | "NO_WRITE_TO_BINLOG" | "LOCAL"),
+        ) => maintenance(p),
+        ("LOAD", Some("DATA")) => load_data(p).map(|l| Statement::LoadData(Box::new(l))),
+        ("SHOW", Some("ENGINE")) => show_engine(p),
+        ("SHOW", Some("WARNINGS" | "ERRORS" | "COUNT")) => show_warnings(p),
+        ("SHOW", Some("CREATE")) if matches!(w2.as_deref(), Some("DATABASE" | "SCHEMA")) => {
+            show_create_database(p)
+        }
+        ("SET", Some("CHARSET")) => set_charset(p),
+        ("SET", Some("CHARACTER")) if w2.as_deref() == Some("SET") => set_charset(p),
+        ("DO", _) => {
+            p.next_token();
+            p.parse_comma_separated(Parser::parse_expr)
+                .map(Statement::Do)
+        }
+        ("SHUTDOWN", _) => {
+            p.next_token();
+            Ok(Statement::Shutdown)
+        }
+        _ => return None,
+    };
+    Some(r)
+}
+
+fn begin(p: &mut Parser) -> Result<Statement, ParserError> {
+    p.next_token();
+    word(p, "WORK");
+    Ok(Statement::StartTransaction {
+        read_only: None,
+        consistent_snapshot: false,
+    })
+}
+
+fn start_transaction(p: &mut Parser) -> Result<Statement, ParserError> {
+    p.next_token();
+    p.next_token();
+    let mut read_only = None;
+    let mut consistent_snapshot = false;
+    if matches!(p.peek_token_ref().token, Token::EOF | Token::SemiColon) {
+        return Ok(Statement::StartTransaction {
+            read_only,
+            consistent_snapshot,
+        });
+    }
+    loop {
+        if word(p, "READ") {
+            if word(p, "ONLY") {
+                read_only = Some(true);
+            } else {
+                expect_word(p, "WRITE")?;
+                read_only = Some(false);
+            }
+        } else if word(p, "WITH") {
+            expect_word(p, "CONSISTENT")?;
+            expect_word(p, "SNAPSHOT")?;
+            consistent_snapshot = true;
+        } else {
+            return p.expected(
+                "READ ONLY, READ WRITE or WITH CONSISTENT SNAPSHOT",
+                p.peek_token(),
+            );
+        }
+        if !p.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    Ok(Statement::StartTransaction {
+        read_only,
+        consistent_snapshot,
+    })
+}
+
+fn alter_keys(p: &mut Parser) -> Result<Statement, ParserError> {
+    p.next_token();
+    p.next_token();
+    let table = p.parse_object_name(false)?;
+    let enable = word(p, "ENABLE");
+    if !enable {
+        expect_word(p, "DISABLE")?;
+    }
+    expect_word(p, "KEYS")?;
+    Ok(Statement::AlterTableKeys { table, enable })
+}
+
+fn alter_engine(p: &mut Parser) -> Result<Statement, ParserError> {
+    p.next_token();
+    p.next_token();
+    let table = p.parse_object_name(false)?;
+    expect_word(p, "ENGINE")?;
+    let _ = p.consume_token(&Token::Eq);
+    let engine = p.parse_identifier()?.value;
+    Ok(Statement::AlterTableEngine { table, engine })
+}
+
+fn fulltext_index(p: &mut Parser) -> Result<Statement, ParserError> {
+    for _ in 0..3 {
+        p.next_token();
+    }
+    let name = p.parse_identifier()?;
+    expect_word(p, "ON")?;
+    let table = p.parse_object_name(false)?;
+    p.expect_token(&Token::LParen)?;
+    let columns = p.parse_comma_separated(Parser::parse_identifier)?;
+    p.expect_token(&Token::RParen)?;
+    Ok(Statement::CreateFulltextIndex {
+        name,
+        table,
+        columns,
+    })
+}
+
+fn maintenance(p: &mut Parser) -> Result<Statement, ParserError> {
+    let op = match word_at(p, 0).as_deref() {
+        Some("ANALYZE") => MaintenanceOp::Analyze,
+        Some("CHECK") => MaintenanceOp::Check,
+        Some("OPTIMIZE") => MaintenanceOp::Optimize,
+        _ => MaintenanceOp::Repair,
+    };
+    p.next_token();
+    let _ = word(p, "NO_WRITE_TO_BINLOG") || word(p, "LOCAL");
+    expect_word(p, "TABLE")?;
+    let tables = p.parse_comma_separated(|p| p.parse_object_name(false))?;
+    // CHECK/REPAIR options (QUICK, EXTENDED, ...) and ANALYZE's PERSISTENT FOR
+    // are accepted and ignored.
+    while let Token::Word(_) = p.peek_token_ref().token {
+        p.next_token();
+    }
+    Ok(Statement::TableMaintenance { op, tables })
+}
+
+fn show_engine(p: &mut Parser) -> Result<Statement, ParserError> {
+    p.next_token();
+    p.next_token();
+    let engine = p.parse_identifier()?.value;
+    let kind = if word(p, "STATUS") {
+        ShowEngineKind::Status
+    } else {
+        expect_word(p, "MUTEX")?;
+        ShowEngineKind::Mutex
+    };
+    Ok(Statement::ShowEngine { engine, kind })
+}
+
+fn show_warnings(p: &mut Parser) -> Result<Statement, ParserError> {
+    p.next_token();
+    let count_only = word(p, "COUNT");
+    if count_only {
+        p.expect_token(&Token::LParen)?;
+        p.expect_token(&Token::Mul)?;
+        p.expect_token(&Token::RParen)?;
+    }
+    let errors = word(p, "ERRORS");
+    if !errors {
+        expect_word(p, "WARNINGS")?;
+    }
+    let mut limit = None;
+    if !count_only && word(p, "LIMIT") {
+        let first = p.parse_literal_uint()?;
+        limit = Some(if p.consume_token(&Token::Comma) {
+            (first, p.parse_literal_uint()?)
+        } else if word(p, "OFFSET") {
+            (p.parse_literal_uint()?, first)
+        } else {
+            (0, first)
+        });
+    }
+    Ok(Statement::ShowWarnings {
+        errors,
+        count_only,
+        limit,
+    })
+}
+
+fn show_create_database(p: &mut Parser) -> Result<Statement, ParserError> {
+    for _ in 0..3 {
+        p.next_token();
+    }
+    let if_not_exists = word(p, "IF");
+    if if_not_exists {
+        expect_word(p, "NOT")?;
+        expect_word(p, "EXISTS")?;
+    }
+    let name = p.parse_identifier()?;
+    Ok(Statement::ShowCreateDatabase {
+        name,
+        if_not_exists,
+    })
+}
+
+fn set_charset(p: &mut Parser) -> Result<Statement, ParserError> {
+    p.next_token();
+    if !word(p, "CHARSET") {
+        p.next_token();
+        p.next_token();
+    }
+    let charset = if word(p, "DEFAULT") {
+        None
+    } else {
+        Some(match p.peek_token().token {
+            Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => {
+                p.next_token();
+                s
+            }
+            _ => p.parse_identifier()?.value,
+        })
+    };
+    Ok(Statement::SetCharset { charset })
+}
+
+fn load_data(p: &mut Parser) -> Result<LoadData, ParserError> {
+    p.next_token();
+    p.next_token();
+    let _ = word(p, "LOW_PRIORITY") || word(p, "CONCURRENT");
+    let local = word(p, "LOCAL");
+    expect_word(p, "INFILE")?;
+    let file = p.parse_literal_string()?;
+    let duplicates = if word(p, "REPLACE") {
+        LoadDuplicates::Replace
+    } else if word(p, "IGNORE") {
+        LoadDuplicates::Ignore
+    } else {
+        LoadDuplicates::Error
+    };
+    expect_word(p, "INTO")?;
+    expect_word(p, "TABLE")?;
+    let table = p.parse_object_name(false)?;
+    let mut l = LoadData {
+        local,
+        file,
+        duplicates,
+        table,
+        charset: None,
+        fields_terminated_by: "\t".into(),
+        fields_enclosed_by: String::new(),
+        fields_optionally_enclosed: false,
+        fields_escaped_by: "\\".into(),
+        lines_starting_by: String::new(),
+        lines_terminated_by: "\n".into(),
+        ignore_lines: 0,
+        columns: Vec::new(),
+        set: Vec::new(),
+    };
+    if word(p, "CHARACTER") {
+        expect_word(p, "SET")?;
+        l.charset = Some(p.parse_identifier()?.value);
+    } else if word(p, "CHARSET") {
+        l.charset = Some(p.parse_identifier()?.value);
+    }
+    if word(p, "FIELDS") || word(p, "COLUMNS") {
+        loop {
+            if word(p, "TERMINATED") {
+                expect_word(p, "BY")?;
+                l.fields_terminated_by = p.parse_literal_string()?;
+            } else if word(p, "OPTIONALLY") {
+                expect_word(p, "ENCLOSED")?;
+                expect_word(p, "BY")?;
+                l.fields_optionally_enclosed = true;
+                l.fields_enclosed_by = p.parse_literal_string()?;
+            } else if word(p, "ENCLOSED") {
+                expect_word(p, "BY")?;
+                l.fields_enclosed_by = p.parse_literal_string()?;
+            } else if word(p, "ESCAPED") {
+                expect_word(p, "BY")?;
+                l.fields_escaped_by = p.parse_literal_string()?;
+            } else {
+                break;
+            }
+        }
+    }
+    if word(p, "LINES") {
+        loop {
+            if word(p, "STARTING") {
+                expect_word(p, "BY")?;
+                l.lines_starting_by = p.parse_literal_string()?;
+            } else if word(p, "TERMINATED") {
+                expect_word(p, "BY")?;
+                l.lines_terminated_by = p.parse_literal_string()?;
+            } else {
+                break;
+            }
+        }
+    }
+    if word(p, "IGNORE") {
+        l.ignore_lines = p.parse_literal_uint()?;
+        if !word(p, "LINES") {
+            expect_word(p, "ROWS")?;
+        }
+    }
+    if p.consume_token(&Token::LParen) && !p.consume_token(&Token::RParen) {
+        l.columns = p.parse_comma_separated(Parser::parse_identifier)?;
+        p.expect_token(&Token::RParen)?;
+    }
+    if word(p, "SET") {
+        l.set = p.parse_comma_separated(Parser::parse_assignment)?;
+    }
+    Ok(l)
+}

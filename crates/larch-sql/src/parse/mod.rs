@@ -1,0 +1,317 @@
+//! Statement parsing: query text in, [`Statement`]s out, syntax errors as
+//! MySQL's 1064.
+//!
+//! `sqlparser`'s `MySqlDialect` does most of the work. [`parse`] first splits the
+//! text into statements and resolves comments ([`split`]), then tokenizes each
+//! statement with sqlparser's tokenizer, applies a few token rewrites for MySQL
+//! syntax sqlparser lacks, lets Larch's own small parser ([`extra`]) take the
+//! statements sqlparser cannot parse, and hands the rest to sqlparser.
+//!
+//! Gaps of sqlparser 0.63 (MySqlDialect), checked against every statement kind
+//! the SQL layer must accept, and how they are closed:
+//! - token rewrites: `SELECT ... LOCK IN SHARE MODE` (becomes `FOR SHARE`), the
+//!   infix `MOD` operator (becomes `%`), compound interval units such as
+//!   `INTERVAL '1:2' HOUR_MINUTE` (become `HOUR TO MINUTE`), multi-table
+//!   `UPDATE t1, t2 SET ...` (the comma join becomes `CROSS JOIN`), `EXPLAIN
+//!   EXTENDED|PARTITIONS` (the word is dropped), `CREATE|DROP SCHEMA` (becomes
+//!   `DATABASE`: sqlparser's SCHEMA is PostgreSQL's);
+//! - Larch's own statements ([`Statement`] variants other than `Sql`):
+//!   `START TRANSACTION [READ ONLY | READ WRITE | WITH CONSISTENT SNAPSHOT]`
+//!   (and `BEGIN [WORK]`, so one variant covers both), `ALTER TABLE t
+//!   DISABLE|ENABLE KEYS`, `ALTER TABLE t ENGINE=x`, `CREATE FULLTEXT INDEX`,
+//!   `ANALYZE|CHECK|OPTIMIZE|REPAIR TABLE t, ...`, `LOAD DATA [LOCAL] INFILE`,
+//!   `SHOW ENGINE x STATUS|MUTEX`, `SHOW [COUNT(*)] WARNINGS|ERRORS [LIMIT]`
+//!   (sqlparser drops the count and limit), `SHOW CREATE DATABASE`,
+//!   `SET CHARACTER SET | CHARSET`, `DO expr`, `SHUTDOWN`.
+//!
+//! What sqlparser parses and Larch keeps as is: all sysbench statements, DDL
+//! (CREATE/DROP DATABASE, CREATE TABLE with every column type, FULLTEXT KEY and
+//! table options, CREATE TABLE LIKE, DROP TABLE, RENAME TABLE, TRUNCATE,
+//! CREATE/DROP INDEX, ALTER TABLE ADD/DROP/MODIFY/CHANGE/RENAME), DML (INSERT
+//! multi-row / SELECT / ON DUPLICATE KEY UPDATE / IGNORE / SET, REPLACE, UPDATE
+//! and DELETE with ORDER BY/LIMIT, multi-table UPDATE with JOIN and DELETE),
+//! SELECT (joins, subqueries, UNION, FOR UPDATE/SHARE), BEGIN/COMMIT/ROLLBACK,
+//! SAVEPOINT, ROLLBACK TO, RELEASE, SET (variables, NAMES, TRANSACTION),
+//! USE, SHOW (DATABASES, TABLES, COLUMNS, INDEX, CREATE TABLE, VARIABLES,
+//! STATUS, ENGINES, PROCESSLIST), LOCK/UNLOCK TABLES, EXPLAIN, KILL [QUERY |
+//! CONNECTION], FLUSH, and mysqldump's executable comments.
+//!
+//! Known leftovers: the infix `MOD` rewrite looks only at the previous token,
+//! so `year MOD 4` with a keyword-named column must be written `` `year` MOD 4 ``;
+//! `CREATE USER 'u'@'h'` is not parsed.
+//!
+//! Syntax errors: the position sqlparser reports becomes MySQL's "near '...'"
+//! text (the rest of the statement from the offending token, at most 80 bytes:
+//! longer text is cut to 77 bytes and "...") and the line counted from the
+//! statement's first non-blank character. Repeated texts can skip all of this
+//! through [`StatementCache`].
+
+mod cache;
+mod extra;
+mod rewrite;
+pub mod split;
+#[cfg(test)]
+mod tests;
+
+use sqlparser::ast;
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Location, Token, Tokenizer};
+
+pub use cache::StatementCache;
+pub use extra::{LoadData, MaintenanceOp, ShowEngineKind};
+
+use crate::error::SqlError;
+
+/// Deepest expression nesting the parser accepts (sqlparser's recursion limit).
+const RECURSION_LIMIT: usize = 200;
+
+/// One parsed statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Statement {
+    /// A statement sqlparser parsed (after Larch's token rewrites).
+    Sql(Box<ast::Statement>),
+    /// `BEGIN [WORK]` / `START TRANSACTION [modes]`.
+    StartTransaction {
+        /// `Some(true)` for READ ONLY, `Some(false)` for READ WRITE.
+        read_only: Option<bool>,
+        /// WITH CONSISTENT SNAPSHOT.
+        consistent_snapshot: bool,
+    },
+    /// `ALTER TABLE t DISABLE KEYS` / `ENABLE KEYS` (no-ops, as for InnoDB).
+    AlterTableKeys {
+        table: ast::ObjectName,
+        enable: bool,
+    },
+    /// `ALTER TABLE t ENGINE [=] name` (a table rebuild).
+    AlterTableEngine {
+        table: ast::ObjectName,
+        engine: String,
+    },
+    /// `CREATE FULLTEXT INDEX name ON t (columns)`.
+    CreateFulltextIndex {
+        name: ast::Ident,
+        table: ast::ObjectName,
+        columns: Vec<ast::Ident>,
+    },
+    /// `ANALYZE | CHECK | OPTIMIZE | REPAIR TABLE t, ...`.
+    TableMaintenance {
+        op: MaintenanceOp,
+        tables: Vec<ast::ObjectName>,
+    },
+    /// `LOAD DATA [LOCAL] INFILE ...`.
+    LoadData(Box<LoadData>),
+    /// `SHOW ENGINE name STATUS | MUTEX`.
+    ShowEngine {
+        engine: String,
+        kind: ShowEngineKind,
+    },
+    /// `SHOW [COUNT(*)] WARNINGS | ERRORS [LIMIT [offset,] count]`.
+    ShowWarnings {
+        errors: bool,
+        count_only: bool,
+        /// `(offset, row count)`.
+        limit: Option<(u64, u64)>,
+    },
+    /// `SHOW CREATE DATABASE | SCHEMA [IF NOT EXISTS] name`.
+    ShowCreateDatabase {
+        name: ast::Ident,
+        if_not_exists: bool,
+    },
+    /// `SET CHARACTER SET name | DEFAULT` (`None` for DEFAULT).
+    SetCharset { charset: Option<String> },
+    /// `DO expr, ...`.
+    Do(Vec<ast::Expr>),
+    /// `SHUTDOWN`.
+    Shutdown,
+}
+
+/// A statement with where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedStatement {
+    pub statement: Statement,
+    /// The statement's text as sent (comments included, no trailing `;`).
+    pub text: String,
+}
+
+/// Parses a query text that may hold several statements. An empty query (only
+/// blanks and comments) is error 1065.
+pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
+    Ok(parse_with_text(sql)?
+        .into_iter()
+        .map(|p| p.statement)
+        .collect())
+}
+
+/// First code point of the range that carries bytes which are not UTF-8
+/// (U+10FF00 + byte, in a private-use plane), see [`parse_bytes`].
+const RAW_BYTE_BASE: u32 = 0x10_FF00;
+
+/// Parses a query given as bytes (COM_QUERY). Bytes that are not UTF-8, as
+/// mysqldump writes BLOB data inside string literals, are carried through the
+/// parser as private-use characters (U+10FF00 + byte); [`raw_bytes`] turns a
+/// literal holding them back into the original bytes.
+pub fn parse_bytes(sql: &[u8]) -> Result<Vec<Statement>, SqlError> {
+    match std::str::from_utf8(sql) {
+        Ok(s) => parse(s),
+        Err(_) => parse(&bytes_to_text(sql)),
+    }
+}
+
+/// Maps bytes to a string, invalid UTF-8 bytes to U+10FF00 + byte.
+pub fn bytes_to_text(mut b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len() + 16);
+    while !b.is_empty() {
+        match std::str::from_utf8(b) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let (good, rest) = b.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(good).unwrap_or_default());
+                let bad = e.error_len().unwrap_or(rest.len()).max(1);
+                for &x in &rest[..bad] {
+                    out.extend(char::from_u32(RAW_BYTE_BASE + u32::from(x)));
+                }
+                b = &rest[bad..];
+            }
+        }
+    }
+    out
+}
+
+/// The original bytes of a string that holds carried raw bytes (see
+/// [`parse_bytes`]); `None` when it holds none.
+pub fn raw_bytes(s: &str) -> Option<Vec<u8>> {
+    let is_raw = |c: char| (RAW_BYTE_BASE..=RAW_BYTE_BASE + 0xFF).contains(&(c as u32));
+    if !s.chars().any(is_raw) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        if is_raw(c) {
+            out.push((c as u32 - RAW_BYTE_BASE) as u8);
+        } else {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    Some(out)
+}
+
+/// Like [`parse`], keeping each statement's original text (for the process
+/// list, the slow log and error messages).
+pub fn parse_with_text(sql: &str) -> Result<Vec<ParsedStatement>, SqlError> {
+    let pieces = split::split_statements(sql);
+    if pieces.is_empty() {
+        return Err(SqlError::empty_query());
+    }
+    let mut out = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        let original = &sql[piece.start..piece.start + piece.text.len()];
+        let statement = parse_one(&piece.text, original)?;
+        out.push(ParsedStatement {
+            statement,
+            text: original.trim().to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// Parses one statement's executable text (from [`split::split_statements`]);
+/// `original` is the same span of the query as sent, for error messages.
+fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
+    let dialect = MySqlDialect {};
+    let tokens = Tokenizer::new(&dialect, text)
+        .with_unescape(true)
+        .tokenize_with_location()
+        .map_err(|e| syntax_error(text, original, e.location))?;
+    let tokens = rewrite::rewrite(tokens);
+    let mut parser = Parser::new(&dialect)
+        .with_recursion_limit(RECURSION_LIMIT)
+        .with_tokens_with_locations(tokens);
+    let result = match extra::parse_extra(&mut parser) {
+        Some(r) => r,
+        None => parser
+            .parse_statement()
+            .map(|s| Statement::Sql(Box::new(s))),
+    }
+    .and_then(|s| {
+        while parser.consume_token(&Token::SemiColon) {}
+        let next = parser.peek_token();
+        if next.token == Token::EOF {
+            Ok(s)
+        } else {
+            parser.expected("end of statement", next)
+        }
+    });
+    result.map_err(|e| match &e {
+        ParserError::RecursionLimitExceeded => SqlError::new(
+            crate::error::code::PARSE,
+            "You have an error in your SQL syntax; the statement nests too deeply",
+        ),
+        ParserError::ParserError(m) | ParserError::TokenizerError(m) => {
+            let loc = location_in_message(m).unwrap_or_else(|| parser.peek_token().span.start);
+            syntax_error(text, original, loc)
+        }
+    })
+}
+
+/// Reads sqlparser's " at Line: L, Column: C" suffix.
+fn location_in_message(msg: &str) -> Option<Location> {
+    let at = msg.rfind(" at Line: ")?;
+    let rest = &msg[at + " at Line: ".len()..];
+    let (line, col) = rest.split_once(", Column: ")?;
+    let line = line.trim().parse().ok()?;
+    let column = col.trim().parse().ok()?;
+    Some(Location { line, column })
+}
+
+/// Builds MySQL's 1064 error for an error at `loc` (1-based line and column in
+/// characters of `text`; line 0 means the end of the statement). `original` has
+/// the same byte positions as `text` (see [`split`]).
+fn syntax_error(text: &str, original: &str, loc: Location) -> SqlError {
+    let offset = if loc.line == 0 {
+        original.trim_end().len()
+    } else {
+        byte_offset(text, loc)
+    };
+    let offset = if original.is_char_boundary(offset) {
+        offset
+    } else {
+        original.len()
+    };
+    let rest = original[offset..].trim_end();
+    let near = if rest.len() > 80 {
+        let mut cut = 77;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}...", &rest[..cut])
+    } else {
+        rest.to_string()
+    };
+    // Lines count from the statement's first non-blank character.
+    let first = original.len() - original.trim_start().len();
+    let line = 1 + original[first..offset.max(first)].matches('\n').count() as u64;
+    SqlError::Syntax { near, line }
+}
+
+/// Byte offset of a 1-based (line, column-in-characters) location.
+fn byte_offset(text: &str, loc: Location) -> usize {
+    let mut line = 1;
+    let mut col = 1;
+    for (i, c) in text.char_indices() {
+        if line == loc.line && col == loc.column {
+            return i;
+        }
+        if c == '\n' {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+    }
+    text.len()
+}

@@ -1,0 +1,234 @@
+//! Token rewrites that turn MySQL syntax sqlparser lacks into equivalent syntax
+//! it has (listed in the parse module docs). Rewrites work on the token stream,
+//! so quoted text and identifiers are never touched, and every new token keeps
+//! the span of the token it replaces (error positions stay right).
+
+use sqlparser::tokenizer::{Token, TokenWithSpan};
+
+/// MySQL's compound interval units and the ANSI `FIRST TO LAST` form.
+const COMPOUND_UNITS: [(&str, &str, &str); 11] = [
+    ("YEAR_MONTH", "YEAR", "MONTH"),
+    ("DAY_HOUR", "DAY", "HOUR"),
+    ("DAY_MINUTE", "DAY", "MINUTE"),
+    ("DAY_SECOND", "DAY", "SECOND"),
+    ("HOUR_MINUTE", "HOUR", "MINUTE"),
+    ("HOUR_SECOND", "HOUR", "SECOND"),
+    ("MINUTE_SECOND", "MINUTE", "SECOND"),
+    ("DAY_MICROSECOND", "DAY", "MICROSECOND"),
+    ("HOUR_MICROSECOND", "HOUR", "MICROSECOND"),
+    ("MINUTE_MICROSECOND", "MINUTE", "MICROSECOND"),
+    // sqlparser takes no `SECOND TO ...`; 'S.ffffff' SECOND is the same interval.
+    ("SECOND_MICROSECOND", "SECOND", ""),
+];
+
+/// Applies all rewrites. Whitespace and comment tokens are dropped first (the
+/// parser skips them anyway), which keeps the look-behind simple.
+pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    toks.retain(|t| !matches!(t.token, Token::Whitespace(_)));
+    let first = word_upper(toks.first());
+    let update = first.as_deref() == Some("UPDATE");
+    if !toks.iter().any(|t| needs_look(t, update)) {
+        return toks;
+    }
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(toks.len() + 2);
+    let mut depth = 0i32;
+    let mut i = 0;
+    while i < toks.len() {
+        let t = &toks[i];
+        match &t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ => {}
+        }
+        let w = word_upper(Some(t));
+        // LOCK IN SHARE MODE -> FOR SHARE
+        if w.as_deref() == Some("LOCK") && words_at(&toks, i + 1, &["IN", "SHARE", "MODE"]) {
+            out.push(with_token(t, word("FOR")));
+            out.push(with_token(&toks[i + 2], word("SHARE")));
+            i += 4;
+            continue;
+        }
+        // a MOD b -> a % b
+        if w.as_deref() == Some("MOD") && out.last().is_some_and(ends_operand) {
+            out.push(with_token(t, Token::Mod));
+            i += 1;
+            continue;
+        }
+        // INTERVAL '1:2' HOUR_MINUTE -> INTERVAL '1:2' HOUR TO MINUTE
+        if let Some(name) = w.as_deref() {
+            if let Some((_, a, b)) = COMPOUND_UNITS.iter().find(|(n, _, _)| *n == name) {
+                if out.last().is_some_and(is_literal) {
+                    out.push(with_token(t, word(a)));
+                    if !b.is_empty() {
+                        out.push(with_token(t, word("TO")));
+                        out.push(with_token(t, word(b)));
+                    }
+                    i += 1;
+                    continue;
+                }
+            }
+        }
+        // EXPLAIN EXTENDED|PARTITIONS -> EXPLAIN
+        if i == 1
+            && first.as_deref() == Some("EXPLAIN")
+            && matches!(w.as_deref(), Some("EXTENDED" | "PARTITIONS"))
+        {
+            i += 1;
+            continue;
+        }
+        // UPDATE t1, t2 SET -> UPDATE t1 CROSS JOIN t2 SET
+        if t.token == Token::Comma
+            && depth == 0
+            && first.as_deref() == Some("UPDATE")
+            && !toks[..i]
+                .iter()
+                .any(|x| word_upper(Some(x)).as_deref() == Some("SET"))
+        {
+            out.push(with_token(t, word("CROSS")));
+            out.push(with_token(t, word("JOIN")));
+            i += 1;
+            continue;
+        }
+        // CREATE|DROP SCHEMA -> DATABASE (sqlparser's SCHEMA is PostgreSQL's)
+        if i == 1
+            && w.as_deref() == Some("SCHEMA")
+            && matches!(first.as_deref(), Some("CREATE" | "DROP"))
+        {
+            out.push(with_token(t, word("DATABASE")));
+            i += 1;
+            continue;
+        }
+        // !x -> (NOT x) for a single operand (`!` binds tighter than NOT).
+        if t.token == Token::ExclamationMark {
+            if let Some(end) = operand_end(&toks, i + 1) {
+                out.push(with_token(t, Token::LParen));
+                out.push(with_token(t, word("NOT")));
+                out.extend(toks[i + 1..end].iter().cloned());
+                out.push(with_token(&toks[end - 1], Token::RParen));
+                depth += toks[i + 1..end]
+                    .iter()
+                    .map(|x| match x.token {
+                        Token::LParen => 1,
+                        Token::RParen => -1,
+                        _ => 0,
+                    })
+                    .sum::<i32>();
+                i = end;
+                continue;
+            }
+        }
+        out.push(t.clone());
+        i += 1;
+    }
+    out
+}
+
+/// End (exclusive) of the operand starting at `at`: a literal, a (qualified)
+/// name, a function call or a parenthesized expression; nested `!` included.
+fn operand_end(toks: &[TokenWithSpan], at: usize) -> Option<usize> {
+    let t = toks.get(at)?;
+    let close = |from: usize| -> Option<usize> {
+        let mut depth = 0i32;
+        for (k, x) in toks.iter().enumerate().skip(from) {
+            match x.token {
+                Token::LParen => depth += 1,
+                Token::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(k + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    };
+    match &t.token {
+        Token::ExclamationMark => operand_end(toks, at + 1),
+        Token::LParen => close(at),
+        Token::Word(_) => {
+            let mut end = at + 1;
+            while toks.get(end).is_some_and(|x| x.token == Token::Period)
+                && toks
+                    .get(end + 1)
+                    .is_some_and(|x| matches!(x.token, Token::Word(_)))
+            {
+                end += 2;
+            }
+            if toks.get(end).is_some_and(|x| x.token == Token::LParen) {
+                return close(end);
+            }
+            Some(end)
+        }
+        _ if is_literal(t) || ends_operand(t) => Some(at + 1),
+        _ => None,
+    }
+}
+
+/// True when a token may start a rewrite (a cheap pre-check that lets most
+/// statements skip the rewrite loop).
+fn needs_look(t: &TokenWithSpan, update: bool) -> bool {
+    match &t.token {
+        Token::Comma => update,
+        Token::ExclamationMark => true,
+        Token::Word(w) if w.quote_style.is_none() => {
+            let v = w.value.as_str();
+            ["LOCK", "MOD", "EXTENDED", "PARTITIONS", "SCHEMA"]
+                .iter()
+                .any(|k| v.eq_ignore_ascii_case(k))
+                || COMPOUND_UNITS
+                    .iter()
+                    .any(|(n, _, _)| v.eq_ignore_ascii_case(n))
+        }
+        _ => false,
+    }
+}
+
+fn word(s: &str) -> Token {
+    Token::make_word(s, None)
+}
+
+fn with_token(at: &TokenWithSpan, token: Token) -> TokenWithSpan {
+    TokenWithSpan {
+        token,
+        span: at.span,
+    }
+}
+
+/// The upper-cased value of an unquoted word token.
+fn word_upper(t: Option<&TokenWithSpan>) -> Option<String> {
+    match &t?.token {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => None,
+    }
+}
+
+fn words_at(toks: &[TokenWithSpan], at: usize, words: &[&str]) -> bool {
+    words
+        .iter()
+        .enumerate()
+        .all(|(k, w)| word_upper(toks.get(at + k)).as_deref() == Some(*w))
+}
+
+fn is_literal(t: &TokenWithSpan) -> bool {
+    matches!(
+        t.token,
+        Token::Number(..) | Token::SingleQuotedString(_) | Token::DoubleQuotedString(_)
+    )
+}
+
+/// True when the token can end an operand, so a following `MOD` is infix.
+fn ends_operand(t: &TokenWithSpan) -> bool {
+    match &t.token {
+        Token::RParen | Token::Placeholder(_) => true,
+        Token::Word(w) => {
+            w.quote_style.is_some()
+                || w.keyword == sqlparser::keywords::Keyword::NoKeyword
+                || ["NULL", "TRUE", "FALSE", "END"]
+                    .iter()
+                    .any(|k| w.value.eq_ignore_ascii_case(k))
+        }
+        Token::HexStringLiteral(_) | Token::NationalStringLiteral(_) => true,
+        _ => is_literal(t),
+    }
+}

@@ -1,0 +1,265 @@
+//! Storing into temporal, YEAR, ENUM, SET and BIT columns (see the parent
+//! module for the rules and messages).
+
+use larch_engine::record::value::{ColumnType, Date, DateTime, Value, TIME_MAX_MICROS};
+
+use super::super::temporal::{self, datetime_from_number, parse_datetime, parse_time};
+use super::{f64_to_i128, store_int, value_to_string, Ctx};
+use crate::error::{code, SqlError};
+use crate::value::number::{parse_number_prefix, prefix_to_f64};
+
+fn temporal_kind(ty: &ColumnType) -> &'static str {
+    match ty {
+        ColumnType::Date => "date",
+        ColumnType::Time { .. } => "time",
+        _ => "datetime",
+    }
+}
+
+pub(super) fn store_datetime(
+    c: &mut Ctx<'_, '_>,
+    v: &Value,
+    ty: &ColumnType,
+) -> Result<Value, SqlError> {
+    let parsed: Option<(DateTime, bool)> = match v {
+        Value::Date(d) => Some((
+            DateTime {
+                date: *d,
+                ..DateTime::default()
+            },
+            false,
+        )),
+        Value::Datetime(dt) => Some((*dt, false)),
+        Value::Timestamp(ts) => Some((temporal::timestamp_to_datetime(ts), false)),
+        Value::Str(_) | Value::Bytes(_) => {
+            let s = value_to_string(v);
+            parse_datetime(&s).map(|p| (p.value, p.truncated))
+        }
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_) => {
+            let s = value_to_string(v);
+            let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
+            let micros = format!("{frac:0<6}")[..6].parse().unwrap_or(0);
+            int.parse::<u64>()
+                .ok()
+                .and_then(|n| datetime_from_number(n, micros))
+                .map(|p| (p.value, false))
+        }
+        _ => None,
+    };
+    let Some((mut dt, truncated)) = parsed else {
+        c.incorrect(
+            code::TRUNCATED_WRONG_VALUE,
+            temporal_kind(ty),
+            &value_to_string(v),
+        )?;
+        return Ok(zero_temporal(ty));
+    };
+    if truncated {
+        c.truncated()?;
+    }
+    let fsp = crate::value::type_fsp(ty);
+    let unit = 10u32.pow(6 - u32::from(fsp.min(6)));
+    dt.micros -= dt.micros % unit;
+    Ok(match ty {
+        ColumnType::Date => {
+            if (dt.hour, dt.minute, dt.second, dt.micros) != (0, 0, 0, 0) {
+                let m = c.truncated_msg();
+                c.note(code::WARN_DATA_TRUNCATED, m);
+            }
+            Value::Date(dt.date)
+        }
+        ColumnType::Timestamp { .. } => match temporal::datetime_to_timestamp(&dt) {
+            Some(ts) => Value::Timestamp(ts),
+            None => {
+                c.out_of_range()?;
+                zero_temporal(ty)
+            }
+        },
+        _ => Value::Datetime(dt),
+    })
+}
+
+fn zero_temporal(ty: &ColumnType) -> Value {
+    match ty {
+        ColumnType::Date => Value::Date(Date::default()),
+        ColumnType::Timestamp { .. } => Value::Timestamp(Default::default()),
+        ColumnType::Time { .. } => Value::Time(0),
+        _ => Value::Datetime(DateTime::default()),
+    }
+}
+
+pub(super) fn store_time(c: &mut Ctx<'_, '_>, v: &Value, fsp: u8) -> Result<Value, SqlError> {
+    let parsed = match v {
+        Value::Time(us) => Some((*us, false, false)),
+        Value::Datetime(dt) => Some((time_of(dt), false, false)),
+        Value::Timestamp(ts) => Some((time_of(&temporal::timestamp_to_datetime(ts)), false, false)),
+        Value::Date(_) => Some((0, false, false)),
+        other => parse_time(&value_to_string(other)),
+    };
+    let Some((mut us, out_of_range, truncated)) = parsed else {
+        c.incorrect(code::TRUNCATED_WRONG_VALUE, "time", &value_to_string(v))?;
+        return Ok(Value::Time(0));
+    };
+    if out_of_range || us.abs() > TIME_MAX_MICROS {
+        if c.t.strict {
+            c.incorrect(code::TRUNCATED_WRONG_VALUE, "time", &value_to_string(v))?;
+        }
+        c.out_of_range()?;
+        us = us.clamp(-TIME_MAX_MICROS, TIME_MAX_MICROS);
+    } else if truncated {
+        c.truncated()?;
+    }
+    let unit = 10i64.pow(6 - u32::from(fsp.min(6)));
+    Ok(Value::Time(us - us % unit))
+}
+
+fn time_of(dt: &DateTime) -> i64 {
+    (i64::from(dt.hour) * 3600 + i64::from(dt.minute) * 60 + i64::from(dt.second)) * 1_000_000
+        + i64::from(dt.micros)
+}
+
+pub(super) fn store_year(c: &mut Ctx<'_, '_>, v: &Value) -> Result<Value, SqlError> {
+    let n: i128 = match v {
+        Value::Year(y) => return Ok(Value::Year(*y)),
+        Value::Date(d) => return Ok(Value::Year(d.year)),
+        Value::Datetime(dt) => return Ok(Value::Year(dt.date.year)),
+        Value::Str(_) | Value::Bytes(_) => {
+            let s = value_to_string(v);
+            let p = parse_number_prefix(&s);
+            if p.text.is_empty() {
+                c.incorrect(code::TRUNCATED_WRONG_VALUE_FOR_FIELD, "integer", &s)?;
+                return Ok(Value::Year(0));
+            }
+            if p.truncated {
+                c.truncated()?;
+            }
+            let n = f64_to_i128(prefix_to_f64(&p));
+            // A string zero means 2000; '0000' means 0.
+            if n == 0 && p.text.trim_start_matches(['+', '-']).len() < 4 {
+                return Ok(Value::Year(2000));
+            }
+            n
+        }
+        other => match store_int(c, other, 8, false)? {
+            Value::Int(i) => i128::from(i),
+            _ => 0,
+        },
+    };
+    let y = match n {
+        0 => 0,
+        1..=69 => 2000 + n,
+        70..=99 => 1900 + n,
+        _ => n,
+    };
+    if y != 0 && !(1901..=2155).contains(&y) {
+        c.out_of_range()?;
+        return Ok(Value::Year(0));
+    }
+    Ok(Value::Year(y as u16))
+}
+
+fn member_index(members: &[String], s: &str) -> Option<usize> {
+    let s = s.trim_end_matches(' ');
+    members
+        .iter()
+        .position(|m| m.trim_end_matches(' ').to_lowercase() == s.to_lowercase())
+}
+
+pub(super) fn store_enum(
+    c: &mut Ctx<'_, '_>,
+    v: &Value,
+    members: &[String],
+) -> Result<Value, SqlError> {
+    let idx = match v {
+        Value::Str(_) | Value::Bytes(_) => {
+            member_index(members, &value_to_string(v)).map(|i| i + 1)
+        }
+        Value::Enum(i) => Some(usize::from(*i)),
+        other => match store_int(c, other, 8, true)? {
+            Value::UInt(u) => usize::try_from(u)
+                .ok()
+                .filter(|u| *u >= 1 && *u <= members.len()),
+            _ => None,
+        },
+    };
+    match idx {
+        Some(i) if i <= members.len() => Ok(Value::Enum(i as u16)),
+        _ => {
+            c.truncated()?;
+            Ok(Value::Enum(0))
+        }
+    }
+}
+
+pub(super) fn store_set(
+    c: &mut Ctx<'_, '_>,
+    v: &Value,
+    members: &[String],
+) -> Result<Value, SqlError> {
+    let n = members.len().min(64);
+    let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    match v {
+        Value::Str(_) | Value::Bytes(_) => {
+            let s = value_to_string(v);
+            let mut bits = 0u64;
+            let mut bad = false;
+            for part in s.split(',').filter(|p| !p.is_empty()) {
+                match member_index(members, part) {
+                    Some(i) if i < 64 => bits |= 1 << i,
+                    _ => bad = true,
+                }
+            }
+            if bad {
+                c.truncated()?;
+            }
+            Ok(Value::Set(bits))
+        }
+        Value::Set(b) => Ok(Value::Set(b & all)),
+        other => {
+            let u = match store_int(c, other, 8, true)? {
+                Value::UInt(u) => u,
+                _ => 0,
+            };
+            if u & !all != 0 {
+                c.truncated()?;
+            }
+            Ok(Value::Set(u & all))
+        }
+    }
+}
+
+pub(super) fn store_bit(c: &mut Ctx<'_, '_>, v: &Value, bits: u8) -> Result<Value, SqlError> {
+    let max = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let n: u64 = match v {
+        Value::Bit(b) => *b,
+        Value::Bytes(b) => {
+            let b = &b[b.iter().take_while(|x| **x == 0).count()..];
+            if b.len() > 8 {
+                c.out_of_range()?;
+                return Ok(Value::Bit(max));
+            }
+            b.iter().fold(0u64, |a, &x| (a << 8) | u64::from(x))
+        }
+        Value::Str(s) => {
+            let b = s.as_bytes();
+            if b.len() > 8 {
+                c.out_of_range()?;
+                return Ok(Value::Bit(max));
+            }
+            b.iter().fold(0u64, |a, &x| (a << 8) | u64::from(x))
+        }
+        other => match store_int(c, other, 8, true)? {
+            Value::UInt(u) => u,
+            _ => 0,
+        },
+    };
+    if n > max {
+        c.out_of_range()?;
+        return Ok(Value::Bit(max));
+    }
+    Ok(Value::Bit(n))
+}
