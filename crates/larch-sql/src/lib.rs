@@ -7,12 +7,24 @@
 //!   row with MySQL's types, coercions, NULL rules and warnings;
 //! - [`value`]: engine values to the text MySQL sends, and storing a value
 //!   into a column type with MySQL's strict and non-strict rules;
+//! - [`database`]: [`database::Database`], one open data directory shared by
+//!   every session: engine objects, global variables, process list, status;
+//! - [`session`]: [`session::Session`], one client's state and the entry
+//!   points that run SQL text and prepared statements;
+//! - `exec`: statement execution (SELECT with joins and aggregates, INSERT,
+//!   UPDATE, DELETE, SET, SHOW, transactions); [`ddl`]: table definitions;
+//! - [`result`]: what statements return (OK summaries and result sets);
 //! - [`error`]: the one error type, mapped to MySQL error numbers, SQLSTATEs and
 //!   wording, engine errors included.
 
+pub mod database;
+pub mod ddl;
 pub mod error;
 pub mod eval;
+mod exec;
 pub mod parse;
+pub mod result;
+pub mod session;
 pub mod value;
 
 pub use error::{SqlError, Warning};

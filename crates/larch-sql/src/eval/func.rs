@@ -88,6 +88,7 @@ pub enum Func {
     ConnectionId,
     LastInsertId,
     User,
+    Sleep,
 }
 
 /// The function of a name (case-insensitive) with its (min, max) argument
@@ -160,6 +161,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "DATABASE" | "SCHEMA" => (Database, 0, 0),
         "VERSION" => (Version, 0, 0),
         "CONNECTION_ID" => (ConnectionId, 0, 0),
+        "SLEEP" => (Sleep, 1, 1),
         "LAST_INSERT_ID" => (LastInsertId, 0, 0),
         "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => (User, 0, 0),
         _ => return None,
@@ -312,6 +314,7 @@ pub(super) fn call(
         Func::ConnectionId => Value::UInt(ctx.session.connection_id()),
         Func::LastInsertId => Value::UInt(ctx.session.last_insert_id()),
         Func::User => Value::Str(ctx.session.current_user()),
+        Func::Sleep => sleep(&v[0], ctx),
         Func::If | Func::IfNull | Func::Coalesce => Value::Null,
         _ => match func_str::call(f, v, coll, ctx)? {
             Some(x) => x,
@@ -529,4 +532,31 @@ pub(super) fn cast(
             Value::Time(us - us % unit)
         }),
     })
+}
+
+/// `SLEEP(seconds)`: 0 after sleeping, 1 when `KILL QUERY` interrupted it,
+/// NULL for NULL (a negative duration is a warning and no sleep).
+fn sleep(secs: &Value, ctx: &mut EvalContext<'_>) -> Value {
+    if secs.is_null() {
+        return Value::Null;
+    }
+    let s = super::convert::to_f64(secs, ctx);
+    if s < 0.0 || !s.is_finite() {
+        ctx.warn(1210, "Incorrect arguments to sleep");
+        return Value::Int(0);
+    }
+    let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(s.min(1e9));
+    loop {
+        if ctx
+            .kill
+            .is_some_and(|k| k.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            return Value::Int(1);
+        }
+        let now = std::time::Instant::now();
+        if now >= end {
+            return Value::Int(0);
+        }
+        std::thread::sleep((end - now).min(std::time::Duration::from_millis(10)));
+    }
 }

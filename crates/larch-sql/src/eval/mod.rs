@@ -50,9 +50,10 @@ mod tests;
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, DateTime, Value};
 
-pub use compile::{compile, CompileOptions, Resolver};
+pub use compile::{compile, compile_with_params, CompileOptions, Resolver};
 pub use func::Func;
 pub use func_time::IntervalUnit;
+pub use ops::{compare, like};
 
 use crate::error::{Level, SqlError, Warning};
 
@@ -109,6 +110,8 @@ pub struct EvalContext<'a> {
     /// Division by zero is an error (strict mode with ERROR_FOR_DIVISION_BY_ZERO
     /// in INSERT/UPDATE) instead of NULL with a warning.
     pub division_by_zero_is_error: bool,
+    /// Set by `KILL QUERY`: long functions (SLEEP) stop early.
+    pub kill: Option<&'a std::sync::atomic::AtomicBool>,
     warnings: Vec<Warning>,
     warning_count: usize,
     rand_state: (u64, u64),
@@ -135,6 +138,7 @@ impl<'a> EvalContext<'a> {
             now,
             now_micros,
             division_by_zero_is_error: false,
+            kill: None,
             warnings: Vec::new(),
             warning_count: 0,
             rand_state: (seed % 0x3FFF_FFFF, (seed / 7) % 0x3FFF_FFFF),

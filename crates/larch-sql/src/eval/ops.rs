@@ -261,7 +261,7 @@ fn is_stringish(v: &Value) -> bool {
 }
 
 /// Compares two values with MySQL's coercions (`None` when either is NULL).
-pub(super) fn compare(
+pub fn compare(
     a: &Value,
     b: &Value,
     coll: Collation,

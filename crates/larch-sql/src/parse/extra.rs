@@ -136,6 +136,9 @@ pub(super) fn parse_extra(p: &mut Parser) -> Option<Result<Statement, ParserErro
         ("SHOW", Some("CREATE")) if matches!(w2.as_deref(), Some("DATABASE" | "SCHEMA")) => {
             show_create_database(p)
         }
+        ("SET", Some("GLOBAL" | "SESSION" | "LOCAL")) if w2.as_deref() == Some("TRANSACTION") => {
+            set_transaction(p)
+        }
         ("SET", Some("CHARSET")) => set_charset(p),
         ("SET", Some("CHARACTER")) if w2.as_deref() == Some("SET") => set_charset(p),
         ("DO", _) => {
@@ -150,6 +153,16 @@ pub(super) fn parse_extra(p: &mut Parser) -> Option<Result<Statement, ParserErro
         _ => return None,
     };
     Some(r)
+}
+
+/// `SET GLOBAL|SESSION TRANSACTION modes` (sqlparser drops the scope).
+fn set_transaction(p: &mut Parser) -> Result<Statement, ParserError> {
+    p.next_token();
+    let global = word_at(p, 0).as_deref() == Some("GLOBAL");
+    p.next_token();
+    p.next_token();
+    let modes = p.parse_transaction_modes()?;
+    Ok(Statement::SetTransaction { global, modes })
 }
 
 fn begin(p: &mut Parser) -> Result<Statement, ParserError> {

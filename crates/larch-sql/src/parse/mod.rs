@@ -118,6 +118,12 @@ pub enum Statement {
         name: ast::Ident,
         if_not_exists: bool,
     },
+    /// `SET GLOBAL | SESSION TRANSACTION modes` (without a scope, sqlparser's
+    /// `SET TRANSACTION` applies to the next transaction only).
+    SetTransaction {
+        global: bool,
+        modes: Vec<ast::TransactionMode>,
+    },
     /// `SET CHARACTER SET name | DEFAULT` (`None` for DEFAULT).
     SetCharset { charset: Option<String> },
     /// `DO expr, ...`.

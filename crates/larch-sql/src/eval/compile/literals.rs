@@ -55,9 +55,17 @@ impl Compiler<'_, '_> {
                 5,
             ),
             V::Null => lit(Value::Null, ColumnType::Binary { len: 0 }, 6),
-            V::Placeholder(_) => {
-                let i = *self.next_param;
-                *self.next_param += 1;
+            V::Placeholder(p) => {
+                // `?N` (numbered by the prepare step in statement order) or
+                // a bare `?`, numbered here in compile order.
+                let i = match p.strip_prefix('?').and_then(|d| d.parse::<usize>().ok()) {
+                    Some(n) => n,
+                    None => {
+                        let i = *self.next_param;
+                        *self.next_param += 1;
+                        i
+                    }
+                };
                 Typed {
                     expr: Expr::Param(i),
                     ty: ExprType {

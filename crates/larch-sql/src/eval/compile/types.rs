@@ -596,6 +596,14 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             Coerce::Keep,
             false,
         ),
+        Func::Sleep => (
+            ColumnType::Int {
+                bytes: 8,
+                unsigned: false,
+            },
+            Coerce::Keep,
+            false,
+        ),
         Func::ConnectionId | Func::LastInsertId => (
             ColumnType::Int {
                 bytes: 8,

@@ -1,0 +1,275 @@
+//! [`Database`]: one open data directory as the SQL layer serves it, shared
+//! by every session (connection) of a server or an embedded user.
+//!
+//! It owns the engine objects (storage, data dictionary, transaction system),
+//! the global values of system variables, the process list and the server's
+//! status counters. Sessions are created with [`Database::new_session`].
+//!
+//! First start: a data directory without a dictionary gets the `test`
+//! database, as MariaDB's installer creates it. Accounts: `root` with an empty
+//! password from the local host (`localhost`, `127.0.0.1`, `::1`), as a fresh
+//! MariaDB installation has; account management comes with `CREATE USER`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use larch_engine::catalog::Catalog;
+use larch_engine::config::EngineConfig;
+use larch_engine::io::OsVfs;
+use larch_engine::record::value::Value;
+use larch_engine::storage::Storage;
+use larch_engine::txn::TransactionSystem;
+use parking_lot::{Mutex, RwLock};
+
+use crate::error::SqlError;
+use crate::session::variables::{self, VarDef};
+use crate::session::Session;
+
+/// Version string reported by `VERSION()` and the handshake.
+pub const SERVER_VERSION: &str = "10.11.99-Larch";
+
+/// Host names from which the built-in `root` account may connect.
+const LOCAL_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// Called by `KILL` with `query_only`.
+pub type KillHook = Box<dyn Fn(bool) + Send + Sync>;
+
+/// What a session shows in `SHOW PROCESSLIST` and how `KILL` reaches it.
+pub struct ProcessEntry {
+    pub id: u64,
+    pub user: String,
+    pub host: String,
+    pub started: Instant,
+    /// Current database, command ("Sleep", "Query") and statement text.
+    pub state: Mutex<ProcessState>,
+    /// Set by `KILL QUERY` (and `KILL CONNECTION`): the running statement stops
+    /// at its next row with error 1317.
+    pub kill_query: AtomicBool,
+    /// Set by `KILL [CONNECTION]`: the connection closes after the statement.
+    pub kill_connection: AtomicBool,
+    /// Called by `KILL` so a connection waiting for a client wakes up.
+    pub kill_hook: Mutex<Option<KillHook>>,
+}
+
+impl std::fmt::Debug for ProcessEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessEntry")
+            .field("id", &self.id)
+            .field("user", &self.user)
+            .field("host", &self.host)
+            .finish()
+    }
+}
+
+/// The changing part of a [`ProcessEntry`].
+#[derive(Debug, Clone, Default)]
+pub struct ProcessState {
+    pub db: Option<String>,
+    pub command: &'static str,
+    pub info: Option<String>,
+    pub since: Option<Instant>,
+}
+
+/// Server-wide counters shown by `SHOW GLOBAL STATUS`.
+#[derive(Debug, Default)]
+pub struct StatusCounters {
+    pub questions: AtomicU64,
+    pub connections: AtomicU64,
+    pub com_select: AtomicU64,
+    pub com_insert: AtomicU64,
+    pub com_update: AtomicU64,
+    pub com_delete: AtomicU64,
+    pub com_commit: AtomicU64,
+    pub com_rollback: AtomicU64,
+    pub rows_read: AtomicU64,
+    pub rows_inserted: AtomicU64,
+    pub rows_updated: AtomicU64,
+    pub rows_deleted: AtomicU64,
+}
+
+/// See the module documentation.
+pub struct Database {
+    storage: Arc<Storage>,
+    catalog: Catalog,
+    txn: Arc<TransactionSystem>,
+    globals: RwLock<HashMap<&'static str, Value>>,
+    processes: Mutex<BTreeMap<u64, Arc<ProcessEntry>>>,
+    next_connection_id: AtomicU64,
+    started: Instant,
+    shutdown: AtomicBool,
+    shutdown_hook: Mutex<Option<Box<dyn Fn() + Send + Sync>>>,
+    /// Serialises DDL statements (the dictionary has its own lock; this one
+    /// also covers the SQL layer's read-check-write of table metadata).
+    pub(crate) ddl_lock: Mutex<()>,
+    pub status: StatusCounters,
+    /// Extra facts for variables the engine does not know (port, socket...).
+    server_facts: RwLock<HashMap<&'static str, Value>>,
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database")
+            .field("datadir", self.storage.datadir())
+            .field("catalog", &self.catalog)
+            .finish()
+    }
+}
+
+impl Database {
+    /// Opens (creating on first use, recovering after a crash) the data
+    /// directory of `config`.
+    pub fn open(config: EngineConfig) -> Result<Arc<Database>, SqlError> {
+        let storage = Arc::new(Storage::open_or_create(config, Arc::new(OsVfs::new()))?);
+        Database::from_storage(storage)
+    }
+
+    /// Serves an already open storage.
+    pub fn from_storage(storage: Arc<Storage>) -> Result<Arc<Database>, SqlError> {
+        let fresh = storage.dictionary_root()?.is_none();
+        let catalog = Catalog::open(storage.clone())?;
+        if fresh && !catalog.has_database("test") {
+            catalog.create_database("test", b"")?;
+        }
+        let txn = TransactionSystem::new(1, 1)?;
+        Ok(Arc::new(Database {
+            storage,
+            catalog,
+            txn,
+            globals: RwLock::new(HashMap::new()),
+            processes: Mutex::new(BTreeMap::new()),
+            next_connection_id: AtomicU64::new(1),
+            started: Instant::now(),
+            shutdown: AtomicBool::new(false),
+            shutdown_hook: Mutex::new(None),
+            ddl_lock: Mutex::new(()),
+            status: StatusCounters::default(),
+            server_facts: RwLock::new(HashMap::new()),
+        }))
+    }
+
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.storage
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    pub fn transactions(&self) -> &Arc<TransactionSystem> {
+        &self.txn
+    }
+
+    /// Seconds since the database was opened (`Uptime`).
+    pub fn uptime_secs(&self) -> u64 {
+        self.started.elapsed().as_secs()
+    }
+
+    /// True when `user@host` may log in with an empty password (the built-in
+    /// root account). Returns the account's password hash (`None`: no account).
+    pub fn account(&self, user: &str, host: &str) -> Option<Vec<u8>> {
+        (user == "root" && LOCAL_HOSTS.contains(&host)).then(Vec::new)
+    }
+
+    /// A new session for a logged-in client. `connection_id` 0 picks the next
+    /// free id (embedded use); a server passes the id of its handshake.
+    pub fn new_session(
+        self: &Arc<Self>,
+        connection_id: u64,
+        user: &str,
+        host: &str,
+    ) -> Result<Session, SqlError> {
+        let id = if connection_id == 0 {
+            self.next_connection_id.fetch_add(1, Ordering::Relaxed)
+        } else {
+            connection_id
+        };
+        let entry = Arc::new(ProcessEntry {
+            id,
+            user: user.to_owned(),
+            host: host.to_owned(),
+            started: Instant::now(),
+            state: Mutex::new(ProcessState {
+                command: "Sleep",
+                ..ProcessState::default()
+            }),
+            kill_query: AtomicBool::new(false),
+            kill_connection: AtomicBool::new(false),
+            kill_hook: Mutex::new(None),
+        });
+        self.processes.lock().insert(id, entry.clone());
+        self.status.connections.fetch_add(1, Ordering::Relaxed);
+        Session::new(self.clone(), entry)
+    }
+
+    pub(crate) fn unregister(&self, id: u64) {
+        self.processes.lock().remove(&id);
+    }
+
+    /// Every session, in id order.
+    pub fn processes(&self) -> Vec<Arc<ProcessEntry>> {
+        self.processes.lock().values().cloned().collect()
+    }
+
+    /// `KILL [QUERY] id`: false when there is no such session.
+    pub fn kill(&self, id: u64, query_only: bool) -> bool {
+        let Some(p) = self.processes.lock().get(&id).cloned() else {
+            return false;
+        };
+        p.kill_query.store(true, Ordering::SeqCst);
+        if !query_only {
+            p.kill_connection.store(true, Ordering::SeqCst);
+        }
+        if let Some(hook) = p.kill_hook.lock().as_ref() {
+            hook(query_only);
+        }
+        true
+    }
+
+    /// Installs what `SHUTDOWN` calls (a server stops accepting and exits).
+    pub fn set_shutdown_hook(&self, hook: Box<dyn Fn() + Send + Sync>) {
+        *self.shutdown_hook.lock() = Some(hook);
+    }
+
+    /// `SHUTDOWN`: marks the database as stopping and calls the hook.
+    pub fn request_shutdown(&self) {
+        self.shutdown.store(true, Ordering::SeqCst);
+        if let Some(hook) = self.shutdown_hook.lock().as_ref() {
+            hook();
+        }
+    }
+
+    pub fn shutdown_requested(&self) -> bool {
+        self.shutdown.load(Ordering::SeqCst)
+    }
+
+    /// Makes every committed change durable and writes dirty pages back, for
+    /// a clean shutdown.
+    pub fn close(&self) -> Result<(), SqlError> {
+        self.storage.flush_all()?;
+        Ok(())
+    }
+
+    /// Sets a fact shown as a read-only global variable (`port`, `socket`,
+    /// `bind_address`, `max_connections`...), for the server to fill in.
+    pub fn set_server_fact(&self, name: &'static str, value: Value) {
+        self.server_facts.write().insert(name, value);
+    }
+
+    /// The global value of a system variable.
+    pub(crate) fn global_value(&self, def: &VarDef) -> Value {
+        if let Some(v) = self.globals.read().get(def.name) {
+            return v.clone();
+        }
+        if let Some(v) = self.server_facts.read().get(def.name) {
+            return v.clone();
+        }
+        variables::default_value(def, self)
+    }
+
+    /// `SET GLOBAL name = value` (already checked against the definition).
+    pub(crate) fn set_global(&self, def: &VarDef, value: Value) {
+        self.globals.write().insert(def.name, value);
+    }
+}

@@ -1,0 +1,427 @@
+//! ALTER TABLE and the statements that are ALTERs in disguise: CREATE
+//! [UNIQUE] INDEX, DROP INDEX, CREATE FULLTEXT INDEX and ALTER TABLE ...
+//! ENGINE.
+//!
+//! Operations apply in order to a [`Work`] built from the table: ADD
+//! [COLUMN] (FIRST / AFTER x), DROP [COLUMN] [IF EXISTS], MODIFY, CHANGE,
+//! RENAME COLUMN, RENAME [TO|AS], ALTER [COLUMN] SET/DROP DEFAULT, ADD
+//! [UNIQUE] INDEX|KEY / PRIMARY KEY / FULLTEXT / FOREIGN KEY / CHECK, DROP
+//! INDEX|KEY / PRIMARY KEY / FOREIGN KEY / CONSTRAINT, AUTO_INCREMENT=n;
+//! ALGORITHM= and LOCK= are accepted. The result is applied by `rebuild`
+//! (in place for metadata-only changes, otherwise by a copying rebuild).
+//!
+//! Errors: 1146 (no table; a note with ALTER TABLE IF EXISTS), 1054 (unknown
+//! column), 1060 (duplicate column), 1090 (dropping every column), 1091
+//! (DROP of a column or key that does not exist; a note with IF EXISTS),
+//! 1050/1049 (RENAME target), 1235 (operations Larch does not do), and the
+//! errors of column and key definitions.
+
+use sqlparser::ast;
+
+use super::column;
+use super::create::check_engine;
+use super::keys::{constraint, parts, Constraint, KeySpec, PartSpec};
+use super::rebuild;
+use super::work::{KeyKind, Work};
+use super::{cant_drop, check_identifier, syntax_error, table_name, table_with_meta, Ident};
+use crate::error::{SqlError, Warning};
+use crate::result::{OkInfo, QueryResult};
+use crate::session::Session;
+
+/// What an ALTER changes besides the definition.
+#[derive(Debug, Clone)]
+struct AlterState {
+    db: String,
+    name: String,
+    /// Where the table ends up (RENAME).
+    to: (String, String),
+    auto_increment: Option<u64>,
+    force: bool,
+}
+
+/// Runs `ops` against table `name` under the DDL lock and applies the result.
+fn run_alter(
+    s: &mut Session,
+    name: &ast::ObjectName,
+    if_exists: bool,
+    ops: impl FnOnce(&mut Session, &mut Work, &mut AlterState) -> Result<(), SqlError>,
+) -> Result<QueryResult, SqlError> {
+    s.commit()?;
+    let (db, table) = table_name(s, name)?;
+    let database = s.db.clone();
+    let _ddl = database.ddl_lock.lock();
+    if if_exists && database.catalog().table_entry(&db, &table).is_none() {
+        s.push_warning(Warning::note(
+            1146,
+            format!("Table '{db}.{table}' doesn't exist"),
+        ));
+        return Ok(QueryResult::ok());
+    }
+    let (entry, meta) = table_with_meta(s, &db, &table)?;
+    let mut w = Work::from_table(&entry.def, &meta);
+    let mut st = AlterState {
+        db: db.clone(),
+        name: table.clone(),
+        to: (db.clone(), table.clone()),
+        auto_increment: None,
+        force: false,
+    };
+    ops(s, &mut w, &mut st)?;
+    w.name = st.to.1.clone();
+    let fin = w.finish()?;
+    let to = (st.to.0.as_str(), st.to.1.as_str());
+    let applied = rebuild::apply(
+        s,
+        (&db, &table),
+        &entry,
+        &fin,
+        to,
+        st.force,
+        st.auto_increment,
+    )?;
+    Ok(QueryResult::Ok(OkInfo {
+        affected_rows: applied.rows,
+        last_insert_id: 0,
+        info: format!(
+            "Records: {}  Duplicates: 0  Warnings: {}",
+            applied.rows, applied.warnings
+        ),
+    }))
+}
+
+/// ALTER TABLE.
+pub(super) fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<QueryResult, SqlError> {
+    run_alter(s, &at.name, at.if_exists, |s, w, st| {
+        for op in &at.operations {
+            operation(s, w, st, op)?;
+        }
+        Ok(())
+    })
+}
+
+/// CREATE [UNIQUE] INDEX name ON t (columns).
+pub(super) fn create_index(
+    s: &mut Session,
+    ci: &ast::CreateIndex,
+) -> Result<QueryResult, SqlError> {
+    let Some(name) = ci
+        .name
+        .as_ref()
+        .and_then(|n| n.0.last()?.as_ident().cloned())
+    else {
+        return Err(syntax_error(format!("ON {}", ci.table_name)));
+    };
+    let spec = KeySpec {
+        name: Some(name.value.clone()),
+        kind: if ci.unique {
+            KeyKind::Unique
+        } else {
+            KeyKind::Index
+        },
+        parts: parts(&ci.columns)?,
+        comment: super::keys::index_comment(&ci.index_options),
+    };
+    let if_not_exists = ci.if_not_exists;
+    run_alter(s, &ci.table_name, false, move |s, w, _| {
+        if if_not_exists && w.key_pos(&name.value).is_some() {
+            s.push_warning(Warning::note(
+                1061,
+                format!("Duplicate key name '{}'", name.value),
+            ));
+            return Ok(());
+        }
+        w.add_key(spec)
+    })
+}
+
+/// CREATE FULLTEXT INDEX name ON t (columns): recorded in the metadata.
+pub(super) fn create_fulltext_index(
+    s: &mut Session,
+    name: &ast::Ident,
+    table: &ast::ObjectName,
+    columns: &[ast::Ident],
+) -> Result<QueryResult, SqlError> {
+    let spec = KeySpec {
+        name: Some(name.value.clone()),
+        kind: KeyKind::Fulltext,
+        parts: columns
+            .iter()
+            .map(|c| PartSpec {
+                column: c.value.clone(),
+                descending: false,
+                prefix: None,
+            })
+            .collect(),
+        comment: String::new(),
+    };
+    run_alter(s, table, false, move |_, w, _| w.add_key(spec))
+}
+
+/// DROP INDEX name ON t.
+pub(super) fn drop_index(
+    s: &mut Session,
+    names: &[ast::ObjectName],
+    table: &ast::ObjectName,
+    if_exists: bool,
+) -> Result<QueryResult, SqlError> {
+    let [index] = names else {
+        return Err(syntax_error(format!("ON {table}")));
+    };
+    let index = super::tables::last_part(index);
+    run_alter(s, table, false, move |s, w, _| {
+        drop_key(s, w, &index, if_exists)
+    })
+}
+
+/// ALTER TABLE t ENGINE=x: a rebuild.
+pub(super) fn alter_engine(
+    s: &mut Session,
+    table: &ast::ObjectName,
+    engine: &str,
+) -> Result<QueryResult, SqlError> {
+    let engine = engine.to_string();
+    run_alter(s, table, false, move |s, _, st| {
+        check_engine(s, &engine, &st.name)?;
+        st.force = true;
+        Ok(())
+    })
+}
+
+/// Rebuilds a table as it is (OPTIMIZE TABLE).
+pub(super) fn rebuild_table(
+    s: &mut Session,
+    table: &ast::ObjectName,
+) -> Result<QueryResult, SqlError> {
+    run_alter(s, table, false, |_, _, st| {
+        st.force = true;
+        Ok(())
+    })
+}
+
+/// Removes key `name` (`PRIMARY` for the primary key).
+fn drop_key(s: &mut Session, w: &mut Work, name: &str, if_exists: bool) -> Result<(), SqlError> {
+    let pos = if name.eq_ignore_ascii_case("PRIMARY") {
+        w.keys.iter().position(|k| k.kind == KeyKind::Primary)
+    } else {
+        w.key_pos(name)
+    };
+    match pos {
+        Some(p) => {
+            w.keys.remove(p);
+            Ok(())
+        }
+        None if if_exists => {
+            s.push_warning(cant_drop_note("INDEX", name));
+            Ok(())
+        }
+        None => Err(cant_drop("INDEX", name)),
+    }
+}
+
+fn cant_drop_note(kind: &str, name: &str) -> Warning {
+    Warning::note(1091, cant_drop(kind, name).message())
+}
+
+/// Moves column `pos` to `position` (FIRST / AFTER x).
+fn place(
+    w: &mut Work,
+    pos: usize,
+    position: Option<&ast::MySQLColumnPosition>,
+    table: &str,
+) -> Result<(), SqlError> {
+    let Some(position) = position else {
+        return Ok(());
+    };
+    let col = w.cols.remove(pos);
+    let at = match position {
+        ast::MySQLColumnPosition::First => 0,
+        ast::MySQLColumnPosition::After(a) => match w.col_pos(&a.value) {
+            Some(p) => p + 1,
+            None => {
+                w.cols.insert(pos, col);
+                return Err(SqlError::unknown_column(&a.value, table));
+            }
+        },
+    };
+    w.cols.insert(at, col);
+    Ok(())
+}
+
+/// Replaces column `pos` by a new definition (MODIFY / CHANGE), keeping its
+/// id (so keys follow) and origin (so rows are copied).
+fn redefine(
+    s: &Session,
+    w: &mut Work,
+    pos: usize,
+    name: &ast::Ident,
+    data_type: &ast::DataType,
+    options: &[ast::ColumnOption],
+) -> Result<Vec<KeySpec>, SqlError> {
+    let old = &w.cols[pos];
+    let opts: Vec<&ast::ColumnOption> = options.iter().collect();
+    let mut b = column::build(s, name, data_type, &opts, w.collation, old.id)?;
+    b.col.origin = old.origin;
+    w.cols[pos] = b.col;
+    Ok(b.keys)
+}
+
+fn operation(
+    s: &mut Session,
+    w: &mut Work,
+    st: &mut AlterState,
+    op: &ast::AlterTableOperation,
+) -> Result<(), SqlError> {
+    use ast::AlterTableOperation as A;
+    let table = st.name.clone();
+    let find = |w: &Work, c: &ast::Ident| {
+        w.col_pos(&c.value)
+            .ok_or_else(|| SqlError::unknown_column(&c.value, &table))
+    };
+    match op {
+        A::AddColumn {
+            if_not_exists,
+            column_def: c,
+            column_position,
+            ..
+        } => {
+            if w.col_pos(&c.name.value).is_some() {
+                let e = SqlError::new(1060, format!("Duplicate column name '{}'", c.name.value));
+                if *if_not_exists {
+                    s.push_warning(Warning::note(1060, e.message()));
+                    return Ok(());
+                }
+                return Err(e);
+            }
+            let opts: Vec<&ast::ColumnOption> = c.options.iter().map(|o| &o.option).collect();
+            let id = w.new_id();
+            let b = column::build(s, &c.name, &c.data_type, &opts, w.collation, id)?;
+            w.cols.push(b.col);
+            place(w, w.cols.len() - 1, column_position.as_ref(), &table)?;
+            for k in b.keys {
+                w.add_key(k)?;
+            }
+        }
+        A::DropColumn {
+            column_names,
+            if_exists,
+            ..
+        } => {
+            for c in column_names {
+                match w.col_pos(&c.value) {
+                    Some(p) => w.remove_column(p),
+                    None if *if_exists => s.push_warning(cant_drop_note("COLUMN", &c.value)),
+                    None => return Err(cant_drop("COLUMN", &c.value)),
+                }
+            }
+            if w.cols.is_empty() {
+                return Err(SqlError::new(
+                    1090,
+                    "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
+                ));
+            }
+        }
+        A::ModifyColumn {
+            col_name,
+            data_type,
+            options,
+            column_position,
+        } => {
+            let pos = find(w, col_name)?;
+            let name = ast::Ident::new(w.cols[pos].def.name.clone());
+            let keys = redefine(s, w, pos, &name, data_type, options)?;
+            place(w, pos, column_position.as_ref(), &table)?;
+            for k in keys {
+                w.add_key(k)?;
+            }
+        }
+        A::ChangeColumn {
+            old_name,
+            new_name,
+            data_type,
+            options,
+            column_position,
+        } => {
+            let pos = find(w, old_name)?;
+            if w.col_pos(&new_name.value).is_some_and(|p| p != pos) {
+                return Err(SqlError::new(
+                    1060,
+                    format!("Duplicate column name '{}'", new_name.value),
+                ));
+            }
+            let keys = redefine(s, w, pos, new_name, data_type, options)?;
+            place(w, pos, column_position.as_ref(), &table)?;
+            for k in keys {
+                w.add_key(k)?;
+            }
+        }
+        A::RenameColumn {
+            old_column_name,
+            new_column_name,
+        } => {
+            let pos = find(w, old_column_name)?;
+            check_identifier(&new_column_name.value, Ident::Column)?;
+            if w.col_pos(&new_column_name.value).is_some_and(|p| p != pos) {
+                return Err(SqlError::new(
+                    1060,
+                    format!("Duplicate column name '{}'", new_column_name.value),
+                ));
+            }
+            w.cols[pos].def.name = new_column_name.value.clone();
+        }
+        A::RenameTable { table_name: t } => {
+            let (ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n)) = t;
+            let to = table_name(s, n)?;
+            if to != (st.db.clone(), st.name.clone()) {
+                let catalog = s.db.catalog();
+                if !catalog.has_database(&to.0) {
+                    return Err(SqlError::unknown_database(&to.0));
+                }
+                if catalog.table_entry(&to.0, &to.1).is_some() {
+                    return Err(SqlError::table_exists(&to.1));
+                }
+            }
+            st.to = to;
+        }
+        A::AlterColumn { column_name, op } => {
+            let pos = find(w, column_name)?;
+            match op {
+                ast::AlterColumnOperation::SetDefault { value } => {
+                    let c = &w.cols[pos];
+                    if c.auto_inc {
+                        return Err(super::invalid_default(&c.def.name));
+                    }
+                    let text = column::default_text(s, value, &c.def)?;
+                    w.cols[pos].meta.default = Some(text);
+                }
+                ast::AlterColumnOperation::DropDefault => w.cols[pos].meta.default = None,
+                other => return Err(syntax_error(other.to_string())),
+            }
+        }
+        A::AddConstraint { constraint: c, .. } => match constraint(c)? {
+            Constraint::Key(k) => w.add_key(k)?,
+            Constraint::ForeignKey(k) => w.add_foreign_key_index(k)?,
+            Constraint::Ignored => {}
+        },
+        A::DropIndex { name } => drop_key(s, w, &name.value, false)?,
+        A::DropPrimaryKey { .. } => drop_key(s, w, "PRIMARY", false)?,
+        // Foreign keys and CHECK constraints are not kept (module docs).
+        A::DropForeignKey { .. } => {}
+        A::DropConstraint { name, .. } => {
+            if let Some(p) = w.key_pos(&name.value) {
+                w.keys.remove(p);
+            }
+        }
+        A::AutoIncrement { value, .. } => {
+            let text = value.value.to_string();
+            let n = text
+                .parse::<u64>()
+                .map_err(|_| syntax_error(text.clone()))?;
+            st.auto_increment = Some(n);
+        }
+        A::Algorithm { .. } | A::Lock { .. } => {}
+        other => {
+            return Err(SqlError::not_supported(&format!("ALTER TABLE {other}")));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,320 @@
+//! CREATE TABLE: `[OR REPLACE] [IF NOT EXISTS] db.t (columns, keys) [table
+//! options]` and `CREATE TABLE t2 LIKE t1`.
+//!
+//! Errors: 1046/1049 (database), 1050 (exists; a note with IF NOT EXISTS),
+//! 1060 (duplicate column), 1113 (no columns), the column, key and type errors
+//! of `column`, `keys` and `types`, 1286 (unknown engine), 1628 (table comment
+//! over 2048 characters), and the engine's own checks (1071, 1118, 1170...)
+//! when the table is created. `CREATE TABLE ... SELECT` and temporary tables
+//! are error 1235.
+//!
+//! Table options: ENGINE (InnoDB; MyISAM, Aria, MEMORY... are replaced by
+//! InnoDB with warning 1266), [DEFAULT] CHARSET / CHARACTER SET, [DEFAULT]
+//! COLLATE (the database's default when absent), ROW_FORMAT, COMMENT and
+//! AUTO_INCREMENT=n (raises the table's counter); the others are accepted and
+//! ignored.
+
+use larch_engine::record::collation::Collation;
+use sqlparser::ast;
+
+use super::keys::{constraint, Constraint};
+use super::types::resolve_collation;
+use super::work::{Finished, Work};
+use super::{column, syntax_error, table_name};
+use crate::error::{SqlError, Warning};
+use crate::result::QueryResult;
+use crate::session::Session;
+
+/// Longest table comment.
+const MAX_TABLE_COMMENT_CHARS: usize = 2048;
+
+/// The table options of CREATE TABLE (and ALTER TABLE).
+#[derive(Debug, Clone, Default)]
+pub(super) struct TableOptions {
+    pub engine: Option<String>,
+    pub charset: Option<String>,
+    pub collate: Option<String>,
+    pub row_format: Option<String>,
+    pub comment: Option<String>,
+    pub auto_increment: Option<u64>,
+}
+
+fn option_text(e: &ast::Expr) -> Result<String, SqlError> {
+    match e {
+        ast::Expr::Identifier(i) => Ok(i.value.clone()),
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s)
+            | ast::Value::DoubleQuotedString(s)
+            | ast::Value::Number(s, _) => Ok(s.clone()),
+            other => Err(syntax_error(other.to_string())),
+        },
+        other => Err(syntax_error(other.to_string())),
+    }
+}
+
+/// Collects the table options of `opts`.
+pub(super) fn table_options(
+    opts: &ast::CreateTableOptions,
+    comment: Option<&ast::CommentDef>,
+) -> Result<TableOptions, SqlError> {
+    let list: &[ast::SqlOption] = match opts {
+        ast::CreateTableOptions::None => &[],
+        ast::CreateTableOptions::With(v)
+        | ast::CreateTableOptions::Options(v)
+        | ast::CreateTableOptions::Plain(v)
+        | ast::CreateTableOptions::TableProperties(v) => v,
+    };
+    let mut out = TableOptions::default();
+    let comment_text = |c: &ast::CommentDef| match c {
+        ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => s.clone(),
+    };
+    if let Some(c) = comment {
+        out.comment = Some(comment_text(c));
+    }
+    for o in list {
+        match o {
+            ast::SqlOption::Comment(c) => out.comment = Some(comment_text(c)),
+            ast::SqlOption::NamedParenthesizedList(l)
+                if l.key.value.eq_ignore_ascii_case("ENGINE") =>
+            {
+                out.engine = l.name.as_ref().map(|n| n.value.clone());
+            }
+            ast::SqlOption::KeyValue { key, value } => {
+                let text = option_text(value)?;
+                match key.value.to_ascii_uppercase().as_str() {
+                    "ENGINE" => out.engine = Some(text),
+                    "CHARSET" | "DEFAULT CHARSET" | "CHARACTER SET" | "DEFAULT CHARACTER SET" => {
+                        out.charset = Some(text)
+                    }
+                    "COLLATE" | "DEFAULT COLLATE" => out.collate = Some(text),
+                    "ROW_FORMAT" => {
+                        out.row_format = Some(text.to_ascii_uppercase()).filter(|f| f != "DEFAULT")
+                    }
+                    "COMMENT" => out.comment = Some(text),
+                    "AUTO_INCREMENT" => {
+                        out.auto_increment = Some(
+                            text.parse::<u64>()
+                                .map_err(|_| syntax_error(text.clone()))?,
+                        )
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Checks an ENGINE name: InnoDB is used for every known engine (with
+/// warning 1266 for the others), an unknown one is error 1286.
+pub(super) fn check_engine(s: &mut Session, engine: &str, table: &str) -> Result<(), SqlError> {
+    let known = [
+        "INNODB",
+        "XTRADB",
+        "MYISAM",
+        "ARIA",
+        "MEMORY",
+        "HEAP",
+        "CSV",
+        "ARCHIVE",
+        "MRG_MYISAM",
+        "MERGE",
+        "BLACKHOLE",
+        "ROCKSDB",
+        "TOKUDB",
+    ];
+    let upper = engine.to_ascii_uppercase();
+    if !known.contains(&upper.as_str()) {
+        return Err(SqlError::new(
+            1286,
+            format!("Unknown storage engine '{engine}'"),
+        ));
+    }
+    if upper != "INNODB" && upper != "XTRADB" {
+        s.push_warning(Warning::warn(
+            1266,
+            format!("Using storage engine InnoDB for table '{table}'"),
+        ));
+    }
+    Ok(())
+}
+
+/// Applies the character set, row format and comment of `o` to `w`.
+pub(super) fn apply_options(
+    w: &mut Work,
+    o: &TableOptions,
+    default: Collation,
+) -> Result<(), SqlError> {
+    if o.charset.is_some() || o.collate.is_some() {
+        w.collation = resolve_collation(o.charset.as_deref(), o.collate.as_deref(), default)?;
+    }
+    if let Some(f) = &o.row_format {
+        w.row_format = Some(f.clone());
+    }
+    if let Some(c) = &o.comment {
+        if c.chars().count() > MAX_TABLE_COMMENT_CHARS {
+            return Err(SqlError::new(
+                1628,
+                format!(
+                    "Comment for table '{}' is too long (max = {MAX_TABLE_COMMENT_CHARS})",
+                    w.name
+                ),
+            ));
+        }
+        w.comment = c.clone();
+    }
+    Ok(())
+}
+
+/// The default collation of database `db` (kept as `charset\0collation` in
+/// its metadata).
+pub(super) fn database_collation(s: &Session, db: &str) -> Collation {
+    s.db.catalog()
+        .database_meta(db)
+        .and_then(|m| {
+            let text = String::from_utf8(m).ok()?;
+            let coll = text.split('\0').nth(1)?.to_string();
+            Collation::from_name(&coll)
+        })
+        .unwrap_or(Collation::Utf8mb4GeneralCi)
+}
+
+/// The source table of `CREATE TABLE t2 (LIKE t1)`, which sqlparser reads as
+/// a column named LIKE.
+fn parenthesized_like(ct: &ast::CreateTable) -> Option<&ast::ObjectName> {
+    match ct.columns.as_slice() {
+        [c] if c.name.quote_style.is_none()
+            && c.name.value.eq_ignore_ascii_case("LIKE")
+            && c.options.is_empty() =>
+        {
+            match &c.data_type {
+                ast::DataType::Custom(name, args) if args.is_empty() => Some(name),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// CREATE TABLE.
+pub(super) fn create_table(
+    s: &mut Session,
+    ct: &ast::CreateTable,
+) -> Result<QueryResult, SqlError> {
+    s.commit()?;
+    if ct.temporary {
+        return Err(SqlError::not_supported("CREATE TEMPORARY TABLE"));
+    }
+    if ct.query.is_some() {
+        return Err(SqlError::not_supported("CREATE TABLE ... SELECT"));
+    }
+    let (db, name) = table_name(s, &ct.name)?;
+    let database = s.db.clone();
+    let catalog = database.catalog();
+    if !catalog.has_database(&db) {
+        return Err(SqlError::unknown_database(&db));
+    }
+    let like = match &ct.like {
+        Some(ast::CreateTableLikeKind::Plain(l) | ast::CreateTableLikeKind::Parenthesized(l)) => {
+            Some(&l.name)
+        }
+        None => parenthesized_like(ct),
+    };
+    let _ddl = database.ddl_lock.lock();
+    let exists = catalog.table_entry(&db, &name).is_some();
+    if exists && !ct.or_replace {
+        if ct.if_not_exists {
+            s.push_warning(Warning::note(
+                1050,
+                format!("Table '{name}' already exists"),
+            ));
+            return Ok(QueryResult::ok());
+        }
+        return Err(SqlError::table_exists(&name));
+    }
+    let (fin, auto_increment) = match like {
+        Some(src) => (like_definition(s, src, &db, &name)?, None),
+        None => {
+            let opts = table_options(&ct.table_options, ct.comment.as_ref())?;
+            if let Some(e) = &opts.engine {
+                check_engine(s, e, &name)?;
+            }
+            let mut w = Work::new(&name, database_collation(s, &db));
+            let default = w.collation;
+            apply_options(&mut w, &opts, default)?;
+            add_elements(s, &mut w, &ct.columns, &ct.constraints)?;
+            (w.finish()?, opts.auto_increment)
+        }
+    };
+    if exists {
+        catalog.drop_table(&db, &name)?;
+    }
+    let table = catalog.create_table(&db, fin.def, &fin.meta.encode())?;
+    if let Some(n) = auto_increment.filter(|_| table.auto_increment_next().is_some()) {
+        table.raise_auto_increment(n)?;
+    }
+    Ok(QueryResult::ok())
+}
+
+/// The definition of `CREATE TABLE db.name LIKE src`.
+fn like_definition(
+    s: &Session,
+    src: &ast::ObjectName,
+    db: &str,
+    name: &str,
+) -> Result<Finished, SqlError> {
+    let (sdb, sname) = table_name(s, src)?;
+    if sdb == db && sname == name {
+        return Err(SqlError::new(
+            1066,
+            format!("Not unique table/alias: '{name}'"),
+        ));
+    }
+    let (entry, meta) = super::table_with_meta(s, &sdb, &sname)?;
+    let mut def = entry.def;
+    def.name = name.to_string();
+    let origin = (0..def.columns.len()).map(Some).collect();
+    Ok(Finished { def, meta, origin })
+}
+
+/// Adds the columns, then the keys, then the indexes FOREIGN KEYs need.
+pub(super) fn add_elements(
+    s: &Session,
+    w: &mut Work,
+    columns: &[ast::ColumnDef],
+    constraints: &[ast::TableConstraint],
+) -> Result<(), SqlError> {
+    let mut keys = Vec::new();
+    for c in columns {
+        let options: Vec<&ast::ColumnOption> = c.options.iter().map(|o| &o.option).collect();
+        let id = w.new_id();
+        let b = column::build(s, &c.name, &c.data_type, &options, w.collation, id)?;
+        if w.col_pos(&c.name.value).is_some() {
+            return Err(SqlError::new(
+                1060,
+                format!("Duplicate column name '{}'", c.name.value),
+            ));
+        }
+        w.cols.push(b.col);
+        keys.extend(b.keys);
+    }
+    if w.cols.is_empty() {
+        return Err(SqlError::new(1113, "A table must have at least 1 column"));
+    }
+    let mut foreign = Vec::new();
+    for c in constraints {
+        match constraint(c)? {
+            Constraint::Key(k) => keys.push(k),
+            Constraint::ForeignKey(k) => foreign.push(k),
+            Constraint::Ignored => {}
+        }
+    }
+    for k in keys {
+        w.add_key(k)?;
+    }
+    for k in foreign {
+        w.add_foreign_key_index(k)?;
+    }
+    Ok(())
+}

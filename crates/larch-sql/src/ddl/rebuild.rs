@@ -1,0 +1,332 @@
+//! Applying a new definition to an existing table: in place when only the
+//! SQL metadata (defaults, comments, FULLTEXT keys...) or the name changes,
+//! otherwise by a copying rebuild.
+//!
+//! A rebuild creates the new table under a temporary name (`#sql-alter-N`,
+//! in the target database), copies every row converting values with the
+//! store rules (`crate::value::store`: strict errors or non-strict warnings;
+//! a NULL into a NOT NULL column is 1138 in strict mode; new columns get
+//! their DEFAULT, their implicit default, or AUTO_INCREMENT values), then
+//! swaps: the old table is renamed to `#sql-old-N`, the new one to the final
+//! name, and the old one is dropped. If the copy fails (a duplicate key while
+//! adding a UNIQUE index is 1062, a value that does not convert), the
+//! temporary table is dropped and the original is untouched.
+//!
+//! Crash safety: each catalog step (create, rename, drop) is atomic and
+//! durable on its own, but the sequence is not. A crash during the copy
+//! leaves the original table intact plus a partial `#sql-alter-N` table; a
+//! crash between the two renames leaves the original under `#sql-old-N` and
+//! the complete new table under `#sql-alter-N`; a crash before the final drop
+//! leaves a redundant `#sql-old-N`. No data is lost in any case; `#sql-`
+//! tables are left for the administrator to rename or drop (transactional DDL
+//! with undo will remove this window).
+//!
+//! Concurrency: DDL is serialized by the database's `ddl_lock`, but rows
+//! written by other sessions to the table during a rebuild are not seen by the
+//! copy (there are no metadata locks yet).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use larch_engine::catalog::{Catalog, TableEntry};
+use larch_engine::record::value::{ColumnType, Date, DateTime, Decimal, Timestamp, Value};
+use larch_engine::table::{ColumnDef, KeyRange, Table, TxnContext, CLUSTERED};
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::Parser;
+
+use super::meta::ColumnMeta;
+use super::work::Finished;
+use crate::error::{SqlError, Warning};
+use crate::session::Session;
+use crate::value::{set_text, store, StoreTarget};
+
+/// Transaction id stamped on rows a rebuild writes (DDL is not
+/// transactional yet, as in the catalog).
+const DDL_TRX: TxnContext = TxnContext { trx_id: 0 };
+
+/// Numbers of temporary table names.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(1);
+
+/// What applying a definition did.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Applied {
+    /// Rows copied by a rebuild (0 in place).
+    pub rows: u64,
+    pub warnings: u64,
+}
+
+/// A free temporary table name `#sql-<kind>-N` in `db`.
+pub(super) fn temp_name(catalog: &Catalog, db: &str, kind: &str) -> String {
+    loop {
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let name = format!("#sql-{kind}-{n}");
+        if catalog.table_entry(db, &name).is_none() {
+            return name;
+        }
+    }
+}
+
+/// Applies `fin` to table `db.name` (whose entry is `old`), which ends up as
+/// `to` (database, name). `force` rebuilds even when nothing changed;
+/// `auto_increment` raises the counter (`AUTO_INCREMENT=n`).
+pub(super) fn apply(
+    s: &mut Session,
+    (db, name): (&str, &str),
+    old: &TableEntry,
+    fin: &Finished,
+    to: (&str, &str),
+    force: bool,
+    auto_increment: Option<u64>,
+) -> Result<Applied, SqlError> {
+    let database = s.db.clone();
+    let catalog = database.catalog();
+    let identity = fin.origin.len() == old.def.columns.len()
+        && fin.origin.iter().enumerate().all(|(i, o)| *o == Some(i));
+    let mut same = fin.def.clone();
+    same.name = old.def.name.clone();
+    if identity && same == old.def && !force {
+        if (db, name) != to {
+            catalog.rename_table(db, name, to.0, to.1)?;
+        }
+        let bytes = fin.meta.encode();
+        if bytes != old.sql_meta {
+            catalog.set_table_meta(to.0, to.1, &bytes)?;
+        }
+        if let Some(n) = auto_increment {
+            let t = catalog.table(to.0, to.1)?;
+            if t.auto_increment_next().is_some() {
+                t.raise_auto_increment(n)?;
+            }
+        }
+        return Ok(Applied::default());
+    }
+    let old_table = catalog.table(db, name)?;
+    let tmp = temp_name(catalog, to.0, "alter");
+    let mut def = fin.def.clone();
+    def.name = tmp.clone();
+    let new_table = catalog.create_table(to.0, def, &fin.meta.encode())?;
+    let copied = copy_rows(s, &old_table, &new_table, old, fin, to);
+    let applied = match copied.and_then(|a| {
+        raise_counter(&old_table, &new_table, auto_increment)?;
+        Ok(a)
+    }) {
+        Ok(a) => a,
+        Err(e) => {
+            drop(new_table);
+            if let Err(d) = catalog.drop_table(to.0, &tmp) {
+                tracing::warn!(error = %d, table = %tmp, "could not drop the temporary table of a failed ALTER TABLE");
+            }
+            return Err(e);
+        }
+    };
+    drop(new_table);
+    drop(old_table);
+    swap(catalog, (db, name), (to.0, &tmp), to.1)?;
+    Ok(applied)
+}
+
+fn raise_counter(old: &Table, new: &Table, explicit: Option<u64>) -> Result<(), SqlError> {
+    if new.auto_increment_next().is_none() {
+        return Ok(());
+    }
+    if let Some(n) = old.auto_increment_next() {
+        new.raise_auto_increment(n)?;
+    }
+    if let Some(n) = explicit {
+        new.raise_auto_increment(n)?;
+    }
+    Ok(())
+}
+
+/// Replaces table `old` by table `new` (a temporary name), which takes the
+/// name `final_name` in its own database (see the module documentation for
+/// what a crash leaves).
+pub(super) fn swap(
+    catalog: &Catalog,
+    old: (&str, &str),
+    new: (&str, &str),
+    final_name: &str,
+) -> Result<(), SqlError> {
+    let parked = temp_name(catalog, old.0, "old");
+    catalog.rename_table(old.0, old.1, old.0, &parked)?;
+    if let Err(e) = catalog.rename_table(new.0, new.1, new.0, final_name) {
+        if let Err(back) = catalog.rename_table(old.0, &parked, old.0, old.1) {
+            tracing::error!(error = %back, table = %parked, "could not restore a table after a failed swap");
+        }
+        return Err(e.into());
+    }
+    catalog.drop_table(old.0, &parked)?;
+    Ok(())
+}
+
+/// Copies every row of `old` into `new`, converting values.
+fn copy_rows(
+    s: &mut Session,
+    old: &Table,
+    new: &Table,
+    entry: &TableEntry,
+    fin: &Finished,
+    to: (&str, &str),
+) -> Result<Applied, SqlError> {
+    let strict = s.strict();
+    let cols = &fin.def.columns;
+    let mut fills = Vec::with_capacity(cols.len());
+    for (i, c) in cols.iter().enumerate() {
+        fills.push(match fin.origin[i] {
+            Some(_) => Value::Null,
+            None => fill_value(s, c, &fin.meta.columns[i])?,
+        });
+    }
+    let auto = fin.def.auto_increment;
+    let renumber = auto.is_some_and(|a| match fin.origin[a] {
+        Some(o) => entry.def.auto_increment != Some(o),
+        None => true,
+    });
+    let mut warnings: Vec<Warning> = Vec::new();
+    let mut rows = 0u64;
+    let mut cursor = old.scan(&DDL_TRX, CLUSTERED, &KeyRange::all(), false, None)?;
+    while let Some((_, row)) = cursor.next_row()? {
+        if s.process.kill_query.load(Ordering::SeqCst) {
+            return Err(SqlError::new(
+                crate::error::code::QUERY_INTERRUPTED,
+                "Query execution was interrupted",
+            ));
+        }
+        rows += 1;
+        let mut out = Vec::with_capacity(cols.len());
+        for (i, c) in cols.iter().enumerate() {
+            let target = StoreTarget {
+                db: to.0,
+                table: to.1,
+                column: &c.name,
+                row: rows,
+                strict,
+            };
+            out.push(match fin.origin[i] {
+                Some(o) => convert(&row[o], &entry.def.columns[o], c, &target, &mut warnings)?,
+                None => fills[i].clone(),
+            });
+        }
+        if let (Some(a), true) = (auto, renumber) {
+            if matches!(out[a], Value::Null | Value::Int(0) | Value::UInt(0)) {
+                let n = new.allocate_auto_increment(1)?;
+                out[a] = match cols[a].ty {
+                    ColumnType::Int { unsigned: true, .. } => Value::UInt(n),
+                    _ => Value::Int(i64::try_from(n).unwrap_or(i64::MAX)),
+                };
+            }
+        }
+        new.insert(&DDL_TRX, &out)?;
+    }
+    let applied = Applied {
+        rows,
+        warnings: warnings.len() as u64,
+    };
+    for w in warnings {
+        s.push_warning(w);
+    }
+    Ok(applied)
+}
+
+/// One value of a copied row, converted to the new column.
+fn convert(
+    v: &Value,
+    from: &ColumnDef,
+    to: &ColumnDef,
+    target: &StoreTarget<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Result<Value, SqlError> {
+    if v.is_null() {
+        if to.nullable {
+            return Ok(Value::Null);
+        }
+        if target.strict {
+            return Err(SqlError::new(1138, "Invalid use of NULL value"));
+        }
+        warnings.push(Warning::warn(
+            1265,
+            format!(
+                "Data truncated for column '{}' at row {}",
+                target.column, target.row
+            ),
+        ));
+        return Ok(implicit_default(&to.ty));
+    }
+    if from.ty == to.ty {
+        return Ok(v.clone());
+    }
+    let as_text = match (v, &from.ty) {
+        (Value::Enum(i), ColumnType::Enum { values }) => Some(Value::Str(
+            usize::from(*i)
+                .checked_sub(1)
+                .and_then(|k| values.get(k))
+                .cloned()
+                .unwrap_or_default(),
+        )),
+        (Value::Set(bits), ColumnType::Set { values }) => Some(Value::Str(set_text(*bits, values))),
+        _ => None,
+    };
+    store(as_text.as_ref().unwrap_or(v), &to.ty, target, warnings)
+}
+
+/// The value a new column gets in existing rows: its DEFAULT, NULL, or the
+/// implicit default of a NOT NULL column without one (0, '', the zero date,
+/// the first ENUM member...). AUTO_INCREMENT columns are numbered later.
+fn fill_value(s: &Session, c: &ColumnDef, meta: &ColumnMeta) -> Result<Value, SqlError> {
+    let Some(text) = meta.default.as_deref() else {
+        return Ok(if c.nullable {
+            Value::Null
+        } else {
+            implicit_default(&c.ty)
+        });
+    };
+    let expr = Parser::new(&MySqlDialect {})
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| {
+            SqlError::new(
+                crate::error::code::UNKNOWN,
+                format!(
+                    "cannot read the default '{text}' of column '{}': {e}",
+                    c.name
+                ),
+            )
+        })?;
+    let v = super::column::evaluate(s, &expr)?;
+    if v.is_null() {
+        return Ok(if c.nullable {
+            Value::Null
+        } else {
+            implicit_default(&c.ty)
+        });
+    }
+    let target = StoreTarget {
+        db: "",
+        table: "",
+        column: &c.name,
+        row: 1,
+        strict: false,
+    };
+    let mut ignored = Vec::new();
+    store(&v, &c.ty, &target, &mut ignored)
+}
+
+/// MySQL's implicit default of a NOT NULL column.
+pub(super) fn implicit_default(ty: &ColumnType) -> Value {
+    match ty {
+        ColumnType::Int { unsigned: true, .. } => Value::UInt(0),
+        ColumnType::Int { .. } => Value::Int(0),
+        ColumnType::Decimal { .. } => Value::Decimal(Decimal::zero()),
+        ColumnType::Float => Value::Float(0.0),
+        ColumnType::Double => Value::Double(0.0),
+        ColumnType::Date => Value::Date(Date::default()),
+        ColumnType::Time { .. } => Value::Time(0),
+        ColumnType::Datetime { .. } => Value::Datetime(DateTime::default()),
+        ColumnType::Timestamp { .. } => Value::Timestamp(Timestamp::default()),
+        ColumnType::Year => Value::Year(0),
+        ColumnType::Enum { .. } => Value::Enum(1),
+        ColumnType::Set { .. } => Value::Set(0),
+        ColumnType::Bit { .. } => Value::Bit(0),
+        t if t.is_binary_string() => Value::Bytes(Vec::new()),
+        _ => Value::Str(String::new()),
+    }
+}

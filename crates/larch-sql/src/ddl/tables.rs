@@ -1,0 +1,139 @@
+//! DROP TABLE, TRUNCATE TABLE and RENAME TABLE.
+//!
+//! - `DROP TABLE [IF EXISTS] t1, t2 ...` drops every table that exists; the
+//!   missing ones are error 1051 naming all of them (`Unknown table
+//!   'db.t1,db.t2'`), or one note each with IF EXISTS. There are no temporary
+//!   tables, so `DROP TEMPORARY TABLE` always finds none.
+//! - `TRUNCATE [TABLE] t` replaces the table by an empty one with the same
+//!   definition (the AUTO_INCREMENT counter starts again at 1): the new table
+//!   is created under a temporary name and swapped in (`rebuild::swap`), so
+//!   the definition survives a crash at any point.
+//! - `RENAME TABLE a TO b [, c TO d ...]` checks every step first (1146 for a
+//!   missing source, 1050 for an existing target, 1049 for a missing target
+//!   database, in statement order, so `a TO tmp, b TO a, tmp TO b` swaps) and
+//!   undoes the renames already done if a later one fails. Renames may move a
+//!   table to another database.
+
+use std::collections::BTreeSet;
+
+use sqlparser::ast;
+
+use super::rebuild::{swap, temp_name};
+use super::{table_entry, table_name};
+use crate::error::{SqlError, Warning};
+use crate::result::QueryResult;
+use crate::session::Session;
+
+/// One rename: (database, table) from and to.
+type Step = ((String, String), (String, String));
+
+/// The last part of a dotted name.
+pub(super) fn last_part(name: &ast::ObjectName) -> String {
+    name.0
+        .last()
+        .and_then(|p| p.as_ident())
+        .map(|i| i.value.clone())
+        .unwrap_or_default()
+}
+
+/// DROP [TEMPORARY] TABLE [IF EXISTS] names.
+pub(super) fn drop_tables(
+    s: &mut Session,
+    names: &[ast::ObjectName],
+    if_exists: bool,
+    temporary: bool,
+) -> Result<QueryResult, SqlError> {
+    if !temporary {
+        s.commit()?;
+    }
+    let resolved = names
+        .iter()
+        .map(|n| table_name(s, n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let database = s.db.clone();
+    let catalog = database.catalog();
+    let _ddl = database.ddl_lock.lock();
+    let mut missing = Vec::new();
+    for (db, t) in &resolved {
+        if temporary || catalog.table_entry(db, t).is_none() {
+            missing.push(format!("{db}.{t}"));
+            continue;
+        }
+        catalog.drop_table(db, t)?;
+    }
+    if missing.is_empty() {
+        return Ok(QueryResult::ok());
+    }
+    if if_exists {
+        for m in missing {
+            s.push_warning(Warning::note(1051, format!("Unknown table '{m}'")));
+        }
+        return Ok(QueryResult::ok());
+    }
+    Err(SqlError::new(
+        1051,
+        format!("Unknown table '{}'", missing.join(",")),
+    ))
+}
+
+/// TRUNCATE [TABLE] t.
+pub(super) fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<QueryResult, SqlError> {
+    s.commit()?;
+    let database = s.db.clone();
+    let catalog = database.catalog();
+    for target in &t.table_names {
+        let (db, name) = table_name(s, &target.name)?;
+        let _ddl = database.ddl_lock.lock();
+        let entry = table_entry(s, &db, &name)?;
+        let tmp = temp_name(catalog, &db, "truncate");
+        let mut def = entry.def.clone();
+        def.name = tmp.clone();
+        drop(catalog.create_table(&db, def, &entry.sql_meta)?);
+        swap(catalog, (&db, &name), (&db, &tmp), &name)?;
+    }
+    Ok(QueryResult::ok())
+}
+
+/// RENAME TABLE a TO b [, ...].
+pub(super) fn rename(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<QueryResult, SqlError> {
+    s.commit()?;
+    let mut steps = Vec::with_capacity(pairs.len());
+    for p in pairs {
+        steps.push((table_name(s, &p.old_name)?, table_name(s, &p.new_name)?));
+    }
+    let database = s.db.clone();
+    let catalog = database.catalog();
+    let _ddl = database.ddl_lock.lock();
+    // Check the whole sequence against the names it produces.
+    let mut existing: BTreeSet<(String, String)> = BTreeSet::new();
+    for db in catalog.databases() {
+        for t in catalog.tables(&db)? {
+            existing.insert((db.clone(), t));
+        }
+    }
+    for (from, to) in &steps {
+        if !existing.remove(from) {
+            return Err(SqlError::no_such_table(&from.0, &from.1));
+        }
+        if !catalog.has_database(&to.0) {
+            return Err(SqlError::unknown_database(&to.0));
+        }
+        if !existing.insert(to.clone()) {
+            return Err(SqlError::table_exists(&to.1));
+        }
+    }
+    let mut done: Vec<&Step> = Vec::new();
+    for step in &steps {
+        let (from, to) = step;
+        if let Err(e) = catalog.rename_table(&from.0, &from.1, &to.0, &to.1) {
+            for (f, t) in done.iter().rev() {
+                if let Err(u) = catalog.rename_table(&t.0, &t.1, &f.0, &f.1) {
+                    tracing::error!(error = %u, "could not undo a rename of a failed RENAME TABLE");
+                }
+            }
+            return Err(e.into());
+        }
+        done.push(step);
+    }
+    Ok(QueryResult::ok())
+}

@@ -1,0 +1,238 @@
+//! Statement execution: [`execute`] dispatches one parsed statement to the
+//! module that runs it, inside the session's transaction rules.
+//!
+//! - `select` (queries), `insert`, `modify` (UPDATE, DELETE): data;
+//! - `schema` (CREATE/DROP DATABASE), `crate::ddl` (tables and indexes);
+//! - `set` (SET, variables, transactions statements), `show` (SHOW ...);
+//! - `names`: resolving database and table names with MySQL's errors.
+//!
+//! Data statements run in the session's transaction (`session::transaction`):
+//! the statement's row changes are reverted if it fails, and an autocommit
+//! statement commits when it succeeds.
+
+pub(crate) mod names;
+mod rows;
+mod schema;
+pub(crate) mod select;
+mod set;
+mod show;
+mod write;
+
+use larch_engine::record::value::Value;
+use sqlparser::ast;
+
+use crate::error::SqlError;
+use crate::parse::Statement;
+use crate::result::{PreparedDescription, QueryResult};
+use crate::session::Session;
+
+/// Runs one statement.
+pub(crate) fn execute(
+    s: &mut Session,
+    stmt: &Statement,
+    params: &[Value],
+) -> Result<QueryResult, SqlError> {
+    match stmt {
+        Statement::Sql(ast) => execute_sql(s, ast, params),
+        Statement::StartTransaction {
+            read_only,
+            consistent_snapshot,
+        } => {
+            s.begin(*read_only, *consistent_snapshot)?;
+            Ok(QueryResult::ok())
+        }
+        Statement::ShowWarnings {
+            errors,
+            count_only,
+            limit,
+        } => show::warnings(s, *errors, *count_only, *limit),
+        Statement::ShowEngine { engine, kind } => show::engine(s, engine, *kind),
+        Statement::ShowCreateDatabase {
+            name,
+            if_not_exists,
+        } => schema::show_create_database(s, &name.value, *if_not_exists),
+        Statement::SetCharset { charset } => set::set_charset(s, charset.as_deref()),
+        Statement::SetTransaction { global, modes } => {
+            set::set_transaction(s, modes, Some(*global))?;
+            Ok(QueryResult::ok())
+        }
+        Statement::Do(exprs) => {
+            let resolve = |_: &[ast::Ident]| None;
+            let opts = crate::eval::CompileOptions::default();
+            for e in exprs {
+                let c = crate::eval::compile(e, &resolve, &opts)?;
+                let mut ctx = s.eval_context(params);
+                c.eval(&[], &mut ctx)?;
+            }
+            Ok(QueryResult::ok())
+        }
+        Statement::Shutdown => {
+            s.db.request_shutdown();
+            Ok(QueryResult::ok())
+        }
+        Statement::LoadData(_) => Err(SqlError::not_supported("LOAD DATA")),
+        other => match crate::ddl::execute_extra(s, other) {
+            Some(r) => r,
+            None => Err(SqlError::not_supported("this statement")),
+        },
+    }
+}
+
+fn execute_sql(
+    s: &mut Session,
+    stmt: &ast::Statement,
+    params: &[Value],
+) -> Result<QueryResult, SqlError> {
+    use ast::Statement as S;
+    match stmt {
+        S::Query(q) => select::execute(s, q, params),
+        S::Insert(_) | S::Update(_) | S::Delete(_) => write::execute(s, stmt, params),
+        S::CreateDatabase {
+            db_name,
+            if_not_exists,
+            ..
+        } => schema::create_database(s, db_name, *if_not_exists),
+        S::Drop {
+            object_type: ast::ObjectType::Schema | ast::ObjectType::Database,
+            if_exists,
+            names,
+            ..
+        } => schema::drop_database(s, names, *if_exists),
+        S::Use(u) => {
+            let name = match u {
+                ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => {
+                    names::object_last(n)
+                }
+                _ => return Err(SqlError::not_supported("this USE form")),
+            };
+            s.use_database(&name)?;
+            Ok(QueryResult::ok())
+        }
+        S::Set(set) => set::execute(s, set, params),
+        S::StartTransaction { modes, .. } => {
+            let read_only = modes.iter().find_map(|m| match m {
+                ast::TransactionMode::AccessMode(ast::TransactionAccessMode::ReadOnly) => {
+                    Some(true)
+                }
+                ast::TransactionMode::AccessMode(ast::TransactionAccessMode::ReadWrite) => {
+                    Some(false)
+                }
+                _ => None,
+            });
+            s.begin(read_only, false)?;
+            Ok(QueryResult::ok())
+        }
+        S::Commit { .. } => {
+            s.commit()?;
+            s.db.status
+                .com_commit
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Ok(QueryResult::ok())
+        }
+        S::Rollback { savepoint, .. } => {
+            match savepoint {
+                Some(name) => s.rollback_to_savepoint(&name.value)?,
+                None => {
+                    s.rollback();
+                    s.db.status
+                        .com_rollback
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+            Ok(QueryResult::ok())
+        }
+        S::Savepoint { name } => {
+            s.savepoint(&name.value)?;
+            Ok(QueryResult::ok())
+        }
+        S::ReleaseSavepoint { name } => {
+            s.release_savepoint(&name.value)?;
+            Ok(QueryResult::ok())
+        }
+        S::Kill { modifier, id } => {
+            let query_only = matches!(modifier, Some(ast::KillType::Query));
+            if s.db.kill(*id, query_only) {
+                Ok(QueryResult::ok())
+            } else {
+                Err(SqlError::new(1094, format!("Unknown thread id: {id}")))
+            }
+        }
+        // Table locks: a session's statements already see a consistent
+        // table set; LOCK TABLES is accepted (as mysqldump issues it) and
+        // grants nothing more.
+        S::LockTables { .. } | S::UnlockTables => Ok(QueryResult::ok()),
+        S::Flush { .. } => Ok(QueryResult::ok()),
+        _ => {
+            if let Some(r) = show::execute(s, stmt) {
+                return r;
+            }
+            match crate::ddl::execute(s, stmt) {
+                Some(r) => r,
+                None => Err(SqlError::not_supported(&format!(
+                    "'{}'",
+                    statement_kind(stmt)
+                ))),
+            }
+        }
+    }
+}
+
+/// The first words of a statement, for "not supported" messages.
+fn statement_kind(stmt: &ast::Statement) -> String {
+    stmt.to_string()
+        .split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Numbers the `?` placeholders of a statement in the order they appear
+/// (`?0`, `?1`, ...), so that every expression of the statement reads its
+/// own parameter however the statement is compiled; returns their count.
+pub(crate) fn number_placeholders(stmt: &mut Statement) -> usize {
+    let mut n = 0;
+    let mut visit = |e: &mut ast::Expr| {
+        if let ast::Expr::Value(v) = e {
+            if let ast::Value::Placeholder(p) = &mut v.value {
+                if p == "?" {
+                    *p = format!("?{n}");
+                    n += 1;
+                }
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    };
+    match stmt {
+        Statement::Sql(s) => {
+            let _ = ast::visit_expressions_mut(s.as_mut(), &mut visit);
+        }
+        Statement::Do(exprs) => {
+            for e in exprs {
+                let _ = ast::visit_expressions_mut(e, &mut visit);
+            }
+        }
+        _ => {}
+    }
+    n
+}
+
+/// What COM_STMT_PREPARE reports: the number of `?` parameters and, for a
+/// query, its result columns (worked out by planning the query with NULL
+/// parameters without reading any row).
+pub(crate) fn describe(
+    s: &mut Session,
+    stmt: &Statement,
+    params: usize,
+) -> Result<PreparedDescription, SqlError> {
+    let columns = match stmt {
+        Statement::Sql(st) => match st.as_ref() {
+            ast::Statement::Query(q) => {
+                let nulls = vec![Value::Null; params];
+                select::describe(s, q, &nulls)?
+            }
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    Ok(PreparedDescription { params, columns })
+}

@@ -1,0 +1,102 @@
+//! CREATE DATABASE, DROP DATABASE, SHOW CREATE DATABASE.
+//!
+//! A database's SQL metadata (its default character set and collation) is
+//! kept in the catalog's `sql_meta` bytes as `charset\0collation`.
+
+use sqlparser::ast;
+
+use larch_engine::record::value::Value;
+
+use super::names;
+use crate::error::{SqlError, Warning};
+use crate::result::{QueryResult, ResultColumn, RowSet};
+use crate::session::Session;
+
+pub(super) fn create_database(
+    s: &mut Session,
+    name: &ast::ObjectName,
+    if_not_exists: bool,
+) -> Result<QueryResult, SqlError> {
+    s.commit()?;
+    let name = names::object_last(name);
+    let db = s.db.clone();
+    let _ddl = db.ddl_lock.lock();
+    if s.db.catalog().has_database(&name) || names::is_virtual_database(&name) {
+        if if_not_exists {
+            s.push_warning(Warning::note(
+                1007,
+                format!("Can't create database '{name}'; database exists"),
+            ));
+            return Ok(QueryResult::ok());
+        }
+        return Err(SqlError::new(
+            1007,
+            format!("Can't create database '{name}'; database exists"),
+        ));
+    }
+    s.db.catalog()
+        .create_database(&name, b"utf8mb4\0utf8mb4_general_ci")?;
+    Ok(QueryResult::affected(1))
+}
+
+pub(super) fn drop_database(
+    s: &mut Session,
+    names_list: &[ast::ObjectName],
+    if_exists: bool,
+) -> Result<QueryResult, SqlError> {
+    s.commit()?;
+    let Some(name) = names_list.first().map(names::object_last) else {
+        return Err(SqlError::new(1064, "DROP DATABASE needs a name"));
+    };
+    let db = s.db.clone();
+    let _ddl = db.ddl_lock.lock();
+    if !s.db.catalog().has_database(&name) {
+        if if_exists {
+            s.push_warning(Warning::note(
+                1008,
+                format!("Can't drop database '{name}'; database doesn't exist"),
+            ));
+            return Ok(QueryResult::ok());
+        }
+        return Err(SqlError::new(
+            1008,
+            format!("Can't drop database '{name}'; database doesn't exist"),
+        ));
+    }
+    let dropped = s.db.catalog().drop_database(&name)?;
+    if s.current_db.as_deref() == Some(name.as_str()) {
+        s.current_db = None;
+    }
+    Ok(QueryResult::affected(dropped.len() as u64))
+}
+
+pub(super) fn show_create_database(
+    s: &mut Session,
+    name: &str,
+    if_not_exists: bool,
+) -> Result<QueryResult, SqlError> {
+    let meta =
+        s.db.catalog()
+            .database_meta(name)
+            .ok_or_else(|| SqlError::unknown_database(name))?;
+    let text = String::from_utf8_lossy(&meta).into_owned();
+    let mut parts = text.split('\0');
+    let charset = parts.next().filter(|c| !c.is_empty()).unwrap_or("utf8mb4");
+    let collation = parts.next().unwrap_or("utf8mb4_general_ci");
+    let guard = if if_not_exists {
+        "/*!32312 IF NOT EXISTS*/ "
+    } else {
+        ""
+    };
+    let create = format!(
+        "CREATE DATABASE {guard}`{}` /*!40100 DEFAULT CHARACTER SET {charset} COLLATE {collation} */",
+        name.replace('`', "``")
+    );
+    Ok(QueryResult::Rows(RowSet {
+        columns: vec![
+            ResultColumn::text("Database", 64, false),
+            ResultColumn::text("Create Database", 1024, false),
+        ],
+        rows: vec![vec![Value::Str(name.to_owned()), Value::Str(create)]],
+    }))
+}

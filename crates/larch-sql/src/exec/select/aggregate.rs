@@ -1,0 +1,368 @@
+//! Aggregates: COUNT, SUM, AVG, MIN, MAX, GROUP_CONCAT, BIT_AND/OR/XOR,
+//! with DISTINCT, over groups of rows.
+//!
+//! The planner replaces each aggregate call in the select list, HAVING and
+//! ORDER BY by a reference to a hidden column (`rewrite`); a group's output
+//! row is the group's first source row followed by the aggregate results, so
+//! non-aggregated columns read the first row's values (MariaDB's behaviour
+//! without ONLY_FULL_GROUP_BY).
+//!
+//! Result types follow MySQL: COUNT is BIGINT; SUM of integers or decimals is
+//! DECIMAL, of anything else DOUBLE; AVG is DECIMAL with 4 more digits of
+//! scale (DOUBLE for approximate inputs); MIN/MAX keep the argument's type.
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+
+use larch_engine::record::collation::Collation;
+use larch_engine::record::value::{ColumnType, Decimal, LobKind, Value};
+use sqlparser::ast;
+
+use crate::error::SqlError;
+use crate::eval::{self, decimal, Compiled, EvalContext, ExprType};
+
+/// Prefix of the hidden column names that stand for aggregate results.
+pub(crate) const AGG_PREFIX: &str = "__larch_agg_";
+
+/// Aggregate functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AggKind {
+    Count,
+    CountStar,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    GroupConcat,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+/// One aggregate call found in the statement.
+#[derive(Debug, Clone)]
+pub(crate) struct AggCall {
+    pub kind: AggKind,
+    pub distinct: bool,
+    pub args: Vec<ast::Expr>,
+    pub separator: String,
+}
+
+fn kind_of(name: &str) -> Option<AggKind> {
+    Some(match name.to_ascii_uppercase().as_str() {
+        "COUNT" => AggKind::Count,
+        "SUM" => AggKind::Sum,
+        "AVG" => AggKind::Avg,
+        "MIN" => AggKind::Min,
+        "MAX" => AggKind::Max,
+        "GROUP_CONCAT" => AggKind::GroupConcat,
+        "BIT_AND" => AggKind::BitAnd,
+        "BIT_OR" => AggKind::BitOr,
+        "BIT_XOR" => AggKind::BitXor,
+        _ => return None,
+    })
+}
+
+/// Replaces aggregate calls in `e` by hidden column references, appending
+/// them to `calls`.
+pub(crate) fn rewrite(e: &mut ast::Expr, calls: &mut Vec<AggCall>) -> Result<(), SqlError> {
+    let mut err = None;
+    let _ = ast::visit_expressions_mut(e, |x| {
+        if let ast::Expr::Function(f) = x {
+            let name = f.name.to_string();
+            if let Some(mut kind) = kind_of(&name) {
+                let (distinct, mut args, mut separator) = (false, Vec::new(), ",".to_owned());
+                let mut distinct = distinct;
+                if let ast::FunctionArguments::List(list) = &f.args {
+                    distinct = matches!(
+                        list.duplicate_treatment,
+                        Some(ast::DuplicateTreatment::Distinct)
+                    );
+                    for a in &list.args {
+                        match a {
+                            ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                                args.push(e.clone())
+                            }
+                            ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)
+                                if kind == AggKind::Count =>
+                            {
+                                kind = AggKind::CountStar
+                            }
+                            _ => {}
+                        }
+                    }
+                    for c in &list.clauses {
+                        if let ast::FunctionArgumentClause::Separator(v) = c {
+                            if let ast::Value::SingleQuotedString(s) = &v.value {
+                                separator = s.clone();
+                            }
+                        }
+                    }
+                }
+                if args.is_empty() && kind != AggKind::CountStar {
+                    err = Some(SqlError::wrong_param_count(&name));
+                    return ControlFlow::Break(());
+                }
+                let n = calls.len();
+                calls.push(AggCall {
+                    kind,
+                    distinct,
+                    args,
+                    separator,
+                });
+                *x = ast::Expr::Identifier(ast::Ident::new(format!("{AGG_PREFIX}{n}")));
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    err.map_or(Ok(()), Err)
+}
+
+/// True when `e` calls an aggregate function.
+pub(crate) fn has_aggregate(e: &ast::Expr) -> bool {
+    ast::visit_expressions(e, |x| {
+        if let ast::Expr::Function(f) = x {
+            if kind_of(&f.name.to_string()).is_some() {
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    })
+    .is_break()
+}
+
+/// The result type of an aggregate over arguments of type `arg`.
+pub(crate) fn result_type(kind: AggKind, arg: Option<&ExprType>) -> ExprType {
+    let int = |unsigned| ColumnType::Int { bytes: 8, unsigned };
+    let nullable = !matches!(kind, AggKind::Count | AggKind::CountStar);
+    let ty = match (kind, arg.map(|a| &a.ty)) {
+        (AggKind::Count | AggKind::CountStar, _) => int(false),
+        (AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor, _) => int(true),
+        (AggKind::Sum, Some(ColumnType::Int { .. })) => ColumnType::Decimal {
+            precision: 41,
+            scale: 0,
+        },
+        (AggKind::Sum, Some(ColumnType::Decimal { scale, .. })) => ColumnType::Decimal {
+            precision: 65,
+            scale: *scale,
+        },
+        (AggKind::Avg, Some(ColumnType::Int { .. })) => ColumnType::Decimal {
+            precision: 14,
+            scale: 4,
+        },
+        (AggKind::Avg, Some(ColumnType::Decimal { scale, .. })) => ColumnType::Decimal {
+            precision: 65,
+            scale: (*scale + 4).min(30),
+        },
+        (AggKind::Sum | AggKind::Avg, _) => ColumnType::Double,
+        (AggKind::Min | AggKind::Max, Some(t)) => t.clone(),
+        (AggKind::GroupConcat, _) => ColumnType::Text {
+            kind: LobKind::Text,
+            collation: Collation::Utf8mb4GeneralCi,
+        },
+        _ => ColumnType::Double,
+    };
+    ExprType { ty, nullable }
+}
+
+/// Running state of one aggregate in one group.
+#[derive(Debug, Clone)]
+pub(crate) struct Accumulator {
+    count: u64,
+    int_sum: i128,
+    dec_sum: Option<Decimal>,
+    dbl_sum: f64,
+    exact: bool,
+    best: Value,
+    bits: u64,
+    text: Vec<String>,
+    seen: Option<HashSet<Vec<u8>>>,
+}
+
+impl Accumulator {
+    pub fn new(call: &AggCall) -> Accumulator {
+        Accumulator {
+            count: 0,
+            int_sum: 0,
+            dec_sum: None,
+            dbl_sum: 0.0,
+            exact: true,
+            best: Value::Null,
+            bits: if call.kind == AggKind::BitAnd {
+                u64::MAX
+            } else {
+                0
+            },
+            text: Vec::new(),
+            seen: call.distinct.then(HashSet::new),
+        }
+    }
+
+    /// Adds one row's argument values.
+    pub fn add(
+        &mut self,
+        call: &AggCall,
+        args: &[Value],
+        coll: Collation,
+        ctx: &mut EvalContext<'_>,
+    ) -> Result<(), SqlError> {
+        if call.kind == AggKind::CountStar {
+            self.count += 1;
+            return Ok(());
+        }
+        if args.iter().any(Value::is_null) {
+            return Ok(());
+        }
+        if let Some(seen) = &mut self.seen {
+            if !seen.insert(group_key(args, coll)) {
+                return Ok(());
+            }
+        }
+        self.count += 1;
+        let v = &args[0];
+        match call.kind {
+            AggKind::Sum | AggKind::Avg => match v {
+                Value::Int(i) => self.int_sum += i128::from(*i),
+                Value::UInt(u) => self.int_sum += i128::from(*u),
+                Value::Decimal(d) => {
+                    self.dec_sum = Some(match &self.dec_sum {
+                        None => d.clone(),
+                        Some(s) => decimal::add(s, d)
+                            .ok_or_else(|| SqlError::out_of_range("DECIMAL", "SUM"))?,
+                    })
+                }
+                other => {
+                    self.exact = false;
+                    self.dbl_sum += eval_f64(other, ctx);
+                }
+            },
+            AggKind::Min | AggKind::Max => {
+                let better = match eval::compare(v, &self.best, coll, ctx) {
+                    None => true,
+                    Some(o) => {
+                        (o == Ordering::Less) == (call.kind == AggKind::Min) && o != Ordering::Equal
+                    }
+                };
+                if better {
+                    self.best = v.clone();
+                }
+            }
+            AggKind::GroupConcat => {
+                self.text.push(
+                    args.iter()
+                        .map(crate::value::store::value_to_string)
+                        .collect(),
+                );
+            }
+            AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => {
+                let n = match v {
+                    Value::Int(i) => *i as u64,
+                    Value::UInt(u) => *u,
+                    other => eval_f64(other, ctx) as u64,
+                };
+                match call.kind {
+                    AggKind::BitAnd => self.bits &= n,
+                    AggKind::BitOr => self.bits |= n,
+                    _ => self.bits ^= n,
+                }
+            }
+            AggKind::Count | AggKind::CountStar => {}
+        }
+        Ok(())
+    }
+
+    /// The aggregate's value for the group.
+    pub fn finish(&self, call: &AggCall, ty: &ExprType) -> Value {
+        match call.kind {
+            AggKind::Count | AggKind::CountStar => Value::Int(self.count as i64),
+            AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => Value::UInt(self.bits),
+            AggKind::Min | AggKind::Max => self.best.clone(),
+            AggKind::GroupConcat if self.count == 0 => Value::Null,
+            AggKind::GroupConcat => Value::Str(self.text.join(&call.separator)),
+            AggKind::Sum | AggKind::Avg if self.count == 0 => Value::Null,
+            AggKind::Sum | AggKind::Avg => {
+                let exact = self.exact && matches!(ty.ty, ColumnType::Decimal { .. });
+                if !exact {
+                    let total = self.dbl_sum
+                        + self.int_sum as f64
+                        + self.dec_sum.as_ref().map_or(0.0, decimal::to_f64);
+                    return Value::Double(if call.kind == AggKind::Avg {
+                        total / self.count as f64
+                    } else {
+                        total
+                    });
+                }
+                let mut total = Decimal::from_i128(self.int_sum, 0);
+                if let Some(d) = &self.dec_sum {
+                    total = decimal::add(&total, d).unwrap_or(total);
+                }
+                let scale = match ty.ty {
+                    ColumnType::Decimal { scale, .. } => scale,
+                    _ => 0,
+                };
+                if call.kind == AggKind::Sum {
+                    return Value::Decimal(total.rescale(scale));
+                }
+                let n = Decimal::from_i128(self.count as i128, 0);
+                decimal::div(&total, &n, scale)
+                    .map_or(Value::Null, |d| Value::Decimal(d.rescale(scale)))
+            }
+        }
+    }
+}
+
+fn eval_f64(v: &Value, _ctx: &mut EvalContext<'_>) -> f64 {
+    match v {
+        Value::Double(d) => *d,
+        Value::Float(f) => f64::from(*f),
+        Value::Int(i) => *i as f64,
+        Value::UInt(u) => *u as f64,
+        Value::Decimal(d) => decimal::to_f64(d),
+        other => {
+            let s = crate::value::store::value_to_string(other);
+            crate::value::number::prefix_to_f64(&crate::value::number::parse_number_prefix(&s))
+        }
+    }
+}
+
+/// Bytes that are equal for values SQL considers equal (strings by the
+/// collation's weights), for GROUP BY, DISTINCT and COUNT(DISTINCT).
+pub(crate) fn group_key(values: &[Value], coll: Collation) -> Vec<u8> {
+    let mut out = Vec::new();
+    for v in values {
+        match v {
+            Value::Null => out.push(0),
+            Value::Str(s) => {
+                out.push(1);
+                let mut w = Vec::new();
+                coll.weights(s, &mut w);
+                out.extend_from_slice(&(w.len() as u32).to_be_bytes());
+                out.extend_from_slice(&w);
+            }
+            Value::Int(i) => {
+                out.push(2);
+                out.extend_from_slice(&i128::from(*i).to_be_bytes());
+            }
+            Value::UInt(u) => {
+                out.push(2);
+                out.extend_from_slice(&i128::from(*u).to_be_bytes());
+            }
+            other => {
+                out.push(3);
+                let s = format!("{other:?}");
+                out.extend_from_slice(&(s.len() as u32).to_be_bytes());
+                out.extend_from_slice(s.as_bytes());
+            }
+        }
+    }
+    out
+}
+
+/// Compiled arguments of the aggregates of a statement.
+pub(crate) struct CompiledAgg {
+    pub call: AggCall,
+    pub args: Vec<Compiled>,
+    pub ty: ExprType,
+    pub collation: Collation,
+}

@@ -1,0 +1,130 @@
+//! Uncorrelated subqueries in expressions, evaluated once before the outer
+//! query runs: `x IN (SELECT ...)` becomes `x IN (v1, v2, ...)`,
+//! `EXISTS (SELECT ...)` becomes 1 or 0, and a scalar `(SELECT ...)` its one
+//! value (error 1242 for more than one row, 1241 for more than one column).
+//! A correlated subquery fails inside with 1054 (unknown column), as the
+//! outer columns are not visible to it.
+
+use std::ops::ControlFlow;
+
+use larch_engine::record::value::Value;
+use sqlparser::ast;
+
+use crate::error::SqlError;
+use crate::session::Session;
+
+/// An AST literal for a value (`None` for values with no literal form).
+pub(crate) fn literal(v: &Value) -> Option<ast::Expr> {
+    let val = match v {
+        Value::Null => ast::Value::Null,
+        Value::Int(i) => ast::Value::Number(i.to_string(), false),
+        Value::UInt(u) => ast::Value::Number(u.to_string(), false),
+        Value::Decimal(d) => ast::Value::Number(d.to_string(), false),
+        Value::Double(_) | Value::Float(_) => {
+            ast::Value::Number(crate::value::store::value_to_string(v), false)
+        }
+        Value::Bytes(b) => match std::str::from_utf8(b) {
+            Ok(s) => ast::Value::SingleQuotedString(s.to_owned()),
+            Err(_) => return None,
+        },
+        other => ast::Value::SingleQuotedString(crate::value::store::value_to_string(other)),
+    };
+    Some(ast::Expr::value(val))
+}
+
+/// Replaces the subqueries of `q`'s expressions (not those in FROM) by
+/// their values.
+pub(super) fn inline(s: &Session, q: &mut ast::Query, params: &[Value]) -> Result<(), SqlError> {
+    let mut err = None;
+    let mut body = q.body.clone();
+    if let ast::SetExpr::Select(sel) = body.as_mut() {
+        let mut exprs: Vec<&mut ast::Expr> = Vec::new();
+        for p in &mut sel.projection {
+            if let ast::SelectItem::UnnamedExpr(e)
+            | ast::SelectItem::ExprWithAlias { expr: e, .. } = p
+            {
+                exprs.push(e);
+            }
+        }
+        if let Some(w) = &mut sel.selection {
+            exprs.push(w);
+        }
+        if let Some(h) = &mut sel.having {
+            exprs.push(h);
+        }
+        for e in exprs {
+            let _ = ast::visit_expressions_mut(e, |x| {
+                match replace(s, x, params) {
+                    Ok(Some(new)) => *x = new,
+                    Ok(None) => {}
+                    Err(e) => {
+                        err = Some(e);
+                        return ControlFlow::Break(());
+                    }
+                }
+                ControlFlow::Continue(())
+            });
+            if err.is_some() {
+                break;
+            }
+        }
+    }
+    q.body = body;
+    err.map_or(Ok(()), Err)
+}
+
+fn replace(s: &Session, x: &ast::Expr, params: &[Value]) -> Result<Option<ast::Expr>, SqlError> {
+    Ok(Some(match x {
+        ast::Expr::InSubquery {
+            expr,
+            subquery,
+            negated,
+        } => {
+            let set = super::run_query(s, subquery, params)?;
+            if set.columns.len() != 1 {
+                return Err(SqlError::operand_columns(1));
+            }
+            let list: Vec<ast::Expr> = set
+                .rows
+                .iter()
+                .filter_map(|r| r.first().and_then(literal))
+                .collect();
+            if list.is_empty() {
+                // x IN (empty) is false (NOT IN is true), even for NULL x.
+                return Ok(Some(ast::Expr::value(ast::Value::Number(
+                    if *negated { "1" } else { "0" }.into(),
+                    false,
+                ))));
+            }
+            ast::Expr::InList {
+                expr: expr.clone(),
+                list,
+                negated: *negated,
+            }
+        }
+        ast::Expr::Exists { subquery, negated } => {
+            let set = super::run_query(s, subquery, params)?;
+            let found = !set.rows.is_empty();
+            ast::Expr::value(ast::Value::Number(
+                if found != *negated { "1" } else { "0" }.into(),
+                false,
+            ))
+        }
+        ast::Expr::Subquery(q) => {
+            let set = super::run_query(s, q, params)?;
+            if set.columns.len() != 1 {
+                return Err(SqlError::operand_columns(1));
+            }
+            if set.rows.len() > 1 {
+                return Err(SqlError::new(1242, "Subquery returns more than 1 row"));
+            }
+            let v = set
+                .rows
+                .first()
+                .and_then(|r| r.first().cloned())
+                .unwrap_or(Value::Null);
+            literal(&v).unwrap_or(ast::Expr::value(ast::Value::Null))
+        }
+        _ => return Ok(None),
+    }))
+}

@@ -1,0 +1,259 @@
+//! SET: system variables (`SET [GLOBAL|SESSION] name = value`,
+//! `SET @@global.name = value`), user variables (`SET @name = value`),
+//! `SET NAMES`, `SET CHARACTER SET`, `SET TIME_ZONE`, and
+//! `SET [SESSION] TRANSACTION ISOLATION LEVEL ... | READ ONLY | READ WRITE`.
+//!
+//! A bare word on the right (`SET autocommit = ON`, `sql_mode = DEFAULT`)
+//! is the word itself, as MySQL reads it for system variables.
+
+use larch_engine::record::value::Value;
+use larch_engine::txn::IsolationLevel;
+use sqlparser::ast;
+
+use crate::error::SqlError;
+use crate::eval::{self, VarScope};
+use crate::result::QueryResult;
+use crate::session::Session;
+
+pub(super) fn execute(
+    s: &mut Session,
+    set: &ast::Set,
+    params: &[Value],
+) -> Result<QueryResult, SqlError> {
+    match set {
+        ast::Set::SingleAssignment {
+            scope,
+            variable,
+            values,
+            ..
+        } => {
+            let value = values
+                .first()
+                .ok_or_else(|| SqlError::new(1064, "SET needs a value"))?;
+            assign(s, *scope, variable, value, params)?;
+        }
+        ast::Set::MultipleAssignments { assignments } => {
+            for a in assignments {
+                assign(s, a.scope, &a.name, &a.value, params)?;
+            }
+        }
+        ast::Set::ParenthesizedAssignments { variables, values } => {
+            for (n, v) in variables.iter().zip(values) {
+                assign(s, None, n, v, params)?;
+            }
+        }
+        ast::Set::SetNames {
+            charset_name,
+            collation_name,
+        } => set_names(s, &charset_name.value, collation_name.as_deref())?,
+        ast::Set::SetNamesDefault {} => set_names(s, "utf8mb4", None)?,
+        ast::Set::SetTimeZone { value, .. } => {
+            let v = word_or_eval(s, value, params)?;
+            s.set_var("time_zone", VarScope::Session, v)?;
+        }
+        ast::Set::SetTransaction { modes, session, .. } => {
+            set_transaction(s, modes, session.then_some(false))?;
+        }
+        _ => return Err(SqlError::not_supported("this SET statement")),
+    }
+    Ok(QueryResult::ok())
+}
+
+/// `SET [GLOBAL|SESSION] TRANSACTION modes`: `scope` None = the next
+/// transaction only, Some(true) = global, Some(false) = session.
+pub(super) fn set_transaction(
+    s: &mut Session,
+    modes: &[ast::TransactionMode],
+    scope: Option<bool>,
+) -> Result<(), SqlError> {
+    let var_scope = if scope == Some(true) {
+        VarScope::Global
+    } else {
+        VarScope::Session
+    };
+    {
+        {
+            for m in modes {
+                match m {
+                    ast::TransactionMode::IsolationLevel(level) => {
+                        let (name, level) = match level {
+                            ast::TransactionIsolationLevel::ReadUncommitted => {
+                                ("READ-UNCOMMITTED", IsolationLevel::ReadUncommitted)
+                            }
+                            ast::TransactionIsolationLevel::ReadCommitted => {
+                                ("READ-COMMITTED", IsolationLevel::ReadCommitted)
+                            }
+                            ast::TransactionIsolationLevel::RepeatableRead => {
+                                ("REPEATABLE-READ", IsolationLevel::RepeatableRead)
+                            }
+                            _ => ("SERIALIZABLE", IsolationLevel::Serializable),
+                        };
+                        if scope.is_some() {
+                            s.set_var("transaction_isolation", var_scope, Value::Str(name.into()))?;
+                        } else {
+                            if s.in_transaction() {
+                                return Err(SqlError::new(
+                                    1568,
+                                    "Transaction characteristics can't be changed while a transaction is in progress",
+                                ));
+                            }
+                            s.next_isolation = Some(level);
+                        }
+                    }
+                    ast::TransactionMode::AccessMode(mode) => {
+                        let ro = matches!(mode, ast::TransactionAccessMode::ReadOnly);
+                        s.set_var(
+                            "transaction_read_only",
+                            var_scope,
+                            Value::UInt(u64::from(ro)),
+                        )?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `SET NAMES charset [COLLATE collation]`.
+fn set_names(s: &mut Session, charset: &str, collation: Option<&str>) -> Result<(), SqlError> {
+    let charset = charset.to_ascii_lowercase();
+    let charset = if charset == "utf8" {
+        "utf8mb3".to_owned()
+    } else {
+        charset
+    };
+    let collation = match collation {
+        Some(c) => c.to_ascii_lowercase(),
+        None => default_collation(&charset)
+            .ok_or_else(|| SqlError::new(1115, format!("Unknown character set: '{charset}'")))?
+            .to_owned(),
+    };
+    for var in [
+        "character_set_client",
+        "character_set_connection",
+        "character_set_results",
+    ] {
+        s.set_var(var, VarScope::Session, Value::Str(charset.clone()))?;
+    }
+    s.set_var(
+        "collation_connection",
+        VarScope::Session,
+        Value::Str(collation),
+    )
+}
+
+/// `SET CHARACTER SET charset`: client and results follow, the connection
+/// character set becomes the database's.
+pub(super) fn set_charset(s: &mut Session, charset: Option<&str>) -> Result<QueryResult, SqlError> {
+    let charset = charset.unwrap_or("utf8mb4").to_ascii_lowercase();
+    if default_collation(&charset).is_none() {
+        return Err(SqlError::new(
+            1115,
+            format!("Unknown character set: '{charset}'"),
+        ));
+    }
+    for var in ["character_set_client", "character_set_results"] {
+        s.set_var(var, VarScope::Session, Value::Str(charset.clone()))?;
+    }
+    Ok(QueryResult::ok())
+}
+
+fn default_collation(charset: &str) -> Option<&'static str> {
+    Some(match charset {
+        "utf8mb4" => "utf8mb4_general_ci",
+        "utf8mb3" | "utf8" => "utf8mb3_general_ci",
+        "latin1" => "latin1_swedish_ci",
+        "ascii" => "ascii_general_ci",
+        "binary" => "binary",
+        _ => return None,
+    })
+}
+
+fn assign(
+    s: &mut Session,
+    scope: Option<ast::ContextModifier>,
+    name: &ast::ObjectName,
+    value: &ast::Expr,
+    params: &[Value],
+) -> Result<(), SqlError> {
+    let full: String = name
+        .0
+        .iter()
+        .filter_map(|p| p.as_ident())
+        .map(|i| i.value.as_str())
+        .collect::<Vec<_>>()
+        .join(".");
+    let mut scope = match scope {
+        Some(ast::ContextModifier::Global) => VarScope::Global,
+        Some(_) => VarScope::Session,
+        None => VarScope::Default,
+    };
+    let lower = full.to_ascii_lowercase();
+    let var = if let Some(rest) = lower.strip_prefix("@@") {
+        if let Some(n) = rest.strip_prefix("global.") {
+            scope = VarScope::Global;
+            n.to_owned()
+        } else if let Some(n) = rest
+            .strip_prefix("session.")
+            .or_else(|| rest.strip_prefix("local."))
+        {
+            scope = VarScope::Session;
+            n.to_owned()
+        } else {
+            rest.to_owned()
+        }
+    } else if let Some(user) = full.strip_prefix('@') {
+        let v = eval_expr(s, value, params)?;
+        s.user_vars.insert(user.to_ascii_lowercase(), v);
+        return Ok(());
+    } else if lower == "timezone" {
+        "time_zone".to_owned()
+    } else {
+        lower
+    };
+    let v = word_or_eval(s, value, params)?;
+    s.set_var(&var, scope, v)
+}
+
+/// A bare word (`ON`, `DEFAULT`, `READ-COMMITTED` as an identifier) is its
+/// text; anything else is evaluated.
+fn word_or_eval(s: &Session, e: &ast::Expr, params: &[Value]) -> Result<Value, SqlError> {
+    match e {
+        ast::Expr::Identifier(id) if id.quote_style.is_none() || id.quote_style == Some('`') => {
+            Ok(Value::Str(id.value.clone()))
+        }
+        ast::Expr::CompoundIdentifier(parts) => Ok(Value::Str(
+            parts
+                .iter()
+                .map(|p| p.value.as_str())
+                .collect::<Vec<_>>()
+                .join("."),
+        )),
+        ast::Expr::Value(v) if matches!(v.value, ast::Value::Boolean(_)) => Ok(Value::UInt(
+            u64::from(matches!(v.value, ast::Value::Boolean(true))),
+        )),
+        // `SET tx_isolation = READ-COMMITTED` parses as a subtraction of words.
+        ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::Minus,
+            right,
+        } if matches!(**left, ast::Expr::Identifier(_))
+            && matches!(**right, ast::Expr::Identifier(_)) =>
+        {
+            Ok(Value::Str(e.to_string().replace(' ', "")))
+        }
+        _ => eval_expr(s, e, params),
+    }
+}
+
+fn eval_expr(s: &Session, e: &ast::Expr, params: &[Value]) -> Result<Value, SqlError> {
+    let resolve = |_: &[ast::Ident]| None;
+    let opts = eval::CompileOptions {
+        collation: s.connection_collation(),
+        clause: "field list".into(),
+    };
+    let c = eval::compile(e, &resolve, &opts)?;
+    let mut ctx = s.eval_context(params);
+    c.eval(&[], &mut ctx)
+}

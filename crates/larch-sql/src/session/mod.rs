@@ -1,0 +1,548 @@
+//! [`Session`]: one client's state (a connection of `larchd`, or an embedded
+//! user) and the entry points that run SQL text and prepared statements.
+//!
+//! A session holds its current database, session and user variables, the
+//! open transaction, the warnings of the last statement (SHOW WARNINGS),
+//! `LAST_INSERT_ID()`, and its prepared statements. Statements run one at a
+//! time; `exec` dispatches each parsed statement to the module that executes
+//! it. Multi-statement text runs until the first error (MySQL's rule): the
+//! results before it are returned together with that error.
+//!
+//! Transactions: with `autocommit` on, every statement is its own
+//! transaction; `BEGIN`/`START TRANSACTION` (or autocommit off) opens one that
+//! lasts until COMMIT or ROLLBACK (see `transaction`).
+
+pub mod transaction;
+pub mod variables;
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use larch_engine::record::collation::Collation;
+use larch_engine::record::value::Value;
+use larch_engine::txn::{IsolationLevel, Session as TrxSession};
+
+use crate::database::{Database, ProcessEntry, SERVER_VERSION};
+use crate::error::{Level, SqlError, Warning};
+use crate::eval::{self, VarScope};
+use crate::parse::{ParsedStatement, Statement, StatementCache};
+use crate::result::{PreparedDescription, QueryResult};
+use transaction::OpenTransaction;
+use variables::{Scope, VarDef};
+
+/// Text statements cached per session.
+const STATEMENT_CACHE_ENTRIES: usize = 64;
+
+/// A prepared statement.
+#[derive(Debug, Clone)]
+pub(crate) struct Prepared {
+    pub statement: Statement,
+    pub text: String,
+    pub params: usize,
+}
+
+/// The results of a query text: one per statement that ran, and the error
+/// that stopped the text, if any.
+#[derive(Debug, Default)]
+pub struct QueryOutcome {
+    pub results: Vec<QueryResult>,
+    pub error: Option<SqlError>,
+}
+
+/// See the module documentation.
+pub struct Session {
+    pub(crate) db: Arc<Database>,
+    pub(crate) process: Arc<ProcessEntry>,
+    pub(crate) current_db: Option<String>,
+    vars: HashMap<&'static str, Value>,
+    pub(crate) user_vars: HashMap<String, Value>,
+    pub(crate) last_insert_id: u64,
+    /// Diagnostics of the last statement that produced any (SHOW WARNINGS).
+    pub(crate) warnings: Vec<Warning>,
+    pub(crate) trx_session: TrxSession,
+    pub(crate) txn: Option<OpenTransaction>,
+    /// `SET TRANSACTION ...` without GLOBAL/SESSION: the next transaction only.
+    pub(crate) next_isolation: Option<IsolationLevel>,
+    pub(crate) prepared: HashMap<u32, Prepared>,
+    cache: StatementCache,
+    /// Rows found by the last SELECT (FOUND_ROWS()) and affected by the last
+    /// statement (ROW_COUNT()).
+    pub(crate) found_rows: u64,
+    pub(crate) row_count: i64,
+    /// Set when the client asked for CLIENT_FOUND_ROWS (affected rows of an
+    /// UPDATE count matched rows).
+    pub client_found_rows: bool,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.process.id)
+            .field("db", &self.current_db)
+            .finish()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(t) = self.txn.take() {
+            t.rollback();
+        }
+        self.db.unregister(self.process.id);
+    }
+}
+
+impl Session {
+    pub(crate) fn new(db: Arc<Database>, process: Arc<ProcessEntry>) -> Result<Session, SqlError> {
+        let trx_session = db.transactions().register_session()?;
+        Ok(Session {
+            db,
+            process,
+            current_db: None,
+            vars: HashMap::new(),
+            user_vars: HashMap::new(),
+            last_insert_id: 0,
+            warnings: Vec::new(),
+            trx_session,
+            txn: None,
+            next_isolation: None,
+            prepared: HashMap::new(),
+            cache: StatementCache::new(STATEMENT_CACHE_ENTRIES),
+            found_rows: 0,
+            row_count: -1,
+            client_found_rows: false,
+        })
+    }
+
+    pub fn database(&self) -> &Arc<Database> {
+        &self.db
+    }
+
+    /// The connection id (`CONNECTION_ID()`).
+    pub fn id(&self) -> u64 {
+        self.process.id
+    }
+
+    /// The current database.
+    pub fn current_database(&self) -> Option<&str> {
+        self.current_db.as_deref()
+    }
+
+    /// `USE db` / COM_INIT_DB: error 1049 for an unknown database.
+    pub fn use_database(&mut self, name: &str) -> Result<(), SqlError> {
+        let name = crate::exec::names::resolve_database(&self.db, name)?;
+        self.current_db = Some(name.clone());
+        self.process.state.lock().db = Some(name);
+        Ok(())
+    }
+
+    /// True inside an explicit transaction (SERVER_STATUS_IN_TRANS).
+    pub fn in_transaction(&self) -> bool {
+        self.txn.as_ref().is_some_and(|t| t.explicit)
+    }
+
+    /// `@@autocommit`.
+    pub fn autocommit(&self) -> bool {
+        self.bool_var("autocommit")
+    }
+
+    /// Warnings and notes of the last statement (for the OK packet's count).
+    pub fn warning_count(&self) -> u16 {
+        let n = self
+            .warnings
+            .iter()
+            .filter(|w| w.level != Level::Error)
+            .count();
+        u16::try_from(n).unwrap_or(u16::MAX)
+    }
+
+    /// True once `KILL CONNECTION` targeted this session.
+    pub fn killed(&self) -> bool {
+        self.process.kill_connection.load(Ordering::SeqCst)
+    }
+
+    /// Installs what `KILL` calls to wake this connection.
+    pub fn set_kill_hook(&self, hook: Box<dyn Fn(bool) + Send + Sync>) {
+        *self.process.kill_hook.lock() = Some(hook);
+    }
+
+    /// Runs a query text (COM_QUERY): every statement in order until the first
+    /// error.
+    pub fn query(&mut self, sql: &[u8]) -> QueryOutcome {
+        let mut outcome = QueryOutcome::default();
+        let parsed = match std::str::from_utf8(sql) {
+            Ok(text) => self.parse_cached(text),
+            Err(_) => crate::parse::parse_with_text(&crate::parse::bytes_to_text(sql)),
+        };
+        let statements = match parsed {
+            Ok(s) => s,
+            Err(e) => {
+                self.record_error(&e);
+                outcome.error = Some(e);
+                return outcome;
+            }
+        };
+        for p in statements {
+            match self.run_statement(&p.statement, &p.text, &[]) {
+                Ok(r) => outcome.results.push(r),
+                Err(e) => {
+                    outcome.error = Some(e);
+                    break;
+                }
+            }
+        }
+        outcome
+    }
+
+    /// Runs one statement's text and returns its result (convenience for
+    /// embedded use and tests: a text with several statements is refused).
+    pub fn execute(&mut self, sql: &str) -> Result<QueryResult, SqlError> {
+        let mut out = self.query(sql.as_bytes());
+        if let Some(e) = out.error {
+            return Err(e);
+        }
+        match out.results.len() {
+            1 => out.results.pop().ok_or_else(SqlError::empty_query),
+            _ => Err(SqlError::new(1064, "execute() takes one statement")),
+        }
+    }
+
+    fn parse_cached(&mut self, text: &str) -> Result<Vec<ParsedStatement>, SqlError> {
+        // One cached statement is the common case (sysbench, drivers); texts
+        // with several statements go through the full parse that keeps each
+        // statement's text.
+        match self.cache.parse(text) {
+            Ok(stmts) if stmts.len() == 1 => Ok(vec![ParsedStatement {
+                statement: stmts[0].clone(),
+                text: text.trim().to_string(),
+            }]),
+            Ok(_) => crate::parse::parse_with_text(text),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// COM_STMT_PREPARE.
+    pub fn prepare(&mut self, stmt_id: u32, sql: &[u8]) -> Result<PreparedDescription, SqlError> {
+        let text = crate::parse::bytes_to_text(sql);
+        let mut stmts = crate::parse::parse_with_text(&text)?;
+        if stmts.len() != 1 {
+            return Err(SqlError::new(
+                1064,
+                "You have an error in your SQL syntax; a prepared statement holds one statement",
+            ));
+        }
+        let mut p = stmts.remove(0);
+        let params = crate::exec::number_placeholders(&mut p.statement);
+        let description = crate::exec::describe(self, &p.statement, params)?;
+        self.prepared.insert(
+            stmt_id,
+            Prepared {
+                statement: p.statement,
+                text: p.text,
+                params: description.params,
+            },
+        );
+        Ok(description)
+    }
+
+    /// COM_STMT_EXECUTE with the decoded parameters.
+    pub fn execute_prepared(
+        &mut self,
+        stmt_id: u32,
+        params: &[Value],
+    ) -> Result<QueryResult, SqlError> {
+        let Some(p) = self.prepared.get(&stmt_id).cloned() else {
+            return Err(SqlError::new(
+                1243,
+                format!(
+                    "Unknown prepared statement handler ({stmt_id}) given to mysqld_stmt_execute"
+                ),
+            ));
+        };
+        if params.len() != p.params {
+            return Err(SqlError::new(
+                1210,
+                "Incorrect arguments to mysqld_stmt_execute",
+            ));
+        }
+        self.run_statement(&p.statement, &p.text, params)
+    }
+
+    /// COM_STMT_CLOSE.
+    pub fn close_prepared(&mut self, stmt_id: u32) {
+        self.prepared.remove(&stmt_id);
+    }
+
+    /// COM_RESET_CONNECTION: rolls back, forgets variables and statements.
+    pub fn reset(&mut self) {
+        if let Some(t) = self.txn.take() {
+            t.rollback();
+        }
+        self.vars.clear();
+        self.user_vars.clear();
+        self.prepared.clear();
+        self.warnings.clear();
+        self.last_insert_id = 0;
+        self.next_isolation = None;
+    }
+
+    fn run_statement(
+        &mut self,
+        stmt: &Statement,
+        text: &str,
+        params: &[Value],
+    ) -> Result<QueryResult, SqlError> {
+        self.db.status.questions.fetch_add(1, Ordering::Relaxed);
+        self.process.kill_query.store(false, Ordering::SeqCst);
+        {
+            let mut st = self.process.state.lock();
+            st.command = "Query";
+            st.info = Some(text.chars().take(1000).collect());
+            st.since = Some(std::time::Instant::now());
+        }
+        let keep_warnings = matches!(stmt, Statement::ShowWarnings { .. });
+        if !keep_warnings {
+            self.warnings.clear();
+        }
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::exec::execute(self, stmt, params)
+        }))
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(statement = text, panic = what, "statement panicked");
+            Err(SqlError::new(1105, format!("Internal error: {what}")))
+        });
+        {
+            let mut st = self.process.state.lock();
+            st.command = "Sleep";
+            st.info = None;
+            st.since = Some(std::time::Instant::now());
+        }
+        if let Err(e) = &result {
+            self.record_error(e);
+        }
+        result
+    }
+
+    fn record_error(&mut self, e: &SqlError) {
+        self.warnings.clear();
+        self.warnings.push(Warning {
+            level: Level::Error,
+            code: e.code(),
+            message: e.message(),
+        });
+    }
+
+    /// Adds a diagnostic to the current statement's list.
+    pub(crate) fn push_warning(&mut self, w: Warning) {
+        if self.warnings.len() < eval::MAX_WARNINGS {
+            self.warnings.push(w);
+        }
+    }
+
+    /// The session value of a variable (global when it has no session value).
+    pub(crate) fn var(&self, def: &VarDef) -> Value {
+        match def.name {
+            "warning_count" => return Value::UInt(u64::from(self.warning_count())),
+            "error_count" => {
+                let n = self
+                    .warnings
+                    .iter()
+                    .filter(|w| w.level == Level::Error)
+                    .count();
+                return Value::UInt(n as u64);
+            }
+            "last_insert_id" | "identity" => return Value::UInt(self.last_insert_id),
+            _ => {}
+        }
+        if def.scope != Scope::Global {
+            if let Some(v) = self.vars.get(def.name) {
+                return v.clone();
+            }
+        }
+        self.db.global_value(def)
+    }
+
+    /// A session variable read by name (must exist in the table).
+    pub(crate) fn var_by_name(&self, name: &str) -> Value {
+        variables::lookup(name)
+            .map(|d| self.var(d))
+            .unwrap_or(Value::Null)
+    }
+
+    pub(crate) fn bool_var(&self, name: &str) -> bool {
+        matches!(self.var_by_name(name), Value::UInt(n) if n != 0)
+    }
+
+    /// True when `sql_mode` contains `mode`.
+    pub(crate) fn sql_mode_has(&self, mode: &str) -> bool {
+        match self.var_by_name("sql_mode") {
+            Value::Str(s) => s.split(',').any(|m| m == mode),
+            _ => false,
+        }
+    }
+
+    /// Strict mode for writes to transactional tables.
+    pub(crate) fn strict(&self) -> bool {
+        self.sql_mode_has("STRICT_TRANS_TABLES") || self.sql_mode_has("STRICT_ALL_TABLES")
+    }
+
+    /// The session's isolation level (`transaction_isolation`).
+    pub(crate) fn isolation(&self) -> IsolationLevel {
+        match self.var_by_name("transaction_isolation") {
+            Value::Str(s) => match s.as_str() {
+                "READ-UNCOMMITTED" => IsolationLevel::ReadUncommitted,
+                "READ-COMMITTED" => IsolationLevel::ReadCommitted,
+                "SERIALIZABLE" => IsolationLevel::Serializable,
+                _ => IsolationLevel::RepeatableRead,
+            },
+            _ => IsolationLevel::RepeatableRead,
+        }
+    }
+
+    /// The collation of string literals (`collation_connection`).
+    pub(crate) fn connection_collation(&self) -> Collation {
+        match self.var_by_name("collation_connection") {
+            Value::Str(s) => Collation::from_name(&s).unwrap_or(Collation::Utf8mb4GeneralCi),
+            _ => Collation::Utf8mb4GeneralCi,
+        }
+    }
+
+    /// `SET [SESSION|GLOBAL] name = value`.
+    pub(crate) fn set_var(
+        &mut self,
+        name: &str,
+        scope: VarScope,
+        value: Value,
+    ) -> Result<(), SqlError> {
+        let def = variables::lookup(name).ok_or_else(|| SqlError::unknown_variable(name))?;
+        if def.read_only {
+            return Err(SqlError::new(
+                1238,
+                format!("Variable '{}' is a read only variable", def.name),
+            ));
+        }
+        let global = matches!(scope, VarScope::Global);
+        if global && def.scope == Scope::Session {
+            return Err(SqlError::new(
+                1228,
+                format!(
+                    "Variable '{}' is a SESSION variable and can't be used with SET GLOBAL",
+                    def.name
+                ),
+            ));
+        }
+        if !global && def.scope == Scope::Global {
+            return Err(SqlError::new(
+                1229,
+                format!(
+                    "Variable '{}' is a GLOBAL variable and should be set with SET GLOBAL",
+                    def.name
+                ),
+            ));
+        }
+        let value = match value {
+            Value::Str(s)
+                if s.eq_ignore_ascii_case("DEFAULT") && def.kind != variables::Kind::Str =>
+            {
+                if global {
+                    variables::default_value(def, &self.db)
+                } else {
+                    self.db.global_value(def)
+                }
+            }
+            v => variables::normalize(def, v)?,
+        };
+        let alias = variables::alias_of(def.name).and_then(variables::lookup);
+        if global {
+            self.db.set_global(def, value.clone());
+            if let Some(a) = alias {
+                self.db.set_global(a, value);
+            }
+            return Ok(());
+        }
+        match def.name {
+            "last_insert_id" | "identity" | "insert_id" => {
+                if let Value::UInt(n) = value {
+                    self.last_insert_id = n;
+                }
+                return Ok(());
+            }
+            // Turning autocommit on commits the open transaction.
+            "autocommit" if value == Value::UInt(1) && !self.autocommit() => {
+                self.commit()?;
+            }
+            _ => {}
+        }
+        self.vars.insert(def.name, value.clone());
+        if let Some(a) = alias {
+            self.vars.insert(a.name, value);
+        }
+        Ok(())
+    }
+
+    /// A fresh evaluation context for a statement.
+    pub(crate) fn eval_context<'a>(&'a self, params: &'a [Value]) -> eval::EvalContext<'a> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_micros() as i64)
+            .unwrap_or(0);
+        let mut ctx = eval::EvalContext::new(self, params, now);
+        ctx.kill = Some(&self.process.kill_query);
+        ctx
+    }
+}
+
+impl eval::Session for Session {
+    fn current_database(&self) -> Option<String> {
+        self.current_db.clone()
+    }
+
+    fn connection_id(&self) -> u64 {
+        self.process.id
+    }
+
+    fn last_insert_id(&self) -> u64 {
+        self.last_insert_id
+    }
+
+    fn server_version(&self) -> String {
+        SERVER_VERSION.to_owned()
+    }
+
+    fn current_user(&self) -> String {
+        format!("{}@{}", self.process.user, self.process.host)
+    }
+
+    fn system_variable(&self, name: &str, scope: VarScope) -> Result<Value, SqlError> {
+        let def = variables::lookup(name).ok_or_else(|| SqlError::unknown_variable(name))?;
+        match scope {
+            VarScope::Global => {
+                if def.scope == Scope::Session {
+                    return Err(SqlError::new(
+                        1238,
+                        format!("Variable '{}' is a SESSION variable", def.name),
+                    ));
+                }
+                Ok(self.db.global_value(def))
+            }
+            VarScope::Session if def.scope == Scope::Global => Err(SqlError::new(
+                1238,
+                format!("Variable '{}' is a GLOBAL variable", def.name),
+            )),
+            _ => Ok(self.var(def)),
+        }
+    }
+
+    fn user_variable(&self, name: &str) -> Value {
+        self.user_vars
+            .get(&name.to_ascii_lowercase())
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+}

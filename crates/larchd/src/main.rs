@@ -1,0 +1,186 @@
+//! `larchd`: the Larch server, a MySQL/MariaDB-compatible database server.
+//!
+//! ```text
+//! larchd [--defaults-file=my.cnf] [--datadir=DIR] [--port=3306] [--socket=PATH] ...
+//! ```
+//!
+//! Start-up: options (`options`), the error log (`log`), then
+//! `Database::open` on the data directory (created with the `test` database
+//! on first start, recovered after a crash; a directory locked by another
+//! process is refused), then listeners, pid file and the ready line
+//! (`serve`). Clients connect with any MySQL or MariaDB client as `root`
+//! with an empty password, from the local host. SIGTERM, SIGINT or the SQL
+//! statement `SHUTDOWN` stop the server cleanly: connections end, the
+//! database is flushed (`Database::close`), the socket and pid files are
+//! removed, and the exit status is 0.
+//!
+//! Exit status: 0 after a clean shutdown (and for `--help`/`--version`);
+//! 1 when the server cannot start (bad option, locked or damaged data
+//! directory, port or socket in use) or the final flush failed.
+//!
+//! Modules: `options` (command line and option files), `log` (error log),
+//! `serve` (listeners, ready line, shutdown), `session` (the `SqlSession`
+//! adapter and the execution-mode choice), `convert` (types and values
+//! between the SQL layer and the protocol).
+
+mod convert;
+mod log;
+mod options;
+mod serve;
+mod session;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use larch_sql::database::{Database, SERVER_VERSION};
+
+use crate::log::ErrorLog;
+use crate::options::{Command, ServerOptions, USAGE};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let opts = match options::parse(&args) {
+        Ok(Command::Run(opts)) => opts,
+        Ok(Command::Help { verbose }) => {
+            print!("{USAGE}");
+            if verbose {
+                println!("\nAccepted and ignored (MariaDB options Larch does not implement):");
+                for name in options::IGNORED_OPTIONS {
+                    println!("  --{}", name.replace('_', "-"));
+                }
+            }
+            return ExitCode::SUCCESS;
+        }
+        Ok(Command::Version) => {
+            println!(
+                "larchd  Ver {SERVER_VERSION} for {} on {} (Larch {})",
+                std::env::consts::OS,
+                std::env::consts::ARCH,
+                env!("CARGO_PKG_VERSION")
+            );
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let ts = log::timestamp_now();
+            eprintln!("{ts} 0 [ERROR] larchd: {e}");
+            eprintln!("{ts} 0 [ERROR] Aborting");
+            return ExitCode::from(1);
+        }
+    };
+    let log = match ErrorLog::open(opts.log_error.as_deref()) {
+        Ok(l) => l,
+        Err(e) => {
+            let path = opts
+                .log_error
+                .as_deref()
+                .unwrap_or(std::path::Path::new(""));
+            eprintln!(
+                "{} 0 [ERROR] larchd: cannot open the error log '{}': {e}",
+                log::timestamp_now(),
+                path.display()
+            );
+            return ExitCode::from(1);
+        }
+    };
+    log.install_tracing();
+    run(&opts, &log)
+}
+
+/// Opens the database, serves, shuts down.
+fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
+    let abort = |lines: &[String]| {
+        for l in lines {
+            log.error(l);
+        }
+        log.error("Aborting");
+        ExitCode::from(1)
+    };
+    log.note(&format!(
+        "Starting Larch {SERVER_VERSION} (larchd {}) as process {}",
+        env!("CARGO_PKG_VERSION"),
+        std::process::id()
+    ));
+    for w in &opts.warnings {
+        log.warning(w);
+    }
+    if !opts.ignored.is_empty() {
+        log.note(&format!(
+            "larchd: accepted and ignored options Larch does not implement: {}",
+            opts.ignored.join(", ")
+        ));
+    }
+    let datadir = opts.engine.datadir.clone();
+    let fresh = !datadir.join("ibdata1").exists();
+    let db = match Database::open(opts.engine.clone()) {
+        Ok(db) => db,
+        Err(e) => {
+            return abort(&[format!(
+                "larchd: cannot open the data directory '{}': {e}",
+                datadir.display()
+            )])
+        }
+    };
+    report_open(&db, fresh, &datadir, log);
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("larchd-worker")
+        .max_blocking_threads(opts.max_connections as usize + 64)
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return abort(&[format!("larchd: cannot start the runtime: {e}")]),
+    };
+    let served = runtime.block_on(serve::serve(db.clone(), opts, log));
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    let code = match served {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = db.close();
+            serve::remove_pid_file(&opts.pid_file);
+            return abort(&e.0);
+        }
+    };
+    let code = match db.close() {
+        Ok(()) => code,
+        Err(e) => {
+            log.error(&format!("larchd: flushing the data directory failed: {e}"));
+            ExitCode::from(1)
+        }
+    };
+    drop(db);
+    serve::remove_pid_file(&opts.pid_file);
+    log.note("larchd: Shutdown complete");
+    code
+}
+
+/// Logs what opening the data directory did.
+fn report_open(db: &Database, fresh: bool, datadir: &std::path::Path, log: &ErrorLog) {
+    let storage = db.storage();
+    if fresh {
+        log.note(&format!(
+            "InnoDB: created data directory '{}' with the `test` database",
+            datadir.display()
+        ));
+    } else {
+        let r = storage.recovery_report();
+        if r.blocks > 0 || !r.pages_restored.is_empty() {
+            log.note(&format!(
+                "InnoDB: crash recovery: replayed {} mini-transactions (LSN {} to {}) onto {} pages, restored {} torn pages",
+                r.blocks,
+                r.checkpoint_lsn,
+                r.end_lsn,
+                r.pages_applied,
+                r.pages_restored.len()
+            ));
+        }
+    }
+    log.note(&format!(
+        "InnoDB: innodb_page_size={} innodb_buffer_pool_size={} innodb_log_file_size={}; log sequence number {}",
+        storage.page_size().get(),
+        storage.config().buffer_pool_size,
+        storage.log().capacity(),
+        storage.log().current_lsn()
+    ));
+}

@@ -1,0 +1,80 @@
+//! Tests of option parsing.
+
+use super::*;
+
+fn run(args: &[&str]) -> Result<ServerOptions, String> {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    match parse(&args)? {
+        Command::Run(o) => Ok(*o),
+        other => Err(format!("expected Run, got {other:?}")),
+    }
+}
+
+#[test]
+fn defaults() -> Result<(), String> {
+    let o = run(&[])?;
+    assert_eq!(o.port, 3306);
+    assert_eq!(o.bind_addresses, vec!["127.0.0.1".to_owned()]);
+    assert!(o.engine.datadir.is_absolute());
+    assert!(o.engine.datadir.ends_with("data"));
+    assert_eq!(o.socket, o.engine.datadir.join("larchd.sock"));
+    assert_eq!(o.pid_file, o.engine.datadir.join("larchd.pid"));
+    assert_eq!(o.max_connections, 151);
+    assert!(o.log_error.is_none());
+    assert!(!o.skip_networking);
+    Ok(())
+}
+
+#[test]
+fn server_and_engine_options() -> Result<(), String> {
+    let o = run(&[
+        "--datadir",
+        "/tmp/x",
+        "--port=3307",
+        "--bind-address=0.0.0.0",
+        "--socket=s.sock",
+        "--skip-networking",
+        "--max_connections",
+        "10",
+        "--log-error",
+        "--pid-file=/run/p.pid",
+        "--innodb-buffer-pool-size=16M",
+        "--skip-name-resolve",
+        "--loose-frobnicate=1",
+    ])?;
+    assert_eq!(o.engine.datadir, PathBuf::from("/tmp/x"));
+    assert_eq!(o.port, 3307);
+    assert_eq!(o.bind_addresses, vec!["0.0.0.0".to_owned()]);
+    assert_eq!(o.socket, PathBuf::from("/tmp/x/s.sock"));
+    assert!(o.skip_networking);
+    assert_eq!(o.max_connections, 10);
+    assert_eq!(o.log_error, Some(PathBuf::from("/tmp/x/larchd.err")));
+    assert_eq!(o.pid_file, PathBuf::from("/run/p.pid"));
+    assert_eq!(o.engine.buffer_pool_size, 16 << 20);
+    assert_eq!(o.ignored, vec!["skip_name_resolve".to_owned()]);
+    assert_eq!(o.warnings.len(), 1);
+    Ok(())
+}
+
+#[test]
+fn unknown_and_bad_options_are_errors() {
+    let e = run(&["--frobnicate=1"]).err().unwrap_or_default();
+    assert!(e.contains("unknown option '--frobnicate'"), "{e}");
+    let e = run(&["-x"]).err().unwrap_or_default();
+    assert!(e.contains("'-x'"), "{e}");
+    let e = run(&["--port=70000"]).err().unwrap_or_default();
+    assert!(e.contains("port"), "{e}");
+    let e = run(&["--innodb-page-size=3k"]).err().unwrap_or_default();
+    assert!(e.contains("innodb_page_size"), "{e}");
+}
+
+#[test]
+fn help_and_version() -> Result<(), String> {
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert!(matches!(
+        parse(&args(&["--help", "--verbose"]))?,
+        Command::Help { verbose: true }
+    ));
+    assert!(matches!(parse(&args(&["-V"]))?, Command::Version));
+    Ok(())
+}

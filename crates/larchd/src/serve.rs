@@ -1,0 +1,295 @@
+//! Serving: listeners, the ready line, the pid file, and shutdown.
+//!
+//! [`serve`] runs inside the tokio runtime once the database is open:
+//!
+//! 1. binds TCP (every `--bind-address`, unless `--skip-networking`;
+//!    `larch-wire` sets `TCP_NODELAY` on each accepted connection) and the
+//!    Unix socket (refusing a socket another live server answers on);
+//! 2. publishes `port`, `socket`, `bind_address`, `max_connections`,
+//!    `pid_file` and `basedir` as read-only variables, writes the pid file,
+//!    installs the `SHUTDOWN` hook and the SIGTERM/SIGINT handlers, and logs
+//!    MariaDB's "ready for connections" lines (with the real port, also for
+//!    `--port=0`);
+//! 3. waits for SIGTERM, SIGINT or `SHUTDOWN`, then stops accepting (the
+//!    Unix socket file goes with its listener), kills every session (a
+//!    running statement stops with ER 1317 at its next row; idle
+//!    connections close at once) and waits up to [`DRAIN_TIMEOUT`] for the
+//!    connections to end.
+//!
+//! The caller then closes the database (`Database::close` flushes it) and
+//! removes the pid file.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use larch_engine::record::value::Value as EValue;
+use larch_sql::database::{Database, SERVER_VERSION};
+use larch_wire::{ConnectionInfo, ExecutionMode, Listener, Server, ServerConfig};
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::Notify;
+
+use crate::log::ErrorLog;
+use crate::options::ServerOptions;
+use crate::session::{Connection, Shared};
+
+/// How long shutdown waits for connections to end.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What ended the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// SIGTERM.
+    Terminate,
+    /// SIGINT.
+    Interrupt,
+    /// The `SHUTDOWN` statement.
+    Shutdown,
+}
+
+/// A start-up failure, logged before exiting with status 1.
+#[derive(Debug)]
+pub struct StartError(pub Vec<String>);
+
+fn start_error(lines: impl IntoIterator<Item = String>) -> StartError {
+    StartError(lines.into_iter().collect())
+}
+
+/// The socket address(es) for one `--bind-address` value.
+fn resolve(addr: &str, port: u16) -> Vec<String> {
+    match addr {
+        "*" => vec![format!("[::]:{port}"), format!("0.0.0.0:{port}")],
+        a if a.contains(':') && !a.starts_with('[') => vec![format!("[{a}]:{port}")],
+        a => vec![format!("{a}:{port}")],
+    }
+}
+
+/// Binds every TCP address; the first bound port is used for the others
+/// when `--port=0`.
+async fn bind_tcp(
+    opts: &ServerOptions,
+    log: &ErrorLog,
+) -> Result<(Vec<Listener>, u16), StartError> {
+    let mut listeners = Vec::new();
+    let mut port = opts.port;
+    for addr in &opts.bind_addresses {
+        let candidates = resolve(addr, port);
+        let mut last_err = None;
+        for candidate in &candidates {
+            match Listener::bind_tcp(candidate.as_str()).await {
+                Ok(l) => {
+                    if let Some(local) = l.local_addr() {
+                        port = local.port();
+                        log.note(&format!(
+                            "Server socket created on IP: '{}', port: '{}'.",
+                            local.ip(),
+                            local.port()
+                        ));
+                    }
+                    listeners.push(l);
+                    last_err = None;
+                    break;
+                }
+                Err(e) => last_err = Some(e),
+            }
+        }
+        if let Some(e) = last_err {
+            let errno = e.raw_os_error().unwrap_or(0);
+            return Err(start_error([
+                format!("Can't start server: Bind on TCP/IP port {port} ({addr}). Got error: {errno}: {e}"),
+                format!("Do you already have another server running on port: {port} ?"),
+            ]));
+        }
+    }
+    Ok((listeners, port))
+}
+
+/// Binds the Unix socket unless another server answers on it.
+async fn bind_socket(path: &Path) -> Result<Listener, StartError> {
+    if std::os::unix::net::UnixStream::connect(path).is_ok() {
+        return Err(start_error([
+            format!("Can't start server: socket '{}' is in use", path.display()),
+            format!(
+                "Do you already have another server running on socket: {} ?",
+                path.display()
+            ),
+        ]));
+    }
+    let len = path.as_os_str().len();
+    if len >= 108 {
+        return Err(start_error([format!(
+            "The socket file path is too long ({len} bytes, the limit is 107): {}",
+            path.display()
+        )]));
+    }
+    Listener::bind_unix(path).await.map_err(|e| {
+        start_error([format!(
+            "Can't start server: Bind on unix socket '{}': {e}",
+            path.display()
+        )])
+    })
+}
+
+/// Writes the pid file (creating its directory).
+fn write_pid_file(path: &Path) -> Result<(), StartError> {
+    let write = || -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, format!("{}\n", std::process::id()))
+    };
+    write().map_err(|e| {
+        start_error([format!(
+            "Can't create/write to file '{}' (Errcode: {})",
+            path.display(),
+            e
+        )])
+    })
+}
+
+/// Serves clients until a shutdown request; see the module documentation.
+pub async fn serve(
+    db: Arc<Database>,
+    opts: &ServerOptions,
+    log: &Arc<ErrorLog>,
+) -> Result<StopReason, StartError> {
+    let config = ServerConfig {
+        server_version: SERVER_VERSION.to_owned(),
+        max_allowed_packet: opts.max_allowed_packet,
+        execution: ExecutionMode::BlockInPlace,
+        idle_timeout: Some(Duration::from_secs(opts.wait_timeout)),
+        ..ServerConfig::default()
+    };
+    let server = Server::new(config)
+        .map_err(|e| start_error([format!("cannot generate the RSA key: {e}")]))?;
+
+    let (mut listeners, port) = if opts.skip_networking {
+        (Vec::new(), 0)
+    } else {
+        bind_tcp(opts, log).await?
+    };
+    listeners.push(bind_socket(&opts.socket).await?);
+
+    let fact = |s: &Path| EValue::Str(s.display().to_string());
+    db.set_server_fact("port", EValue::UInt(u64::from(port)));
+    db.set_server_fact("socket", fact(&opts.socket));
+    db.set_server_fact("bind_address", EValue::Str(opts.bind_addresses.join(",")));
+    db.set_server_fact(
+        "max_connections",
+        EValue::UInt(u64::from(opts.max_connections)),
+    );
+    db.set_server_fact("pid_file", fact(&opts.pid_file));
+    db.set_server_fact("basedir", fact(&opts.basedir));
+    db.set_server_fact(
+        "skip_networking",
+        EValue::UInt(u64::from(opts.skip_networking)),
+    );
+
+    let stop = Arc::new(Notify::new());
+    {
+        let stop = stop.clone();
+        db.set_shutdown_hook(Box::new(move || stop.notify_one()));
+    }
+    let signal_err =
+        |e: std::io::Error| start_error([format!("cannot install signal handlers: {e}")]);
+    let mut sigterm = signal(SignalKind::terminate()).map_err(signal_err)?;
+    let mut sigint = signal(SignalKind::interrupt()).map_err(signal_err)?;
+    let mut sighup = signal(SignalKind::hangup()).map_err(signal_err)?;
+
+    write_pid_file(&opts.pid_file)?;
+
+    let shared = Shared::new(db.clone(), opts.max_connections);
+    let factory = {
+        let shared = shared.clone();
+        Arc::new(move |info: &ConnectionInfo| Connection::new(shared.clone(), info))
+    };
+    let mut tasks = Vec::new();
+    for listener in listeners {
+        let factory = factory.clone();
+        let server = server.clone();
+        tasks.push(tokio::spawn(async move {
+            listener.run(server, move |info| factory(info)).await;
+        }));
+    }
+
+    log.note("larchd: ready for connections.");
+    log.raw(&format!(
+        "Version: '{SERVER_VERSION}'  socket: '{}'  port: {port}  Larch {}\n",
+        opts.socket.display(),
+        env!("CARGO_PKG_VERSION")
+    ));
+
+    let reason = loop {
+        tokio::select! {
+            _ = sigterm.recv() => break StopReason::Terminate,
+            _ = sigint.recv() => break StopReason::Interrupt,
+            () = stop.notified() => break StopReason::Shutdown,
+            _ = sighup.recv() => log.note("larchd: SIGHUP received; nothing to reload"),
+        }
+    };
+    let by = match reason {
+        StopReason::Shutdown => "SHUTDOWN statement",
+        StopReason::Terminate => "SIGTERM",
+        StopReason::Interrupt => "SIGINT",
+    };
+    log.note(&format!("larchd (initiated by: {by}): Normal shutdown"));
+
+    // Stop accepting; dropping a Unix listener removes its socket file.
+    for task in &tasks {
+        task.abort();
+    }
+    for task in tasks {
+        let _ = task.await;
+    }
+    drain(&db, &server, log).await;
+    Ok(reason)
+}
+
+/// Kills every session and waits for the connections to end.
+async fn drain(db: &Database, server: &Server, log: &ErrorLog) {
+    let deadline = Instant::now() + DRAIN_TIMEOUT;
+    loop {
+        let processes = db.processes();
+        let connections = server.connection_ids();
+        if processes.is_empty() && connections.is_empty() {
+            return;
+        }
+        if Instant::now() >= deadline {
+            log.warning(&format!(
+                "larchd: {} connection(s) did not end within {} s; closing anyway",
+                connections.len().max(processes.len()),
+                DRAIN_TIMEOUT.as_secs()
+            ));
+            return;
+        }
+        for p in &processes {
+            db.kill(p.id, false);
+        }
+        for id in connections {
+            server.kill(id, false);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Removes the pid file (if it is still ours).
+pub fn remove_pid_file(path: &Path) {
+    let ours = std::fs::read_to_string(path)
+        .map(|s| s.trim() == std::process::id().to_string())
+        .unwrap_or(false);
+    if ours {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bind_address_forms() {
+        assert_eq!(resolve("127.0.0.1", 3306), vec!["127.0.0.1:3306"]);
+        assert_eq!(resolve("::1", 0), vec!["[::1]:0"]);
+        assert_eq!(resolve("*", 1), vec!["[::]:1", "0.0.0.0:1"]);
+    }
+}

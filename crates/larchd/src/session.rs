@@ -1,0 +1,404 @@
+//! The protocol adapter: [`Connection`] implements `larch_wire::SqlSession`
+//! around a `larch_sql::session::Session`, one per client connection.
+//!
+//! - Login: `lookup_account` asks `Database::account` and maps the stored
+//!   secret to a credential; `on_login` refuses a connection beyond
+//!   `max_connections` (ER 1040), creates the session under the protocol's
+//!   connection id (so `CONNECTION_ID()`, `SHOW PROCESSLIST` and `KILL` agree
+//!   with the handshake), records `CLIENT_FOUND_ROWS`, and installs the kill
+//!   hook: `KILL [CONNECTION]` from any session sets the protocol's
+//!   `ConnectionControl`, which wakes an idle connection and closes it.
+//! - Statements: `query` runs the whole text through `Session::query` and
+//!   writes one result per statement, then the error that stopped the text;
+//!   `prepare`/`execute` map to the session's prepared statements; rows go
+//!   out in the text or binary protocol (`crate::convert`).
+//! - Status flags: `SERVER_STATUS_AUTOCOMMIT` and `SERVER_STATUS_IN_TRANS`
+//!   from the session after each command.
+//!
+//! Execution mode: statements block (page reads, fsync at commit, row-lock
+//! waits of up to `innodb_lock_wait_timeout`), so the server runs a
+//! multi-thread tokio runtime with `ExecutionMode::BlockInPlace`: while a
+//! statement blocks, its worker thread hands its other tasks to a new worker,
+//! and one long query never stalls the other connections. (`Inline` would
+//! stall every connection scheduled on the same worker.) The runtime's
+//! blocking-thread limit is sized from `max_connections`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use larch_sql::database::Database;
+use larch_sql::result::QueryResult;
+use larch_sql::session::Session;
+use larch_wire::{
+    Account, CapabilityFlags, ColumnDef, ConnectionControl, ConnectionInfo, LoginInfo, MysqlError,
+    OkResult, PreparedInfo, ResultWriter, SqlSession, StatusFlags, Value,
+};
+
+use crate::convert::{binary_value, column_def, credential, mysql_error, param_value, text_value};
+
+/// Statement id used internally by `field_list` (the protocol numbers
+/// statements from 1 upwards and never reaches it).
+const FIELD_LIST_STMT: u32 = u32::MAX;
+
+/// State shared by every connection of the server.
+#[derive(Debug)]
+pub struct Shared {
+    /// The open database.
+    pub db: Arc<Database>,
+    /// `--max-connections`.
+    pub max_connections: u32,
+    /// Connections that exist (from accept to close).
+    live: AtomicUsize,
+}
+
+impl Shared {
+    /// Shared state for a server of at most `max_connections` clients.
+    pub fn new(db: Arc<Database>, max_connections: u32) -> Arc<Shared> {
+        Arc::new(Shared {
+            db,
+            max_connections,
+            live: AtomicUsize::new(0),
+        })
+    }
+}
+
+/// One client connection; see the module documentation.
+pub struct Connection {
+    shared: Arc<Shared>,
+    id: u32,
+    control: Arc<ConnectionControl>,
+    session: Option<Session>,
+    /// Still counted in `Shared::live`.
+    counted: bool,
+}
+
+impl Connection {
+    /// A connection that has not logged in yet.
+    pub fn new(shared: Arc<Shared>, info: &ConnectionInfo) -> Connection {
+        shared.live.fetch_add(1, Ordering::SeqCst);
+        Connection {
+            shared,
+            id: info.connection_id,
+            control: info.control.clone(),
+            session: None,
+            counted: true,
+        }
+    }
+
+    /// Ends the session (rolling back its transaction) and frees the
+    /// connection's slot; runs before the client sees the socket close.
+    fn release(&mut self) {
+        self.session = None;
+        if std::mem::take(&mut self.counted) {
+            self.shared.live.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    fn session(&mut self) -> Result<&mut Session, MysqlError> {
+        self.session
+            .as_mut()
+            .ok_or_else(|| MysqlError::unknown("the connection is not logged in"))
+    }
+
+    fn flags_of(session: &Session) -> StatusFlags {
+        let mut flags = StatusFlags::empty();
+        if session.autocommit() {
+            flags |= StatusFlags::SERVER_STATUS_AUTOCOMMIT;
+        }
+        if session.in_transaction() {
+            flags |= StatusFlags::SERVER_STATUS_IN_TRANS;
+        }
+        flags
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// Writes one statement's result.
+fn write_result(
+    out: &mut ResultWriter<'_>,
+    result: &QueryResult,
+    warnings: u16,
+) -> Result<(), MysqlError> {
+    match result {
+        QueryResult::Ok(ok) => out.ok(OkResult {
+            affected_rows: ok.affected_rows,
+            last_insert_id: ok.last_insert_id,
+            warnings,
+            info: ok.info.clone(),
+            status: StatusFlags::empty(),
+        }),
+        QueryResult::Rows(set) => {
+            let columns: Vec<ColumnDef> = set.columns.iter().map(column_def).collect();
+            out.begin_result_set(&columns)?;
+            let binary = out.is_binary();
+            let mut row = Vec::with_capacity(columns.len());
+            for values in &set.rows {
+                row.clear();
+                for ((v, c), def) in values.iter().zip(&set.columns).zip(&columns) {
+                    row.push(if binary {
+                        binary_value(v, &c.ty, def.column_type)
+                    } else {
+                        text_value(v, &c.ty)
+                    });
+                }
+                out.row(&row)?;
+            }
+            out.end_result_set(warnings)
+        }
+    }
+}
+
+/// ER 1064 for a second statement when the client did not allow several.
+fn multi_statement_error(sql: &[u8]) -> Option<MysqlError> {
+    let text = String::from_utf8_lossy(sql);
+    let pieces = larch_sql::parse::split::split_statements(&text);
+    let second = pieces.get(1)?;
+    let rest = text.get(second.start..).unwrap_or_default().trim_start();
+    let near: String = if rest.len() > 80 {
+        let mut cut = 77;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}...", &rest[..cut])
+    } else {
+        rest.to_owned()
+    };
+    let line = text[..second.start].matches('\n').count() + 1;
+    Some(MysqlError::new(
+        1064,
+        "42000",
+        format!(
+            "You have an error in your SQL syntax; check the manual that corresponds to your \
+             MariaDB server version for the right syntax to use near '{near}' at line {line}"
+        ),
+    ))
+}
+
+/// MySQL's `LIKE` with `%` and `_` (and `\` escapes), case-insensitive, for
+/// `COM_FIELD_LIST` wildcards.
+fn like(pattern: &[char], name: &[char]) -> bool {
+    match pattern.split_first() {
+        None => name.is_empty(),
+        Some(('%', rest)) => (0..=name.len()).any(|i| like(rest, &name[i..])),
+        Some(('_', rest)) => !name.is_empty() && like(rest, &name[1..]),
+        Some(('\\', rest)) if !rest.is_empty() => match name.split_first() {
+            Some((c, tail)) => {
+                c.to_lowercase().eq(rest[0].to_lowercase()) && like(&rest[1..], tail)
+            }
+            None => false,
+        },
+        Some((p, rest)) => match name.split_first() {
+            Some((c, tail)) => c.to_lowercase().eq(p.to_lowercase()) && like(rest, tail),
+            None => false,
+        },
+    }
+}
+
+/// The client host as accounts name it: an IPv4 client of a dual-stack
+/// (`--bind-address=*`) listener appears as `::ffff:a.b.c.d`, which MariaDB
+/// shows and matches as `a.b.c.d`.
+fn normalize_host(host: &str) -> &str {
+    match host.strip_prefix("::ffff:") {
+        Some(v4) if v4.parse::<std::net::Ipv4Addr>().is_ok() => v4,
+        _ => host,
+    }
+}
+
+impl SqlSession for Connection {
+    fn lookup_account(&mut self, user: &str, host: &str) -> Option<Account> {
+        let stored = self.shared.db.account(user, normalize_host(host))?;
+        credential(&stored).map(|credential| Account { credential })
+    }
+
+    fn on_login(&mut self, login: &LoginInfo) -> Result<(), MysqlError> {
+        let live = self.shared.live.load(Ordering::SeqCst);
+        if live > self.shared.max_connections as usize {
+            return Err(MysqlError::new(1040, "08004", "Too many connections"));
+        }
+        let mut session = self
+            .shared
+            .db
+            .new_session(u64::from(self.id), &login.user, normalize_host(&login.host))
+            .map_err(|e| mysql_error(&e))?;
+        session.client_found_rows = login
+            .capabilities
+            .contains(CapabilityFlags::CLIENT_FOUND_ROWS);
+        let control = self.control.clone();
+        session.set_kill_hook(Box::new(move |query_only| {
+            if query_only {
+                control.kill_query();
+            } else {
+                control.kill_connection();
+            }
+        }));
+        self.session = Some(session);
+        Ok(())
+    }
+
+    fn init_db(&mut self, database: &str) -> Result<(), MysqlError> {
+        self.session()?
+            .use_database(database)
+            .map_err(|e| mysql_error(&e))
+    }
+
+    fn query(&mut self, sql: &[u8], out: &mut ResultWriter<'_>) -> Result<(), MysqlError> {
+        if !out.multi_statements() {
+            if let Some(err) = multi_statement_error(sql) {
+                return Err(err);
+            }
+        }
+        let session = self.session()?;
+        let outcome = session.query(sql);
+        out.set_session_status(Self::flags_of(session));
+        let warnings = session.warning_count();
+        let last = outcome.results.len().saturating_sub(1);
+        for (i, result) in outcome.results.iter().enumerate() {
+            // The session keeps the diagnostics of the last statement only.
+            let w = if i == last && outcome.error.is_none() {
+                warnings
+            } else {
+                0
+            };
+            write_result(out, result, w)?;
+        }
+        match outcome.error {
+            Some(e) => Err(mysql_error(&e)),
+            None => Ok(()),
+        }
+    }
+
+    fn prepare(&mut self, stmt_id: u32, sql: &[u8]) -> Result<PreparedInfo, MysqlError> {
+        let description = self
+            .session()?
+            .prepare(stmt_id, sql)
+            .map_err(|e| mysql_error(&e))?;
+        let params = u16::try_from(description.params).map_err(|_| {
+            MysqlError::new(
+                1390,
+                "HY000",
+                "Prepared statement contains too many placeholders",
+            )
+        })?;
+        Ok(PreparedInfo {
+            params,
+            columns: description.columns.iter().map(column_def).collect(),
+        })
+    }
+
+    fn execute(
+        &mut self,
+        stmt_id: u32,
+        params: &[Value],
+        out: &mut ResultWriter<'_>,
+    ) -> Result<(), MysqlError> {
+        let params: Vec<_> = params.iter().map(param_value).collect();
+        let session = self.session()?;
+        let result = session.execute_prepared(stmt_id, &params);
+        out.set_session_status(Self::flags_of(session));
+        let warnings = session.warning_count();
+        match result {
+            Ok(r) => write_result(out, &r, warnings),
+            Err(e) => Err(mysql_error(&e)),
+        }
+    }
+
+    fn close_statement(&mut self, stmt_id: u32) {
+        if let Some(s) = self.session.as_mut() {
+            s.close_prepared(stmt_id);
+        }
+    }
+
+    fn reset_connection(&mut self) -> Result<(), MysqlError> {
+        self.session()?.reset();
+        Ok(())
+    }
+
+    fn status_flags(&self) -> StatusFlags {
+        match &self.session {
+            Some(s) => Self::flags_of(s),
+            None => StatusFlags::SERVER_STATUS_AUTOCOMMIT,
+        }
+    }
+
+    fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<ColumnDef>, MysqlError> {
+        let quoted = table.replace('`', "``");
+        let sql = format!("SELECT * FROM `{quoted}` LIMIT 0");
+        let session = self.session()?;
+        let description = session.prepare(FIELD_LIST_STMT, sql.as_bytes());
+        session.close_prepared(FIELD_LIST_STMT);
+        let description = description.map_err(|e| mysql_error(&e))?;
+        let pattern: Vec<char> = wildcard.chars().collect();
+        Ok(description
+            .columns
+            .iter()
+            .filter(|c| {
+                let name: Vec<char> = c.name.chars().collect();
+                pattern.is_empty() || like(&pattern, &name)
+            })
+            .map(column_def)
+            .collect())
+    }
+
+    fn statistics(&mut self) -> String {
+        let db = &self.shared.db;
+        let uptime = db.uptime_secs();
+        let questions = db.status.questions.load(Ordering::Relaxed);
+        let threads = db.processes().len();
+        let qps = if uptime == 0 {
+            0.0
+        } else {
+            questions as f64 / uptime as f64
+        };
+        format!(
+            "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  \
+             Opens: 0  Open tables: 0  Queries per second avg: {qps:.3}"
+        )
+    }
+
+    fn on_close(&mut self) {
+        self.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matches(p: &str, n: &str) -> bool {
+        let p: Vec<char> = p.chars().collect();
+        let n: Vec<char> = n.chars().collect();
+        like(&p, &n)
+    }
+
+    #[test]
+    fn mapped_ipv4_hosts() {
+        assert_eq!(normalize_host("::ffff:127.0.0.1"), "127.0.0.1");
+        assert_eq!(normalize_host("::1"), "::1");
+        assert_eq!(normalize_host("localhost"), "localhost");
+    }
+
+    #[test]
+    fn like_patterns() {
+        assert!(matches("%", "abc"));
+        assert!(matches("a%", "ABC"));
+        assert!(matches("a_c", "abc"));
+        assert!(!matches("a_c", "abbc"));
+        assert!(matches("a\\_c", "a_c"));
+        assert!(!matches("a\\_c", "abc"));
+    }
+
+    #[test]
+    fn second_statement_is_a_syntax_error() {
+        assert!(multi_statement_error(b"SELECT 1").is_none());
+        assert!(multi_statement_error(b"SELECT 1;").is_none());
+        let e = multi_statement_error(b"SELECT 1; SELECT 2");
+        let e = e.map(|e| (e.code, e.message)).unwrap_or_default();
+        assert_eq!(e.0, 1064);
+        assert!(e.1.contains("near 'SELECT 2' at line 1"), "{}", e.1);
+    }
+}

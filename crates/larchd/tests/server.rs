@@ -1,0 +1,295 @@
+//! End-to-end tests of the `larchd` binary: start-up on a fresh data
+//! directory, connections over TCP and the Unix socket with the `mysql`
+//! client crate, errors, prepared statements, `max_connections`, `KILL`,
+//! clean shutdown (`SHUTDOWN`, SIGTERM, SIGINT) with exit status 0 and a
+//! restart, refusal of a second server on the same data directory or a
+//! busy port, a restart after SIGKILL, and the `mariadb` command-line client
+//! when it is installed. Only statements the SQL layer supports without
+//! tables are used here; tests with tables are in `sql_end_to_end.rs`.
+
+mod support;
+
+use std::process::{Command, Stdio};
+
+use mysql::prelude::Queryable;
+use support::{run_to_exit, server_error, tempdir, Larchd, Res};
+
+#[test]
+fn queries_errors_prepared_statements_and_shutdown() -> Res {
+    let dir = tempdir()?;
+    let datadir = dir.path().join("data");
+    let mut server = Larchd::start(&datadir, &[])?;
+    assert!(
+        server.log().contains("created data directory"),
+        "{}",
+        server.log()
+    );
+    assert_eq!(server.socket, datadir.join("larchd.sock"));
+    let pid_file = datadir.join("larchd.pid");
+    assert_eq!(
+        std::fs::read_to_string(&pid_file)?.trim(),
+        server.child.id().to_string()
+    );
+
+    let mut conn = server.connect()?;
+    assert_eq!(conn.query_first::<i64, _>("SELECT 1")?, Some(1));
+    let (version, db): (String, Option<String>) = conn
+        .query_first("SELECT @@version, DATABASE()")?
+        .ok_or("no row")?;
+    assert!(version.contains("Larch"), "{version}");
+    assert_eq!(db, None);
+    conn.query_drop("USE test")?;
+    assert_eq!(
+        conn.query_first::<String, _>("SELECT DATABASE()")?,
+        Some("test".to_owned())
+    );
+
+    let err = conn
+        .query_drop("USE no_such_db")
+        .err()
+        .ok_or("USE succeeded")?;
+    let (code, state, message) = server_error(&err).ok_or("not a server error")?;
+    assert_eq!((code, state.as_str()), (1049, "42000"), "{message}");
+    assert!(message.contains("no_such_db"), "{message}");
+
+    let err = conn.query_drop("SELEC 1").err().ok_or("bad SQL accepted")?;
+    let (code, state, _) = server_error(&err).ok_or("not a server error")?;
+    assert_eq!((code, state.as_str()), (1064, "42000"));
+
+    // Prepared statements (binary protocol), executed twice.
+    // (`?+1` may be typed DOUBLE, as in MySQL 8; compare numerically.)
+    let stmt = conn.prep("SELECT ?+1")?;
+    assert_eq!(conn.exec_first::<f64, _, _>(&stmt, (41,))?, Some(42.0));
+    assert_eq!(conn.exec_first::<f64, _, _>(&stmt, (-1.5,))?, Some(-0.5));
+    conn.close(stmt)?;
+
+    // Several statements in one COM_QUERY give several results.
+    let mut values = Vec::new();
+    {
+        let mut results = conn.query_iter("SELECT 1; SELECT 2")?;
+        while let Some(set) = results.iter() {
+            for row in set {
+                values.push(mysql::from_row::<i64>(row?));
+            }
+        }
+    }
+    assert_eq!(values, vec![1, 2]);
+    conn.ping()?;
+
+    // The connection id of the handshake is the session's.
+    assert_eq!(
+        conn.query_first::<u64, _>("SELECT CONNECTION_ID()")?,
+        Some(u64::from(conn.connection_id()))
+    );
+
+    // A database named in the handshake; an unknown one is refused.
+    let mut with_db = mysql::Conn::new(server.opts().db_name(Some("test")))?;
+    assert_eq!(
+        with_db.query_first::<String, _>("SELECT DATABASE()")?,
+        Some("test".to_owned())
+    );
+    let err = mysql::Conn::new(server.opts().db_name(Some("nope")))
+        .err()
+        .ok_or("unknown database accepted at login")?;
+    assert_eq!(server_error(&err).map(|e| e.0), Some(1049));
+
+    // The Unix socket (host `localhost`).
+    let socket_opts = mysql::OptsBuilder::new()
+        .socket(Some(server.socket.display().to_string()))
+        .user(Some("root"));
+    let mut local = mysql::Conn::new(socket_opts)?;
+    assert_eq!(local.query_first::<i64, _>("SELECT 7")?, Some(7));
+    drop(local);
+    drop(with_db);
+
+    // SHUTDOWN: OK, then the server exits 0 and cleans up.
+    conn.query_drop("SHUTDOWN")?;
+    let status = server.wait()?;
+    assert!(status.success(), "exit {status:?}; log:\n{}", server.log());
+    let log = server.log();
+    assert!(log.contains("Normal shutdown"), "{log}");
+    assert!(log.contains("Shutdown complete"), "{log}");
+    assert!(!pid_file.exists(), "pid file left behind");
+    assert!(!datadir.join("larchd.sock").exists(), "socket left behind");
+
+    // Restart on the same directory, then SIGTERM.
+    let mut again = Larchd::start(&datadir, &[])?;
+    assert!(!again.log().contains("created data directory"));
+    assert!(!again.log().contains("crash recovery"), "{}", again.log());
+    let mut conn = again.connect()?;
+    assert_eq!(conn.query_first::<i64, _>("SELECT 1")?, Some(1));
+    again.signal("TERM")?;
+    let status = again.wait()?;
+    assert!(status.success(), "exit {status:?}; log:\n{}", again.log());
+    assert!(again.log().contains("initiated by: SIGTERM"));
+    Ok(())
+}
+
+#[test]
+fn second_server_is_refused_and_a_crash_is_recovered() -> Res {
+    let dir = tempdir()?;
+    let datadir = dir.path().join("data");
+    let first = Larchd::start(&datadir, &[])?;
+
+    let other_socket = dir.path().join("other.sock");
+    let (status, log) = run_to_exit(&datadir, &[&format!("--socket={}", other_socket.display())])?;
+    assert!(!status.success(), "second server started; log:\n{log}");
+    assert!(log.contains("in use by another process"), "{log}");
+    assert!(log.contains("[ERROR]") && log.contains("Aborting"), "{log}");
+    // The first server is unharmed.
+    let mut conn = first.connect()?;
+    assert_eq!(conn.query_first::<i64, _>("SELECT 1")?, Some(1));
+    drop(conn);
+
+    // kill -9, then a restart on the same directory works.
+    first.crash()?;
+    let mut second = Larchd::start(&datadir, &[])?;
+    let mut conn = second.connect()?;
+    assert_eq!(conn.query_first::<i64, _>("SELECT 2")?, Some(2));
+    drop(conn);
+    second.signal("INT")?;
+    let status = second.wait()?;
+    assert!(status.success(), "exit {status:?}; log:\n{}", second.log());
+    Ok(())
+}
+
+#[test]
+fn busy_port_and_bad_options_are_refused() -> Res {
+    let dir = tempdir()?;
+    let busy = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let port = busy.local_addr()?.port();
+    let datadir = dir.path().join("data");
+    let (status, log) = run_to_exit(&datadir, &[&format!("--port={port}")])?;
+    assert_eq!(status.code(), Some(1), "{log}");
+    assert!(
+        log.contains(&format!("another server running on port: {port}")),
+        "{log}"
+    );
+    assert!(!datadir.join("larchd.pid").exists());
+    assert!(!datadir.join("larchd.sock").exists());
+
+    let (status, log) = run_to_exit(&datadir, &["--frobnicate=1"])?;
+    assert_eq!(status.code(), Some(1), "{log}");
+    assert!(log.contains("unknown option '--frobnicate'"), "{log}");
+
+    let (status, log) = run_to_exit(&datadir, &["--innodb-flush-method=sometimes"])?;
+    assert_eq!(status.code(), Some(1), "{log}");
+    assert!(log.contains("innodb_flush_method"), "{log}");
+
+    // --skip-networking: the Unix socket only.
+    let mut local = Larchd::start(&datadir, &["--skip-networking"])?;
+    assert_eq!(local.port, 0);
+    let socket_opts = mysql::OptsBuilder::new()
+        .socket(Some(local.socket.display().to_string()))
+        .user(Some("root"));
+    let mut conn = mysql::Conn::new(socket_opts)?;
+    assert_eq!(conn.query_first::<i64, _>("SELECT 5")?, Some(5));
+    drop(conn);
+    local.signal("TERM")?;
+    assert!(local.wait()?.success(), "{}", local.log());
+
+    for flag in ["--help", "--version"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_larchd"))
+            .arg(flag)
+            .output()?;
+        assert!(out.status.success(), "{flag}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("larchd"),
+            "{flag}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn options_file_max_connections_and_kill() -> Res {
+    let dir = tempdir()?;
+    let cnf = dir.path().join("my.cnf");
+    std::fs::write(
+        &cnf,
+        "[client]\nport=1\n[mysqld]\nmax-connections = 2\nskip-name-resolve\nquery_cache_size=0\n",
+    )?;
+    let datadir = dir.path().join("data");
+    // `*`: every address, IPv4 clients of the dual-stack socket included.
+    let server = Larchd::start(
+        &datadir,
+        &[
+            &format!("--defaults-file={}", cnf.display()),
+            "--bind-address=*",
+        ],
+    )?;
+    assert!(
+        server.log().contains("query_cache_size"),
+        "{}",
+        server.log()
+    );
+
+    let mut a = server.connect()?;
+    let mut b = server.connect()?;
+    let err = server.connect().err().ok_or("third connection accepted")?;
+    assert_eq!(server_error(&err).map(|e| e.0), Some(1040), "{err}");
+    assert_eq!(
+        a.query_first::<u64, _>("SELECT @@max_connections")?,
+        Some(2)
+    );
+
+    // KILL from another session closes the connection.
+    let victim = b.connection_id();
+    a.query_drop(format!("KILL {victim}"))?;
+    assert!(
+        b.query_drop("SELECT 1").is_err(),
+        "killed connection still works"
+    );
+    let err = a.query_drop("KILL 999999").err().ok_or("KILL of nothing")?;
+    assert_eq!(server_error(&err).map(|e| e.0), Some(1094));
+    // The freed slot can be used again.
+    drop(b);
+    let mut c = server.connect()?;
+    assert_eq!(c.query_first::<i64, _>("SELECT 3")?, Some(3));
+    Ok(())
+}
+
+#[test]
+fn mariadb_command_line_client() -> Res {
+    let found = Command::new("sh")
+        .args(["-c", "command -v mariadb"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !found {
+        println!(
+            "SKIPPED mariadb_command_line_client: the `mariadb` client is not installed \
+             (crates/larchd/scripts/install-test-deps.sh installs it)"
+        );
+        return Ok(());
+    }
+    let dir = tempdir()?;
+    let server = Larchd::start(&dir.path().join("data"), &[])?;
+    let mut child = Command::new("mariadb")
+        .args([
+            "-h127.0.0.1",
+            &format!("-P{}", server.port),
+            "-uroot",
+            "--batch",
+            "--skip-ssl",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        stdin.write_all(b"SELECT 1+1 AS two;\nUSE test\nSELECT DATABASE() AS db, @@version LIKE '%Larch%' AS larch;\n")?;
+    }
+    let out = child.wait_with_output()?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "mariadb failed: {}{}",
+        stdout,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("two\n2\n"), "{stdout}");
+    assert!(stdout.contains("db\tlarch\ntest\t1\n"), "{stdout}");
+    Ok(())
+}
