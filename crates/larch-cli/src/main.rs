@@ -4,6 +4,7 @@
 //! larch start --datadir D [options]      (create if missing, recover, verify)
 //! larch init  --datadir D [--innodb-page-size=8k] [--defaults-file=F] [--innodb-...=...]
 //! larch check --datadir D [--defaults-file=F]
+//! larch sql   --datadir D [-e "statements"]   (SQL in-process; statements on stdin without -e)
 //! ```
 //!
 //! Options use mysqld's syntax and names (`--innodb-page-size=8k` and
@@ -13,6 +14,7 @@
 //! Exit codes: 0 success; 1 `check` found problems; 2 the command failed.
 
 mod check;
+mod sql;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -30,6 +32,9 @@ commands:
            recover it after a crash, verify it, close it cleanly
   init     create a new data directory
   check    verify every page checksum and every tablespace structure
+  sql      run SQL on the data directory in-process: -e STATEMENTS, or
+           statements ending with ';' on standard input (refused while a
+           running larchd holds the directory)
 
 options (mysqld syntax; dashes and underscores are interchangeable):
   --datadir=DIR                    data directory (default: ./data)
@@ -87,7 +92,8 @@ fn main() -> ExitCode {
         print!("{USAGE}");
         return ExitCode::SUCCESS;
     }
-    let config = match config_from(&args[1..]) {
+    let (rest, execute) = sql::split_execute(&args[1..]);
+    let config = match config_from(&rest) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("larch: {e}");
@@ -99,6 +105,7 @@ fn main() -> ExitCode {
         "init" => init(config, vfs),
         "start" => start(config, vfs),
         "check" => check::run(config, vfs),
+        "sql" => sql::run(config, execute),
         other => {
             eprintln!("larch: unknown command '{other}'\n{USAGE}");
             ExitCode::from(2)

@@ -295,3 +295,64 @@ mod tables {
         Ok(())
     }
 }
+
+#[test]
+fn sql_runs_statements_in_process_and_keeps_data() {
+    let t = tmp();
+    let d = t.path().join("data");
+    let d = d.to_string_lossy();
+    let o = larch(&[
+        "sql",
+        "--datadir",
+        &d,
+        "-e",
+        "CREATE TABLE test.t (id INT PRIMARY KEY, name VARCHAR(10)); \
+         INSERT INTO test.t VALUES (1, 'Ada'), (2, 'Bob'); \
+         SELECT id, name FROM test.t ORDER BY id DESC",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "id\tname\n2\tBob\n1\tAda\n"
+    );
+    // The data is there for the next run; an error is reported with MySQL's
+    // code and SQLSTATE and ends with exit status 1.
+    let o = larch(&[
+        "sql",
+        "--datadir",
+        &d,
+        "-e",
+        "SELECT COUNT(*) FROM test.t; SELECT * FROM test.nope",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("COUNT(*)\n2\n"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("ERROR 1146 (42S02): Table 'test.nope' doesn't exist"),
+        "{}",
+        text(&o)
+    );
+    // Statements on standard input.
+    let mut child = match Command::new(env!("CARGO_BIN_EXE_larch"))
+        .args(["sql", "--datadir", &d])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => panic!("cannot run larch: {e}"),
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(b"USE test;\nSELECT name\n  FROM t WHERE id = 2;\n");
+    }
+    let o = match child.wait_with_output() {
+        Ok(o) => o,
+        Err(e) => panic!("larch sql: {e}"),
+    };
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "name\nBob\n");
+}

@@ -367,3 +367,64 @@ fn prepared_statements_bind_parameters() -> R<()> {
     );
     Ok(())
 }
+
+#[test]
+fn multi_table_update_and_delete() -> R<()> {
+    let dir = tempfile::tempdir()?;
+    let (_db, mut s) = open(dir.path())?;
+    s.execute("CREATE TABLE a (id INT PRIMARY KEY, v INT, note VARCHAR(10))")?;
+    s.execute("CREATE TABLE b (id INT PRIMARY KEY, a_id INT, w INT, KEY (a_id))")?;
+    s.execute("INSERT INTO a VALUES (1, 10, 'x'), (2, 20, 'y'), (3, 30, 'z')")?;
+    s.execute("INSERT INTO b VALUES (1, 1, 100), (2, 1, 200), (3, 2, 300)")?;
+    // a.id 1 matches two rows of b: it is changed once, from the first match.
+    let n = affected(
+        &mut s,
+        "UPDATE a JOIN b ON b.a_id = a.id SET a.v = b.w, b.w = b.w + 1 WHERE a.id <= 2",
+    )?;
+    assert_eq!(n, 5);
+    assert_eq!(
+        rows(&mut s, "SELECT id, v FROM a ORDER BY id")?,
+        vec![
+            vec!["1".to_string(), "100".to_string()],
+            vec!["2".to_string(), "300".to_string()],
+            vec!["3".to_string(), "30".to_string()],
+        ]
+    );
+    assert_eq!(one(&mut s, "SELECT SUM(w) FROM b")?, "603");
+    // The comma form is a cross join.
+    affected(
+        &mut s,
+        "UPDATE a, b SET a.note = 'j' WHERE a.id = b.a_id AND b.id = 3",
+    )?;
+    assert_eq!(one(&mut s, "SELECT note FROM a WHERE id = 2")?, "j");
+    // DELETE from both sides of a join, and the USING form.
+    assert_eq!(
+        affected(
+            &mut s,
+            "DELETE a, b FROM a JOIN b ON b.a_id = a.id WHERE a.id = 1"
+        )?,
+        3
+    );
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM a")?, "2");
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM b")?, "1");
+    assert_eq!(
+        affected(
+            &mut s,
+            "DELETE FROM b USING b JOIN a ON a.id = b.a_id WHERE a.note = 'j'"
+        )?,
+        1
+    );
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM b")?, "0");
+    // A failing multi-table statement leaves nothing behind.
+    s.execute("INSERT INTO b VALUES (7, 2, 1), (8, 3, 1)")?;
+    let e = s
+        .execute("UPDATE a JOIN b ON b.a_id = a.id SET b.id = 7")
+        .err()
+        .ok_or("no error")?;
+    assert_eq!(e.code(), 1062);
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM b ORDER BY id")?,
+        vec![vec!["7".to_string()], vec!["8".to_string()]]
+    );
+    Ok(())
+}

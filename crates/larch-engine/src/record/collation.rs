@@ -253,6 +253,29 @@ impl Collation {
 
     /// Compares two strings in this collation (MySQL's `strnncollsp`).
     pub fn compare(self, a: &str, b: &str) -> Ordering {
+        match self.char_weight_fn() {
+            Some(weight) => compare_per_char(a, b, weight, self.is_pad_space()),
+            None => self.compare_by_weight_strings(a, b),
+        }
+    }
+
+    /// For collations with exactly one weight per character: that weight as
+    /// a number whose order is the weight string's order (for the binary
+    /// collations the code point, which orders as UTF-8 bytes do).
+    fn char_weight_fn(self) -> Option<fn(char) -> u32> {
+        Some(match self {
+            Collation::Binary | Collation::Utf8mb4Bin => |c| c as u32,
+            Collation::Latin1Bin => |c| u32::from(latin1_lossy(c)),
+            Collation::Latin1SwedishCi => {
+                |c| u32::from(SORT_ORDER_LATIN1[usize::from(latin1_lossy(c))])
+            }
+            Collation::Utf8mb4GeneralCi => |c| u32::from(general_ci_weight(c)),
+            Collation::Utf8mb4UnicodeCi => return None,
+        })
+    }
+
+    /// [`Collation::compare`] through the full weight strings.
+    fn compare_by_weight_strings(self, a: &str, b: &str) -> Ordering {
         let (mut wa, mut wb) = (Vec::new(), Vec::new());
         self.weights(a, &mut wa);
         self.weights(b, &mut wb);
@@ -495,6 +518,51 @@ pub fn latin1_to_char(b: u8) -> char {
 }
 
 /// The latin1 byte of `c`, or `'?'` when latin1 cannot represent it.
+/// Compares character by character without building weight strings; with
+/// PAD SPACE the longer string's rest is compared with spaces.
+fn compare_per_char(a: &str, b: &str, weight: fn(char) -> u32, pad: bool) -> Ordering {
+    let (mut ia, mut ib) = (a.chars(), b.chars());
+    loop {
+        match (ia.next(), ib.next()) {
+            (Some(x), Some(y)) => {
+                if x != y {
+                    match weight(x).cmp(&weight(y)) {
+                        Ordering::Equal => {}
+                        other => return other,
+                    }
+                }
+            }
+            (None, None) => return Ordering::Equal,
+            (Some(x), None) => {
+                if !pad {
+                    return Ordering::Greater;
+                }
+                let space = weight(' ');
+                for c in std::iter::once(x).chain(ia) {
+                    match weight(c).cmp(&space) {
+                        Ordering::Equal => {}
+                        other => return other,
+                    }
+                }
+                return Ordering::Equal;
+            }
+            (None, Some(y)) => {
+                if !pad {
+                    return Ordering::Less;
+                }
+                let space = weight(' ');
+                for c in std::iter::once(y).chain(ib) {
+                    match space.cmp(&weight(c)) {
+                        Ordering::Equal => {}
+                        other => return other,
+                    }
+                }
+                return Ordering::Equal;
+            }
+        }
+    }
+}
+
 fn latin1_lossy(c: char) -> u8 {
     latin1_from_char(c).unwrap_or(b'?')
 }

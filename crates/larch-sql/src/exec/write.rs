@@ -19,6 +19,8 @@ use larch_engine::record::value::{ColumnType, Value};
 use larch_engine::table::{KeyRange, RowRef, Table, TxnContext};
 use sqlparser::ast;
 
+mod multi;
+
 use super::names;
 use super::rows;
 use crate::ddl::TableMeta;
@@ -636,13 +638,13 @@ fn matching_rows(
             }
             keyed.push((k, item));
         }
+        let mut c2 = s.eval_context(&[]);
         keyed.sort_by(|a, b| {
             for (i, (c, desc)) in keys.iter().enumerate() {
                 let coll =
                     c.ty.ty
                         .collation()
                         .unwrap_or(larch_engine::record::collation::Collation::Binary);
-                let mut c2 = s.eval_context(&[]);
                 let o = match (a.0[i].is_null(), b.0[i].is_null()) {
                     (true, true) => std::cmp::Ordering::Equal,
                     (true, false) => std::cmp::Ordering::Less,
@@ -687,6 +689,9 @@ fn update(
     if u.from.is_some() {
         return Err(SqlError::not_supported("UPDATE ... FROM"));
     }
+    if !u.table.joins.is_empty() {
+        return multi::update(s, u, params, w);
+    }
     let (name, alias) = single_table(&u.table)?;
     let t = target(s, name)?;
     let alias = alias.unwrap_or_else(|| t.name.clone());
@@ -720,7 +725,9 @@ fn update(
         .iter()
         .map(|(c, e)| eval::compile_with_params(e, &resolve, &opts, &mut next).map(|x| (*c, x)))
         .collect::<Result<_, _>>()?;
-    let where_params = params.get(next..).unwrap_or(&[]);
+    // Prepared statements number their placeholders in text order, so the
+    // WHERE reads the same parameter list.
+    let where_params = params;
     let found = matching_rows(
         s,
         &t,
@@ -805,14 +812,18 @@ fn delete(
     w: &mut Writer,
 ) -> Result<QueryResult, SqlError> {
     s.db.status.com_delete.fetch_add(1, AtomicOrdering::Relaxed);
-    if !d.tables.is_empty() || d.using.is_some() {
-        return Err(SqlError::not_supported("multi-table DELETE"));
-    }
     let from = match &d.from {
         ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
     };
+    let single = d.tables.is_empty()
+        && d.using.is_none()
+        && from.len() == 1
+        && from.iter().all(|f| f.joins.is_empty());
+    if !single {
+        return multi::delete(s, d, params, w);
+    }
     let [twj] = from.as_slice() else {
-        return Err(SqlError::not_supported("multi-table DELETE"));
+        return Err(SqlError::not_supported("DELETE without a table"));
     };
     let (name, alias) = single_table(twj)?;
     let t = target(s, name)?;

@@ -751,3 +751,36 @@ fn latin1_unrepresentable_compares_as_question_mark() {
         Ordering::Equal
     );
 }
+
+#[test]
+fn per_character_compare_agrees_with_weight_strings() {
+    use rand::{Rng, SeedableRng};
+    let alphabet: Vec<char> = "aAbB zZ\u{e9}\u{c9}\u{e4}\u{df}s1\t\u{1F600}\u{0}-_"
+        .chars()
+        .collect();
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let all = [
+        Collation::Binary,
+        Collation::Utf8mb4Bin,
+        Collation::Latin1Bin,
+        Collation::Latin1SwedishCi,
+        Collation::Utf8mb4GeneralCi,
+        Collation::Utf8mb4UnicodeCi,
+    ];
+    for _ in 0..20_000 {
+        let mut gen = || -> String {
+            let n = rng.random_range(0..6);
+            (0..n)
+                .map(|_| alphabet[rng.random_range(0..alphabet.len())])
+                .collect()
+        };
+        let (a, b) = (gen(), gen());
+        for c in all {
+            assert_eq!(
+                c.compare(&a, &b),
+                c.compare_by_weight_strings(&a, &b),
+                "{c:?} {a:?} {b:?}"
+            );
+        }
+    }
+}

@@ -90,8 +90,17 @@ fn run_query_collect(
     if q.with.is_some() {
         return Err(SqlError::not_supported("WITH"));
     }
-    let mut q = q.clone();
-    subquery::inline(s, &mut q, params)?;
+    // Subqueries are replaced by their values in a copy of the query; most
+    // queries have none and run on the statement as parsed.
+    let inlined;
+    let q = if subquery::has_subquery(q) {
+        let mut copy = q.clone();
+        subquery::inline(s, &mut copy, params)?;
+        inlined = copy;
+        &inlined
+    } else {
+        q
+    };
     let limit = limit_of(s, &q, params)?;
     let order: Vec<ast::OrderByExpr> = match &q.order_by {
         Some(ast::OrderBy {
@@ -314,6 +323,7 @@ fn sort_rows<T>(
         }
         keyed.push((ks, item));
     }
+    let mut cmp_ctx = s.eval_context(&[]);
     keyed.sort_by(|a, b| {
         for (i, k) in keys.iter().enumerate() {
             let (x, y) = (&a.0[i], &b.0[i]);
@@ -321,10 +331,7 @@ fn sort_rows<T>(
                 (true, true) => Ordering::Equal,
                 (true, false) => Ordering::Less,
                 (false, true) => Ordering::Greater,
-                _ => {
-                    let mut c2 = s.eval_context(&[]);
-                    eval::compare(x, y, k.collation, &mut c2).unwrap_or(Ordering::Equal)
-                }
+                _ => eval::compare(x, y, k.collation, &mut cmp_ctx).unwrap_or(Ordering::Equal),
             };
             let o = if k.desc { o.reverse() } else { o };
             if o != Ordering::Equal {

@@ -32,6 +32,17 @@ pub(crate) fn literal(v: &Value) -> Option<ast::Expr> {
     Some(ast::Expr::value(val))
 }
 
+/// True when an expression of `q` holds a subquery.
+pub(super) fn has_subquery(q: &ast::Query) -> bool {
+    ast::visit_expressions(q, |e| match e {
+        ast::Expr::InSubquery { .. } | ast::Expr::Exists { .. } | ast::Expr::Subquery(_) => {
+            ControlFlow::Break(())
+        }
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
 /// Replaces the subqueries of `q`'s expressions (not those in FROM) by
 /// their values.
 pub(super) fn inline(s: &Session, q: &mut ast::Query, params: &[Value]) -> Result<(), SqlError> {
