@@ -94,7 +94,13 @@ impl BufferPool {
                     if !self.spaces.contains(id.space) {
                         continue; // the tablespace was dropped meanwhile
                     }
-                    self.spaces.write_page(*id, &images[k * ps..(k + 1) * ps])?;
+                    match self.spaces.write_page(*id, &images[k * ps..(k + 1) * ps]) {
+                        Ok(()) => {}
+                        // Dropped between the check and the write: its pages
+                        // need no write-back (and must not stop all writes).
+                        Err(_) if !self.spaces.contains(id.space) => continue,
+                        Err(e) => return Err(e),
+                    }
                 }
                 self.spaces.sync_written()
             };

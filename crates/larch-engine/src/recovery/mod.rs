@@ -77,7 +77,13 @@ pub fn scan_log(
                 } => {
                     if !spaces.contains(space) {
                         let path = spaces.path_of(name);
-                        if spaces.vfs().exists(&path) {
+                        if spaces.name_in_use(name) {
+                            // The file name was reused by a later tablespace
+                            // (whose page 0 says so); this one was dropped
+                            // before, and a FileDelete follows in the log.
+                            // Opening the file as this space would make
+                            // that FileDelete remove the later space's file.
+                        } else if spaces.vfs().exists(&path) {
                             spaces.open(space, name)?;
                             spaces.extend(space, size_pages)?;
                         } else {

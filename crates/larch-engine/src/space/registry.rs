@@ -171,6 +171,11 @@ impl SpaceRegistry {
             .ok_or_else(|| EngineError::Internal(format!("tablespace {id} is not open")))
     }
 
+    /// True if an open space uses the file `name`.
+    pub fn name_in_use(&self, name: &str) -> bool {
+        self.spaces.read().values().any(|sf| sf.name == name)
+    }
+
     /// True if space `id` is open.
     pub fn contains(&self, id: u32) -> bool {
         self.spaces.read().contains_key(&id)
@@ -242,6 +247,11 @@ impl SpaceRegistry {
                     Ok(())
                 };
                 if let Err(e) = r {
+                    // A space dropped meanwhile needs no sync.
+                    let dropped = !self.spaces.read().values().any(|s| Arc::ptr_eq(s, &sf));
+                    if dropped {
+                        continue;
+                    }
                     sf.needs_sync.store(true, SeqCst);
                     return Err(e);
                 }
