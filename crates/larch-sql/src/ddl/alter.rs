@@ -89,6 +89,53 @@ fn run_alter(
     }))
 }
 
+/// ALTER TABLE with operations sqlparser has no AST for (Larch's parser:
+/// IF [NOT] EXISTS on keys and columns, table options, FORCE).
+pub(super) fn alter_table_extended(
+    s: &mut Session,
+    at: &crate::parse::AlterTable,
+) -> Result<QueryResult, SqlError> {
+    use crate::parse::AlterOp;
+    run_alter(s, &at.name, at.if_exists, |s, w, st| {
+        for op in &at.operations {
+            match op {
+                AlterOp::Sql(op) => operation(s, w, st, op)?,
+                AlterOp::IfExists(op) => match operation(s, w, st, op) {
+                    Err(e) if matches!(e.code(), 1091 | 1054) => {
+                        s.push_warning(Warning::note(e.code(), e.message()))
+                    }
+                    r => r?,
+                },
+                AlterOp::IfNotExists(op) => match operation(s, w, st, op) {
+                    Err(e) if e.code() == 1061 => s.push_warning(Warning::note(1061, e.message())),
+                    r => r?,
+                },
+                AlterOp::Options(list) => {
+                    let o = super::create::table_options(
+                        &ast::CreateTableOptions::Plain(list.clone()),
+                        None,
+                    )?;
+                    if let Some(engine) = &o.engine {
+                        check_engine(s, engine, &st.name)?;
+                        st.force = true;
+                    }
+                    if let Some(n) = o.auto_increment {
+                        st.auto_increment = Some(n);
+                    }
+                    let current = w.collation;
+                    super::create::apply_options(w, &o, current)?;
+                }
+                AlterOp::Force => st.force = true,
+                AlterOp::RenameIndex { .. } => return Err(SqlError::not_supported("RENAME INDEX")),
+                AlterOp::ConvertTo { .. } => {
+                    return Err(SqlError::not_supported("CONVERT TO CHARACTER SET"))
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
 /// ALTER TABLE.
 pub(super) fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<QueryResult, SqlError> {
     run_alter(s, &at.name, at.if_exists, |s, w, st| {

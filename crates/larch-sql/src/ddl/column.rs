@@ -63,7 +63,18 @@ pub(super) fn build(
             _ => {}
         }
     }
-    let coll = resolve_collation(charset.as_deref(), collate.as_deref(), table_coll)?;
+    let mut coll = resolve_collation(charset.as_deref(), collate.as_deref(), table_coll)?;
+    // `VARCHAR(n) BINARY`: the `_bin` collation of the column's character set.
+    let binary_attr = options.iter().any(|o| {
+        matches!(o, O::DialectSpecific(t) if t.iter().any(|t| matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("BINARY"))))
+    });
+    if binary_attr {
+        coll = match coll {
+            Collation::Latin1SwedishCi | Collation::Latin1Bin => Collation::Latin1Bin,
+            Collation::Binary => Collation::Binary,
+            _ => Collation::Utf8mb4Bin,
+        };
+    }
     let spec = column_type(dt, coll, col)?;
     let mut def = ColumnDef::new(col, spec.ty.clone()).nullable();
     let mut meta = ColumnMeta {
@@ -123,6 +134,11 @@ pub(super) fn build(
                         Token::Word(w) if w.value.eq_ignore_ascii_case("AUTO_INCREMENT") => {
                             auto_inc = true
                         }
+                        Token::Word(w) if w.value.eq_ignore_ascii_case("ZEROFILL") => {
+                            meta.zerofill = true
+                        }
+                        // `BINARY` after a string type: handled with the collation.
+                        Token::Word(w) if w.value.eq_ignore_ascii_case("BINARY") => {}
                         other => return Err(syntax_error(other.to_string())),
                     }
                 }

@@ -116,6 +116,7 @@ pub fn execute_extra(s: &mut Session, stmt: &Statement) -> Option<Result<QueryRe
             columns,
         } => alter::create_fulltext_index(s, name, table, columns),
         Statement::TableMaintenance { op, tables } => maintenance::run(s, *op, tables),
+        Statement::AlterTable(at) => alter::alter_table_extended(s, at),
         _ => return None,
     })
 }

@@ -212,7 +212,23 @@ fn assign(
     } else {
         lower
     };
-    let v = word_or_eval(s, value, params)?;
+    let v = match value {
+        // `= DEFAULT`: the compiled-in default for GLOBAL, the global value
+        // for SESSION (done here for every kind of variable: the session
+        // treats the word as a value for string variables).
+        ast::Expr::Identifier(id)
+            if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default") =>
+        {
+            match crate::session::variables::lookup(&var) {
+                Some(def) if scope == VarScope::Global => {
+                    crate::session::variables::default_value(def, &s.db)
+                }
+                Some(def) => s.db.global_value(def),
+                None => return Err(SqlError::unknown_variable(&var)),
+            }
+        }
+        _ => word_or_eval(s, value, params)?,
+    };
     s.set_var(&var, scope, v)
 }
 
@@ -220,16 +236,24 @@ fn assign(
 /// text; anything else is evaluated.
 fn word_or_eval(s: &Session, e: &ast::Expr, params: &[Value]) -> Result<Value, SqlError> {
     match e {
-        ast::Expr::Identifier(id) if id.quote_style.is_none() || id.quote_style == Some('`') => {
+        // `@name` and `@@name` are variables, read as in any expression.
+        ast::Expr::Identifier(id)
+            if (id.quote_style.is_none() || id.quote_style == Some('`'))
+                && !id.value.starts_with('@') =>
+        {
             Ok(Value::Str(id.value.clone()))
         }
-        ast::Expr::CompoundIdentifier(parts) => Ok(Value::Str(
-            parts
-                .iter()
-                .map(|p| p.value.as_str())
-                .collect::<Vec<_>>()
-                .join("."),
-        )),
+        ast::Expr::CompoundIdentifier(parts)
+            if !parts.first().is_some_and(|p| p.value.starts_with('@')) =>
+        {
+            Ok(Value::Str(
+                parts
+                    .iter()
+                    .map(|p| p.value.as_str())
+                    .collect::<Vec<_>>()
+                    .join("."),
+            ))
+        }
         ast::Expr::Value(v) if matches!(v.value, ast::Value::Boolean(_)) => Ok(Value::UInt(
             u64::from(matches!(v.value, ast::Value::Boolean(true))),
         )),

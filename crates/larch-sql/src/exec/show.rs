@@ -1,10 +1,21 @@
-//! SHOW statements about the server: DATABASES, TABLES, VARIABLES, STATUS,
-//! PROCESSLIST, ENGINES, WARNINGS/ERRORS, ENGINE INNODB STATUS. (SHOW
-//! CREATE TABLE, COLUMNS and INDEX belong to `crate::ddl`.)
+//! SHOW statements about the server: DATABASES, TABLES, TABLE STATUS,
+//! VARIABLES, STATUS, PROCESSLIST, ENGINES, PLUGINS, COLLATION, CHARACTER
+//! SET, GRANTS, WARNINGS/ERRORS, ENGINE INNODB STATUS, and the objects Larch
+//! does not have yet (TRIGGERS, EVENTS, FUNCTION/PROCEDURE/PACKAGE STATUS,
+//! OPEN TABLES: empty results with MariaDB's columns; SHOW CREATE
+//! TRIGGER/FUNCTION/PROCEDURE/EVENT/VIEW: MariaDB's "does not exist"
+//! errors), and the binary log (MASTER/BINARY LOG STATUS: empty, as with
+//! `log_bin` off; BINARY LOGS: error 1381). (SHOW CREATE TABLE, COLUMNS and
+//! INDEX belong to `crate::ddl`.)
 //!
 //! `LIKE 'pattern'` filters on the first column (case-insensitively for
 //! variable and status names, as MySQL does); `WHERE expr` is evaluated over
 //! each row with the result's column names.
+//!
+//! sqlparser reads the SHOW forms it does not know as a list of words and
+//! drops their string literals and anything after `=`; for those forms the
+//! `FROM db` and `LIKE`/`WHERE` parts are read again from the statement's
+//! text ([`show_tail`]).
 
 use std::sync::atomic::Ordering;
 
@@ -35,18 +46,337 @@ pub(super) fn execute(
         S::ShowVariables { filter, global, .. } => variables_rows(s, *global, filter.as_ref()),
         S::ShowStatus { filter, global, .. } => status(s, *global, filter.as_ref()),
         S::ShowProcessList { full } => processlist(s, *full),
+        S::ShowCollation { filter } => collations(s, filter.as_ref()),
+        S::ShowCharset(c) => charsets(s, c.filter.as_ref()),
+        S::ShowCreate { obj_type, obj_name } => {
+            return show_create_other(s, *obj_type, obj_name);
+        }
         S::ShowVariable { variable } => {
             let words: Vec<String> = variable
                 .iter()
+                .filter(|i| i.quote_style.is_none())
                 .map(|i| i.value.to_ascii_uppercase())
                 .collect();
-            match words.first().map(String::as_str) {
-                Some("ENGINES") => Ok(engines()),
+            let w: Vec<&str> = words.iter().map(String::as_str).collect();
+            match w.as_slice() {
+                ["ENGINES", ..] | ["STORAGE", "ENGINES", ..] => Ok(engines()),
+                ["TABLE", "STATUS", ..] => table_status(s),
+                ["TRIGGERS", ..] => empty_listing(s, TRIGGER_COLUMNS, true),
+                ["EVENTS", ..] => empty_listing(s, EVENT_COLUMNS, true),
+                ["FUNCTION" | "PROCEDURE", "STATUS", ..]
+                | ["PACKAGE", "STATUS", ..]
+                | ["PACKAGE", "BODY", "STATUS", ..] => {
+                    empty_listing(s, ROUTINE_STATUS_COLUMNS, false)
+                }
+                ["OPEN", "TABLES", ..] => empty_listing(s, OPEN_TABLES_COLUMNS, false),
+                ["MASTER" | "BINLOG", "STATUS", ..] | ["BINARY", "LOG", "STATUS", ..] => {
+                    Ok(rows(text_columns(BINLOG_STATUS_COLUMNS), Vec::new()))
+                }
+                ["MASTER" | "BINARY", "LOGS", ..] => {
+                    Err(SqlError::new(1381, "You are not using binary logging"))
+                }
+                ["PLUGINS", ..] => plugins(s),
+                ["GRANTS", ..] => grants(s),
                 _ => return None,
             }
         }
         _ => return None,
     })
+}
+
+fn text_columns(names: &[&str]) -> Vec<ResultColumn> {
+    names
+        .iter()
+        .map(|n| ResultColumn::text(*n, 64, true))
+        .collect()
+}
+
+const TRIGGER_COLUMNS: &[&str] = &[
+    "Trigger",
+    "Event",
+    "Table",
+    "Statement",
+    "Timing",
+    "Created",
+    "sql_mode",
+    "Definer",
+    "character_set_client",
+    "collation_connection",
+    "Database Collation",
+];
+
+const EVENT_COLUMNS: &[&str] = &[
+    "Db",
+    "Name",
+    "Definer",
+    "Time zone",
+    "Type",
+    "Execute at",
+    "Interval value",
+    "Interval field",
+    "Starts",
+    "Ends",
+    "Status",
+    "Originator",
+    "character_set_client",
+    "collation_connection",
+    "Database Collation",
+];
+
+const ROUTINE_STATUS_COLUMNS: &[&str] = &[
+    "Db",
+    "Name",
+    "Type",
+    "Definer",
+    "Modified",
+    "Created",
+    "Security_type",
+    "Comment",
+    "character_set_client",
+    "collation_connection",
+    "Database Collation",
+];
+
+const OPEN_TABLES_COLUMNS: &[&str] = &["Database", "Table", "In_use", "Name_locked"];
+
+const BINLOG_STATUS_COLUMNS: &[&str] = &["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB"];
+
+/// The `[FROM|IN db] [LIKE 'pattern' | WHERE expr]` tail of a SHOW form
+/// sqlparser reads as words, parsed again from the statement's text.
+fn show_tail(s: &Session) -> Result<(Option<String>, Option<ast::ShowStatementFilter>), SqlError> {
+    use sqlparser::dialect::MySqlDialect;
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let text = s.process.state.lock().info.clone().unwrap_or_default();
+    let dialect = MySqlDialect {};
+    let tokens: Vec<Token> = Tokenizer::new(&dialect, &text)
+        .tokenize()
+        .map_err(|e| SqlError::new(1064, e.to_string()))?
+        .into_iter()
+        .filter(|t| !matches!(t, Token::Whitespace(_)))
+        .collect();
+    let word = |t: &Token, kw: &str| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(kw));
+    let mut db = None;
+    let mut filter = None;
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        if (word(t, "FROM") || word(t, "IN")) && db.is_none() {
+            if let Some(Token::Word(w)) = tokens.get(i + 1) {
+                db = Some(w.value.clone());
+                i += 2;
+                continue;
+            }
+        } else if word(t, "LIKE") {
+            if let Some(Token::SingleQuotedString(p) | Token::DoubleQuotedString(p)) =
+                tokens.get(i + 1)
+            {
+                filter = Some(ast::ShowStatementFilter::Like(p.clone()));
+            }
+            break;
+        } else if word(t, "WHERE") {
+            let rest: Vec<Token> = tokens[i + 1..]
+                .iter()
+                .filter(|t| !matches!(t, Token::SemiColon))
+                .cloned()
+                .collect();
+            let expr = sqlparser::parser::Parser::new(&dialect)
+                .with_tokens(rest)
+                .parse_expr()
+                .map_err(|e| SqlError::new(1064, e.to_string()))?;
+            filter = Some(ast::ShowStatementFilter::Where(expr));
+            break;
+        }
+        i += 1;
+    }
+    Ok((db, filter))
+}
+
+/// A SHOW listing of objects Larch does not have: no rows (the database,
+/// when given, must exist; `needs_db`: without one, the current database).
+fn empty_listing(
+    s: &mut Session,
+    columns: &[&str],
+    needs_db: bool,
+) -> Result<QueryResult, SqlError> {
+    let (db, _) = show_tail(s)?;
+    match db {
+        Some(d) => {
+            super::names::resolve_database(&s.db, &d)?;
+        }
+        None if needs_db && s.current_db.is_none() => {
+            return Err(SqlError::no_database());
+        }
+        None => {}
+    }
+    Ok(rows(text_columns(columns), Vec::new()))
+}
+
+/// SHOW TABLE STATUS [FROM db] [LIKE | WHERE].
+fn table_status(s: &mut Session) -> Result<QueryResult, SqlError> {
+    let (db, filter) = show_tail(s)?;
+    let db = match db {
+        Some(d) => d,
+        None => s.current_db.clone().ok_or_else(SqlError::no_database)?,
+    };
+    let db = super::names::resolve_database(&s.db, &db)?;
+    let rows = if super::names::is_virtual_database(&db) {
+        Vec::new()
+    } else {
+        super::select::information_schema::table_status_rows(s, &db)?
+    };
+    let mut set = RowSet {
+        columns: super::select::information_schema::table_status_columns(),
+        rows,
+    };
+    apply_filter(s, &mut set, filter.as_ref(), false)?;
+    Ok(QueryResult::Rows(set))
+}
+
+/// SHOW CREATE TRIGGER | FUNCTION | PROCEDURE | EVENT | VIEW (SHOW CREATE
+/// TABLE belongs to `crate::ddl`): Larch has none of these objects.
+fn show_create_other(
+    s: &mut Session,
+    kind: ast::ShowCreateObject,
+    name: &ast::ObjectName,
+) -> Option<Result<QueryResult, SqlError>> {
+    use ast::ShowCreateObject as O;
+    let last = super::names::object_last(name);
+    Some(Err(match kind {
+        O::Table => return None,
+        O::Trigger => SqlError::new(1360, "Trigger does not exist"),
+        O::Function => SqlError::new(1305, format!("FUNCTION {last} does not exist")),
+        O::Procedure => SqlError::new(1305, format!("PROCEDURE {last} does not exist")),
+        O::Event => SqlError::new(1539, format!("Unknown event '{last}'")),
+        O::View => {
+            let db = match name.0.len() {
+                1 => match s.current_db.clone() {
+                    Some(d) => d,
+                    None => return Some(Err(SqlError::no_database())),
+                },
+                _ => name.0[0]
+                    .as_ident()
+                    .map(|i| i.value.clone())
+                    .unwrap_or_default(),
+            };
+            if s.db.catalog().table_entry(&db, &last).is_some() {
+                SqlError::new(1347, format!("'{db}.{last}' is not of type 'VIEW'"))
+            } else {
+                SqlError::new(1146, format!("Table '{db}.{last}' doesn't exist"))
+            }
+        }
+    }))
+}
+
+/// SHOW COLLATION [LIKE | WHERE].
+fn collations(
+    s: &mut Session,
+    filter: Option<&ast::ShowStatementFilter>,
+) -> Result<QueryResult, SqlError> {
+    use super::select::information_schema::COLLATIONS;
+    let mut columns = text_columns(&["Collation", "Charset"]);
+    columns.push(ResultColumn::bigint("Id", true, true));
+    columns.extend(text_columns(&["Default", "Compiled"]));
+    columns.push(ResultColumn::bigint("Sortlen", true, false));
+    let rows = COLLATIONS
+        .iter()
+        .map(|(name, cs, id, default, sortlen)| {
+            vec![
+                Value::Str((*name).into()),
+                Value::Str((*cs).into()),
+                Value::UInt(*id),
+                Value::Str(if *default { "Yes" } else { "" }.into()),
+                Value::Str("Yes".into()),
+                Value::UInt(*sortlen),
+            ]
+        })
+        .collect();
+    let mut set = RowSet { columns, rows };
+    apply_filter(s, &mut set, filter, true)?;
+    Ok(QueryResult::Rows(set))
+}
+
+/// SHOW CHARACTER SET [LIKE | WHERE].
+fn charsets(
+    s: &mut Session,
+    filter: Option<&ast::ShowStatementFilter>,
+) -> Result<QueryResult, SqlError> {
+    use super::select::information_schema::CHARSETS;
+    let mut columns = text_columns(&["Charset", "Description", "Default collation"]);
+    columns.push(ResultColumn::bigint("Maxlen", true, false));
+    let rows = CHARSETS
+        .iter()
+        .map(|(name, coll, desc, maxlen)| {
+            vec![
+                Value::Str((*name).into()),
+                Value::Str((*desc).into()),
+                Value::Str((*coll).into()),
+                Value::UInt(*maxlen),
+            ]
+        })
+        .collect();
+    let mut set = RowSet { columns, rows };
+    apply_filter(s, &mut set, filter, true)?;
+    Ok(QueryResult::Rows(set))
+}
+
+/// The plugins Larch has built in: name, version, type, description.
+pub(crate) const PLUGINS: &[(&str, &str, &str, &str)] = &[
+    (
+        "mysql_native_password",
+        "1.0",
+        "AUTHENTICATION",
+        "Native MySQL authentication",
+    ),
+    (
+        "caching_sha2_password",
+        "1.0",
+        "AUTHENTICATION",
+        "Caching SHA-2 authentication",
+    ),
+    (
+        "InnoDB",
+        "10.11",
+        "STORAGE ENGINE",
+        "Larch's transactional storage engine",
+    ),
+];
+
+/// SHOW PLUGINS [LIKE | WHERE].
+fn plugins(s: &mut Session) -> Result<QueryResult, SqlError> {
+    let (_, filter) = show_tail(s)?;
+    let columns = text_columns(&["Name", "Status", "Type", "Library", "License"]);
+    let rows = PLUGINS
+        .iter()
+        .map(|(name, _, ty, _)| {
+            vec![
+                Value::Str((*name).into()),
+                Value::Str("ACTIVE".into()),
+                Value::Str((*ty).into()),
+                Value::Null,
+                Value::Str("Apache-2.0".into()),
+            ]
+        })
+        .collect();
+    let mut set = RowSet { columns, rows };
+    apply_filter(s, &mut set, filter.as_ref(), false)?;
+    Ok(QueryResult::Rows(set))
+}
+
+/// SHOW GRANTS [FOR CURRENT_USER[()]]: the built-in root account has every
+/// privilege.
+fn grants(s: &mut Session) -> Result<QueryResult, SqlError> {
+    let user = s.process.user.clone();
+    let host = "localhost";
+    Ok(rows(
+        vec![ResultColumn::text(
+            format!("Grants for {user}@{host}"),
+            1024,
+            false,
+        )],
+        vec![vec![Value::Str(format!(
+            "GRANT ALL PRIVILEGES ON *.* TO `{user}`@`{host}` WITH GRANT OPTION"
+        ))]],
+    ))
 }
 
 fn rows(columns: Vec<ResultColumn>, rows: Vec<Vec<Value>>) -> QueryResult {
@@ -145,7 +475,10 @@ fn tables(
     };
     let db = super::names::resolve_database(&s.db, &db)?;
     let names = if super::names::is_virtual_database(&db) {
-        Vec::new()
+        super::select::information_schema::TABLE_NAMES
+            .iter()
+            .map(|n| (*n).to_owned())
+            .collect()
     } else {
         s.db.catalog().tables(&db)?
     };
@@ -158,7 +491,12 @@ fn tables(
         .map(|n| {
             let mut r = vec![Value::Str(n)];
             if full {
-                r.push(Value::Str("BASE TABLE".into()));
+                let kind = if super::names::is_virtual_database(&db) {
+                    "SYSTEM VIEW"
+                } else {
+                    "BASE TABLE"
+                };
+                r.push(Value::Str(kind.into()));
             }
             r
         })
@@ -168,9 +506,11 @@ fn tables(
     Ok(QueryResult::Rows(set))
 }
 
-/// A variable's value as SHOW VARIABLES prints it (booleans as ON/OFF).
-fn shown(def: &variables::VarDef, v: Value) -> Value {
+/// A variable's value as SHOW VARIABLES prints it (booleans as ON/OFF,
+/// seconds with six decimals).
+pub(crate) fn shown(def: &variables::VarDef, v: Value) -> Value {
     match (def.kind, v) {
+        (_, Value::Double(d)) => Value::Str(format!("{d:.6}")),
         (variables::Kind::Bool, Value::UInt(n)) => {
             Value::Str(if n != 0 { "ON" } else { "OFF" }.into())
         }
@@ -216,6 +556,24 @@ fn status(
     _global: bool,
     filter: Option<&ast::ShowStatementFilter>,
 ) -> Result<QueryResult, SqlError> {
+    let list = status_list(s);
+    let mut set = RowSet {
+        columns: vec![
+            ResultColumn::text("Variable_name", 64, false),
+            ResultColumn::text("Value", 2048, false),
+        ],
+        rows: list
+            .into_iter()
+            .map(|(k, v)| vec![Value::Str(k.into()), Value::Str(v)])
+            .collect(),
+    };
+    apply_filter(s, &mut set, filter, true)?;
+    Ok(QueryResult::Rows(set))
+}
+
+/// The status counters, sorted by name (SHOW STATUS,
+/// information_schema.GLOBAL_STATUS).
+pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
     let c = &s.db.status;
     let n = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed).to_string();
     let threads = s.db.processes().len().to_string();
@@ -252,18 +610,7 @@ fn status(
         ("Uptime", s.db.uptime_secs().to_string()),
     ];
     list.sort_by(|a, b| a.0.cmp(b.0));
-    let mut set = RowSet {
-        columns: vec![
-            ResultColumn::text("Variable_name", 64, false),
-            ResultColumn::text("Value", 2048, false),
-        ],
-        rows: list
-            .into_iter()
-            .map(|(k, v)| vec![Value::Str(k.into()), Value::Str(v)])
-            .collect(),
-    };
-    apply_filter(s, &mut set, filter, true)?;
-    Ok(QueryResult::Rows(set))
+    list
 }
 
 fn processlist(s: &mut Session, full: bool) -> Result<QueryResult, SqlError> {
@@ -313,17 +660,18 @@ fn processlist(s: &mut Session, full: bool) -> Result<QueryResult, SqlError> {
     ))
 }
 
+/// The storage engines: Engine, Support, Comment, Transactions, XA,
+/// Savepoints.
+pub(crate) const ENGINES: &[[&str; 6]] = &[[
+    "InnoDB",
+    "DEFAULT",
+    "Larch: transactions, row-level locking, foreign keys and encryption for tables",
+    "YES",
+    "YES",
+    "YES",
+]];
+
 fn engines() -> QueryResult {
-    let row = |e: &str, sup: &str, c: &str, t: &str| {
-        vec![
-            Value::Str(e.into()),
-            Value::Str(sup.into()),
-            Value::Str(c.into()),
-            Value::Str(t.into()),
-            Value::Str(t.into()),
-            Value::Str(t.into()),
-        ]
-    };
     rows(
         vec![
             ResultColumn::text("Engine", 64, false),
@@ -333,12 +681,10 @@ fn engines() -> QueryResult {
             ResultColumn::text("XA", 3, true),
             ResultColumn::text("Savepoints", 3, true),
         ],
-        vec![row(
-            "InnoDB",
-            "DEFAULT",
-            "Larch: transactions, row-level locking, foreign keys and encryption for tables",
-            "YES",
-        )],
+        ENGINES
+            .iter()
+            .map(|e| e.iter().map(|v| Value::Str((*v).into())).collect())
+            .collect(),
     )
 }
 

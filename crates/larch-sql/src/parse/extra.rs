@@ -121,10 +121,10 @@ pub(super) fn parse_extra(p: &mut Parser) -> Option<Result<Statement, ParserErro
             let n = 2 + name_len(p, 2);
             match (word_at(p, n).as_deref(), word_at(p, n + 1).as_deref()) {
                 (Some("DISABLE" | "ENABLE"), Some("KEYS")) if at_end(n + 2) => alter_keys(p),
-                (Some("ENGINE"), _) => alter_engine(p),
-                _ => return None,
+                _ => super::alter::parse(p),
             }
         }
+        ("ALTER", Some("ONLINE")) if w2.as_deref() == Some("TABLE") => super::alter::parse(p),
         ("CREATE", Some("FULLTEXT")) if w2.as_deref() == Some("INDEX") => fulltext_index(p),
         (
             "ANALYZE" | "CHECK" | "OPTIMIZE" | "REPAIR",
@@ -223,16 +223,6 @@ fn alter_keys(p: &mut Parser) -> Result<Statement, ParserError> {
     }
     expect_word(p, "KEYS")?;
     Ok(Statement::AlterTableKeys { table, enable })
-}
-
-fn alter_engine(p: &mut Parser) -> Result<Statement, ParserError> {
-    p.next_token();
-    p.next_token();
-    let table = p.parse_object_name(false)?;
-    expect_word(p, "ENGINE")?;
-    let _ = p.consume_token(&Token::Eq);
-    let engine = p.parse_identifier()?.value;
-    Ok(Statement::AlterTableEngine { table, engine })
 }
 
 fn fulltext_index(p: &mut Parser) -> Result<Statement, ParserError> {

@@ -14,15 +14,36 @@
 //!   `INTERVAL '1:2' HOUR_MINUTE` (become `HOUR TO MINUTE`), multi-table
 //!   `UPDATE t1, t2 SET ...` (the comma join becomes `CROSS JOIN`), `EXPLAIN
 //!   EXTENDED|PARTITIONS` (the word is dropped), `CREATE|DROP SCHEMA` (becomes
-//!   `DATABASE`: sqlparser's SCHEMA is PostgreSQL's);
+//!   `DATABASE`: sqlparser's SCHEMA is PostgreSQL's), `DESC[RIBE] t col|'pat'`
+//!   (becomes `SHOW COLUMNS FROM t LIKE 'col'`, as MySQL runs it);
+//! - column attributes and table options of CREATE/ALTER TABLE ([`attrs`]):
+//!   `ZEROFILL` (implies UNSIGNED; becomes `ColumnOption::DialectSpecific`
+//!   `[ZEROFILL]`, the form sqlparser gives AUTO_INCREMENT), `SIGNED`,
+//!   UNSIGNED after NUMERIC/FIXED/INT1..INT8/MIDDLEINT/FLOAT4/FLOAT8 (renamed
+//!   to their standard types), the string attribute `BINARY` (becomes
+//!   `DialectSpecific [BINARY]`: the `_bin` collation of the column's
+//!   character set), `ASCII` / `UNICODE` (`CHARACTER SET latin1 | ucs2`), and
+//!   MariaDB's table options `PAGE_CHECKSUM`, `TRANSACTIONAL`,
+//!   `PAGE_COMPRESSED`, ... and back-quoted engine-defined ones (`KeyValue`
+//!   table options);
+//! - ALTER TABLE ([`alter`], operation by operation on sqlparser's operation
+//!   parser): `DROP KEY`, `ADD [COLUMN] IF NOT EXISTS` (sqlparser drops the
+//!   flag for MySQL), `ADD [COLUMN] (a INT, b INT, ...)`, `RENAME name`
+//!   (without TO) and `ALTER ONLINE TABLE` stay sqlparser ASTs; `DROP
+//!   INDEX|KEY|FOREIGN KEY IF EXISTS`, `MODIFY|CHANGE IF EXISTS`, `ADD
+//!   INDEX|KEY|UNIQUE|FOREIGN KEY|CONSTRAINT ... IF NOT EXISTS`, `RENAME
+//!   INDEX|KEY a TO b`, table options (`COMMENT`, `[DEFAULT] CHARSET`,
+//!   `COLLATE`, `ROW_FORMAT`, `ENGINE` with other operations, ...), `CONVERT
+//!   TO CHARACTER SET` and `FORCE` make a [`Statement::AlterTable`];
 //! - Larch's own statements ([`Statement`] variants other than `Sql`):
 //!   `START TRANSACTION [READ ONLY | READ WRITE | WITH CONSISTENT SNAPSHOT]`
 //!   (and `BEGIN [WORK]`, so one variant covers both), `ALTER TABLE t
-//!   DISABLE|ENABLE KEYS`, `ALTER TABLE t ENGINE=x`, `CREATE FULLTEXT INDEX`,
-//!   `ANALYZE|CHECK|OPTIMIZE|REPAIR TABLE t, ...`, `LOAD DATA [LOCAL] INFILE`,
-//!   `SHOW ENGINE x STATUS|MUTEX`, `SHOW [COUNT(*)] WARNINGS|ERRORS [LIMIT]`
-//!   (sqlparser drops the count and limit), `SHOW CREATE DATABASE`,
-//!   `SET CHARACTER SET | CHARSET`, `DO expr`, `SHUTDOWN`.
+//!   DISABLE|ENABLE KEYS`, `ALTER TABLE t ENGINE=x`, the ALTER TABLE above,
+//!   `CREATE FULLTEXT INDEX`, `ANALYZE|CHECK|OPTIMIZE|REPAIR TABLE t, ...`,
+//!   `LOAD DATA [LOCAL] INFILE`, `SHOW ENGINE x STATUS|MUTEX`, `SHOW
+//!   [COUNT(*)] WARNINGS|ERRORS [LIMIT]` (sqlparser drops the count and
+//!   limit), `SHOW CREATE DATABASE`, `SET CHARACTER SET | CHARSET`, `DO
+//!   expr`, `SHUTDOWN`.
 //!
 //! What sqlparser parses and Larch keeps as is: all sysbench statements, DDL
 //! (CREATE/DROP DATABASE, CREATE TABLE with every column type, FULLTEXT KEY and
@@ -38,7 +59,12 @@
 //!
 //! Known leftovers: the infix `MOD` rewrite looks only at the previous token,
 //! so `year MOD 4` with a keyword-named column must be written `` `year` MOD 4 ``;
-//! `CREATE USER 'u'@'h'` is not parsed.
+//! `CREATE USER 'u'@'h'` is not parsed; `ALTER IGNORE TABLE` and `ALTER TABLE
+//! ... ORDER BY` are not parsed. Of mariadb-dump's output, what Larch has no
+//! feature for does not parse: `PARTITION BY`, `WITH SYSTEM VERSIONING` and
+//! `AS ROW START|END` columns, MariaDB's `CREATE SEQUENCE` options, views
+//! `WITH CHECK OPTION`, stored routines, triggers and events, and
+//! `--compatible=ansi` dumps (double-quoted identifiers).
 //!
 //! Syntax errors: the position sqlparser reports becomes MySQL's "near '...'"
 //! text (the rest of the statement from the offending token, at most 80 bytes:
@@ -46,6 +72,8 @@
 //! statement's first non-blank character. Repeated texts can skip all of this
 //! through [`StatementCache`].
 
+mod alter;
+mod attrs;
 mod cache;
 mod extra;
 mod rewrite;
@@ -58,6 +86,7 @@ use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location, Token, Tokenizer};
 
+pub use alter::{AlterOp, AlterTable};
 pub use cache::StatementCache;
 pub use extra::{LoadData, MaintenanceOp, ShowEngineKind};
 
@@ -83,11 +112,16 @@ pub enum Statement {
         table: ast::ObjectName,
         enable: bool,
     },
-    /// `ALTER TABLE t ENGINE [=] name` (a table rebuild).
+    /// `ALTER TABLE t ENGINE [=] name` alone (a table rebuild).
     AlterTableEngine {
         table: ast::ObjectName,
         engine: String,
     },
+    /// `ALTER [ONLINE] TABLE` with an operation sqlparser has no AST for
+    /// (table options, `CONVERT TO CHARACTER SET`, `FORCE`, `RENAME INDEX`,
+    /// MariaDB's `IF [NOT] EXISTS` on keys and MODIFY/CHANGE): see
+    /// [`AlterOp`]. Operations that have one are [`AlterOp::Sql`].
+    AlterTable(Box<AlterTable>),
     /// `CREATE FULLTEXT INDEX name ON t (columns)`.
     CreateFulltextIndex {
         name: ast::Ident,
@@ -233,7 +267,8 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
         .with_unescape(true)
         .tokenize_with_location()
         .map_err(|e| syntax_error(text, original, e.location))?;
-    let tokens = rewrite::rewrite(tokens);
+    let mut tokens = attrs::rewrite(rewrite::rewrite(tokens));
+    let create_options = attrs::take_create_options(&mut tokens);
     let mut parser = Parser::new(&dialect)
         .with_recursion_limit(RECURSION_LIMIT)
         .with_tokens_with_locations(tokens);
@@ -243,10 +278,11 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
             .parse_statement()
             .map(|s| Statement::Sql(Box::new(s))),
     }
-    .and_then(|s| {
+    .and_then(|mut s| {
         while parser.consume_token(&Token::SemiColon) {}
         let next = parser.peek_token();
         if next.token == Token::EOF {
+            attrs::fix(&mut s, create_options);
             Ok(s)
         } else {
             parser.expected("end of statement", next)

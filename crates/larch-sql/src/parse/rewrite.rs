@@ -26,6 +26,11 @@ const COMPOUND_UNITS: [(&str, &str, &str); 11] = [
 pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     toks.retain(|t| !matches!(t.token, Token::Whitespace(_)));
     let first = word_upper(toks.first());
+    if matches!(first.as_deref(), Some("DESC" | "DESCRIBE" | "EXPLAIN")) {
+        if let Some(show) = describe_column(&toks) {
+            return show;
+        }
+    }
     let update = first.as_deref() == Some("UPDATE");
     if !toks.iter().any(|t| needs_look(t, update)) {
         return toks;
@@ -121,6 +126,54 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         i += 1;
     }
     out
+}
+
+/// `DESC[RIBE] | EXPLAIN t col|'pattern'` -> `SHOW COLUMNS FROM t LIKE
+/// 'col'|'pattern'` (MySQL takes a column name there as a LIKE pattern too).
+fn describe_column(toks: &[TokenWithSpan]) -> Option<Vec<TokenWithSpan>> {
+    const NOT_TABLES: [&str; 14] = [
+        "SELECT",
+        "INSERT",
+        "UPDATE",
+        "DELETE",
+        "REPLACE",
+        "WITH",
+        "VALUES",
+        "TABLE",
+        "FORMAT",
+        "EXTENDED",
+        "PARTITIONS",
+        "ANALYZE",
+        "FOR",
+        "VERBOSE",
+    ];
+    let is_word = |k: usize| matches!(toks.get(k).map(|t| &t.token), Some(Token::Word(_)));
+    if !is_word(1) || word_upper(toks.get(1)).is_some_and(|w| NOT_TABLES.contains(&w.as_str())) {
+        return None;
+    }
+    let mut end = 2;
+    while toks.get(end).is_some_and(|t| t.token == Token::Period) && is_word(end + 1) {
+        end += 2;
+    }
+    let pattern = toks.get(end)?;
+    let rest = &toks[end + 1..];
+    if !rest.iter().all(|t| t.token == Token::SemiColon) {
+        return None;
+    }
+    let text = match &pattern.token {
+        Token::Word(w) => Token::SingleQuotedString(w.value.clone()),
+        Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) => pattern.token.clone(),
+        _ => return None,
+    };
+    let mut out = vec![
+        with_token(&toks[0], word("SHOW")),
+        with_token(&toks[0], word("COLUMNS")),
+        with_token(&toks[0], word("FROM")),
+    ];
+    out.extend(toks[1..end].iter().cloned());
+    out.push(with_token(pattern, word("LIKE")));
+    out.push(with_token(pattern, text));
+    Some(out)
 }
 
 /// End (exclusive) of the operand starting at `at`: a literal, a (qualified)

@@ -5,6 +5,8 @@ use sqlparser::ast;
 
 use super::*;
 
+mod ddl;
+
 fn one(sql: &str) -> Statement {
     match parse(sql) {
         Ok(mut v) if v.len() == 1 => v.remove(0),
@@ -367,6 +369,8 @@ fn every_prefix_parses_or_is_a_syntax_error() {
         "LOAD DATA LOCAL INFILE 'f' INTO TABLE t FIELDS TERMINATED BY ',' (a, @b) SET c = @b",
         "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY; SELECT !a, 7 MOD 2 -- c\n",
         "UPDATE t1, t2 SET t1.a = DATE_ADD(t2.d, INTERVAL '1:2' HOUR_MINUTE) WHERE t1.id = t2.id",
+        "ALTER ONLINE TABLE t ADD COLUMN IF NOT EXISTS (a INT(5) ZEROFILL, b CHAR(3) BINARY), DROP KEY IF EXISTS k, RENAME INDEX a TO b, ENGINE='InnoDB' PAGE_CHECKSUM=1, CONVERT TO CHARSET latin1 COLLATE latin1_bin, RENAME u",
+        "CREATE TABLE t (a INT UNSIGNED ZEROFILL, b VARCHAR(3) ASCII BINARY) PAGE_CHECKSUM=1 `X`='y'; DESC t 'a%'",
     ];
     for t in texts {
         for (i, _) in t.char_indices() {

@@ -31,10 +31,13 @@ pub enum Kind {
     Int { min: i64, max: i64 },
     /// Any string.
     Str,
-    /// One of the listed names (case-insensitive, stored upper-case).
+    /// One of the listed names (case-insensitive, stored as listed).
     Enum(&'static [&'static str]),
     /// A comma-separated set of the listed names (`sql_mode`).
     Set(&'static [&'static str]),
+    /// A number of seconds with a fraction in `0..=max` (stored as a DOUBLE,
+    /// e.g. `max_statement_time`).
+    Seconds { max: i64 },
 }
 
 /// One system variable.
@@ -133,6 +136,13 @@ pub const SQL_MODES: &[&str] = &[
     "TIME_ROUND_FRACTIONAL",
 ];
 
+/// `innodb_version`: the MariaDB release Larch's InnoDB stands for.
+const INNODB_VERSION: &str = "10.11.99";
+
+/// MariaDB 10.11's default optimizer_switch (accepted and shown; Larch's
+/// planner has no such switches).
+const OPTIMIZER_SWITCH: &str = "index_merge=on,index_merge_union=on,index_merge_sort_union=on,index_merge_intersection=on,index_merge_sort_intersection=off,engine_condition_pushdown=off,index_condition_pushdown=on,derived_merge=on,derived_with_keys=on,firstmatch=on,loosescan=on,materialization=on,in_to_exists=on,semijoin=on,partial_match_rowid_merge=on,partial_match_table_scan=on,subquery_cache=on,mrr=off,mrr_cost_based=off,mrr_sort_keys=off,outer_join_with_cache=on,semijoin_with_cache=on,join_cache_incremental=on,join_cache_hashed=on,join_cache_bka=on,optimize_join_buffer_size=on,table_elimination=on,extended_keys=on,exists_to_in=on,orderby_uses_equalities=on,condition_pushdown_for_derived=on,split_materialized=on,condition_pushdown_for_subquery=on,rowid_filter=on,condition_pushdown_from_having=on,not_null_range_scan=off,hash_join_cardinality=off,cset_narrowing=off";
+
 /// MariaDB 10.11's default sql_mode.
 pub const DEFAULT_SQL_MODE: &str =
     "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION";
@@ -170,6 +180,7 @@ static VARIABLES: &[VarDef] = &[
     v("character_set_results", Both, Kind::Str, "utf8mb4"),
     v("character_set_server", Both, Kind::Str, "utf8mb4"),
     ro("character_set_system", Kind::Str, "utf8mb3"),
+    v("check_constraint_checks", Both, Kind::Bool, "1"),
     v(
         "collation_connection",
         Both,
@@ -197,11 +208,18 @@ static VARIABLES: &[VarDef] = &[
     v("default_storage_engine", Both, Kind::Str, "InnoDB"),
     v("default_tmp_storage_engine", Both, Kind::Str, ""),
     v(
+        "default_week_format",
+        Both,
+        Kind::Int { min: 0, max: 7 },
+        "0",
+    ),
+    v(
         "div_precision_increment",
         Both,
         Kind::Int { min: 0, max: 30 },
         "4",
     ),
+    v("enforce_storage_engine", Both, Kind::Str, ""),
     ro("error_count", Kind::Str, "0"),
     v(
         "event_scheduler",
@@ -221,13 +239,28 @@ static VARIABLES: &[VarDef] = &[
         },
         "1048576",
     ),
+    ro("gtid_binlog_pos", Kind::Str, ""),
+    ro("gtid_binlog_state", Kind::Str, ""),
+    ro("gtid_current_pos", Kind::Str, ""),
+    v("gtid_domain_id", Both, U32, "0"),
+    v("gtid_slave_pos", Global, Kind::Str, ""),
+    v("gtid_strict_mode", Global, Kind::Bool, "0"),
+    ro("have_openssl", Kind::Str, "NO"),
     ro("have_ssl", Kind::Str, "DISABLED"),
     engine("hostname", Kind::Str),
     v("identity", Session, I64, "0"),
     v("init_connect", Global, Kind::Str, ""),
     v("innodb_adaptive_hash_index", Global, Kind::Bool, "0"),
+    ro("innodb_autoinc_lock_mode", U32, "1"),
     engine("innodb_buffer_pool_size", I64),
+    v(
+        "innodb_default_row_format",
+        Global,
+        Kind::Enum(&["redundant", "compact", "dynamic"]),
+        "dynamic",
+    ),
     engine("innodb_doublewrite", Kind::Bool),
+    ro("innodb_file_per_table", Kind::Bool, "1"),
     engine("innodb_flush_log_at_trx_commit", U32),
     engine("innodb_flush_method", Kind::Str),
     v(
@@ -264,6 +297,7 @@ static VARIABLES: &[VarDef] = &[
     v("innodb_stats_on_metadata", Global, Kind::Bool, "0"),
     v("innodb_strict_mode", Both, Kind::Bool, "1"),
     engine("innodb_undo_tablespaces", U32),
+    ro("innodb_version", Kind::Str, INNODB_VERSION),
     v("insert_id", Session, I64, "0"),
     v(
         "interactive_timeout",
@@ -274,9 +308,20 @@ static VARIABLES: &[VarDef] = &[
         },
         "28800",
     ),
+    v("join_buffer_size", Both, I64, "262144"),
     v("last_insert_id", Session, I64, "0"),
+    v("lc_messages", Both, Kind::Str, "en_US"),
+    v("lc_time_names", Both, Kind::Str, "en_US"),
     ro("license", Kind::Str, "Apache-2.0"),
+    v("local_infile", Global, Kind::Bool, "1"),
     ro("log_bin", Kind::Bool, "0"),
+    v("log_bin_trust_function_creators", Global, Kind::Bool, "0"),
+    v(
+        "long_query_time",
+        Both,
+        Kind::Seconds { max: 31_536_000 },
+        "10.000000",
+    ),
     ro("lower_case_file_system", Kind::Bool, "0"),
     ro("lower_case_table_names", U32, "0"),
     v(
@@ -296,7 +341,22 @@ static VARIABLES: &[VarDef] = &[
         "64",
     ),
     v("max_execution_time", Both, U32, "0"),
-    v("max_statement_time", Both, U32, "0"),
+    v("max_heap_table_size", Both, I64, "16777216"),
+    v(
+        "max_sort_length",
+        Both,
+        Kind::Int {
+            min: 8,
+            max: 8_388_608,
+        },
+        "1024",
+    ),
+    v(
+        "max_statement_time",
+        Both,
+        Kind::Seconds { max: 31_536_000 },
+        "0.000000",
+    ),
     v(
         "net_buffer_length",
         Both,
@@ -324,9 +384,18 @@ static VARIABLES: &[VarDef] = &[
         },
         "60",
     ),
+    v(
+        "note_verbosity",
+        Both,
+        Kind::Set(&["basic", "unusual", "explain"]),
+        "basic,explain",
+    ),
+    v("old_mode", Both, Kind::Str, "UTF8_IS_UTF8MB3"),
+    v("optimizer_switch", Both, Kind::Str, OPTIMIZER_SWITCH),
     ro("performance_schema", Kind::Bool, "0"),
     engine("pid_file", Kind::Str),
     engine("port", U32),
+    v("profiling", Both, Kind::Bool, "0"),
     ro("protocol_version", U32, "10"),
     v("query_cache_size", Global, I64, "1048576"),
     v(
@@ -335,10 +404,19 @@ static VARIABLES: &[VarDef] = &[
         Kind::Enum(&["OFF", "ON", "DEMAND"]),
         "OFF",
     ),
+    v("read_buffer_size", Both, I64, "131072"),
+    v("read_only", Global, Kind::Bool, "0"),
+    ro("secure_file_priv", Kind::Str, ""),
     v("server_id", Both, U32, "1"),
+    ro("skip_name_resolve", Kind::Bool, "0"),
+    ro("skip_networking", Kind::Bool, "0"),
+    v("slow_query_log", Global, Kind::Bool, "0"),
     engine("socket", Kind::Str),
+    v("sort_buffer_size", Both, I64, "2097152"),
     v("sql_auto_is_null", Both, Kind::Bool, "0"),
     v("sql_big_selects", Both, Kind::Bool, "1"),
+    v("sql_buffer_result", Both, Kind::Bool, "0"),
+    v("sql_if_exists", Both, Kind::Bool, "0"),
     v("sql_log_bin", Both, Kind::Bool, "1"),
     v("sql_mode", Both, Kind::Set(SQL_MODES), DEFAULT_SQL_MODE),
     v("sql_notes", Both, Kind::Bool, "1"),
@@ -348,6 +426,13 @@ static VARIABLES: &[VarDef] = &[
     v("sql_warnings", Both, Kind::Bool, "0"),
     v("storage_engine", Both, Kind::Str, "InnoDB"),
     ro("system_time_zone", Kind::Str, "UTC"),
+    v(
+        "system_versioning_alter_history",
+        Both,
+        Kind::Enum(&["ERROR", "KEEP"]),
+        "ERROR",
+    ),
+    v("system_versioning_insert_history", Both, Kind::Bool, "0"),
     v("table_open_cache", Global, U32, "2000"),
     v(
         "thread_handling",
@@ -357,11 +442,19 @@ static VARIABLES: &[VarDef] = &[
     ),
     v("time_zone", Both, Kind::Str, "SYSTEM"),
     v("timestamp", Session, Kind::Str, "0"),
+    v("tmp_table_size", Both, I64, "16777216"),
+    ro("tmpdir", Kind::Str, "/tmp"),
     v("transaction_isolation", Both, ISOLATION, "REPEATABLE-READ"),
     v("transaction_read_only", Both, Kind::Bool, "0"),
     v("tx_isolation", Both, ISOLATION, "REPEATABLE-READ"),
     v("tx_read_only", Both, Kind::Bool, "0"),
     v("unique_checks", Both, Kind::Bool, "1"),
+    v(
+        "updatable_views_with_limit",
+        Both,
+        Kind::Enum(&["NO", "YES"]),
+        "YES",
+    ),
     ro("version", Kind::Str, SERVER_VERSION),
     ro("version_comment", Kind::Str, "Larch"),
     ro("version_compile_machine", Kind::Str, std::env::consts::ARCH),
@@ -440,6 +533,7 @@ fn hostname() -> String {
 
 fn parse_default(kind: Kind, text: &str) -> Value {
     match kind {
+        Kind::Seconds { .. } => Value::Double(text.parse().unwrap_or(0.0)),
         Kind::Bool | Kind::Int { .. } => text
             .parse::<u64>()
             .map(Value::UInt)
@@ -509,6 +603,22 @@ pub fn normalize(def: &VarDef, value: Value) -> Result<Value, SqlError> {
                 Value::UInt(clamped as u64)
             })
         }
+        Kind::Seconds { max } => {
+            let n: f64 = match &value {
+                Value::Int(n) => *n as f64,
+                Value::UInt(n) => *n as f64,
+                Value::Double(d) => *d,
+                Value::Float(f) => f64::from(*f),
+                Value::Decimal(_) => crate::value::store::value_to_string(&value)
+                    .parse()
+                    .map_err(|_| wrong_type(name))?,
+                _ => return Err(wrong_type(name)),
+            };
+            if n.is_nan() {
+                return Err(wrong_type(name));
+            }
+            Ok(Value::Double(n.clamp(0.0, max as f64)))
+        }
         Kind::Str => match &value {
             Value::Null => Ok(Value::Str(String::new())),
             Value::Int(n) => Ok(Value::Str(n.to_string())),
@@ -522,10 +632,10 @@ pub fn normalize(def: &VarDef, value: Value) -> Result<Value, SqlError> {
                 Value::Null => return Err(wrong_value(name, "NULL")),
                 v => {
                     let s = text(v).ok_or_else(|| wrong_type(name))?;
-                    let up = s.to_ascii_uppercase().replace(' ', "-");
+                    let up = s.replace(' ', "-");
                     *names
                         .iter()
-                        .find(|n| **n == up)
+                        .find(|n| n.eq_ignore_ascii_case(&up))
                         .ok_or_else(|| wrong_value(name, &s))?
                 }
             };
@@ -552,10 +662,9 @@ pub fn normalize(def: &VarDef, value: Value) -> Result<Value, SqlError> {
             };
             let mut picked: Vec<&str> = Vec::new();
             for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-                let up = part.to_ascii_uppercase();
                 let member = names
                     .iter()
-                    .find(|n| **n == up)
+                    .find(|n| n.eq_ignore_ascii_case(part))
                     .ok_or_else(|| wrong_value(name, part))?;
                 for m in expand_mode(member) {
                     if !picked.contains(&m) {
@@ -630,6 +739,17 @@ mod tests {
         assert_eq!(
             normalize(mode, Value::Str("bogus".into())).map_err(|e| e.code()),
             Err(1231)
+        );
+        let mst = lookup("max_statement_time").expect("max_statement_time");
+        assert_eq!(normalize(mst, Value::Int(5)).ok(), Some(Value::Double(5.0)));
+        assert_eq!(
+            normalize(mst, Value::Str("x".into())).map_err(|e| e.code()),
+            Err(1232)
+        );
+        let notes = lookup("note_verbosity").expect("note_verbosity");
+        assert_eq!(
+            normalize(notes, Value::Str("EXPLAIN,basic".into())).ok(),
+            Some(Value::Str("basic,explain".into()))
         );
         let wait = lookup("wait_timeout").expect("wait_timeout");
         assert_eq!(normalize(wait, Value::Int(0)).ok(), Some(Value::UInt(1)));

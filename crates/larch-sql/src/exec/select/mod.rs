@@ -101,7 +101,7 @@ fn run_query_collect(
     } else {
         q
     };
-    let limit = limit_of(s, &q, params)?;
+    let limit = limit_of(s, q, params)?;
     let order: Vec<ast::OrderByExpr> = match &q.order_by {
         Some(ast::OrderBy {
             kind: ast::OrderByKind::Expressions(v),
