@@ -48,30 +48,9 @@ options (mysqld syntax; dashes and underscores are interchangeable):
   --innodb-undo-tablespaces=N
 ";
 
-/// Turns `--name value` into `--name=value` (mysqld accepts both for options
-/// that take a value; `larch` has no positional arguments after the command).
-fn join_values(args: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if a.starts_with("--")
-            && !a.contains('=')
-            && i + 1 < args.len()
-            && !args[i + 1].starts_with('-')
-        {
-            out.push(format!("{a}={}", args[i + 1]));
-            i += 2;
-        } else {
-            out.push(a.clone());
-            i += 1;
-        }
-    }
-    out
-}
-
 fn config_from(args: &[String]) -> Result<EngineConfig, String> {
-    let opts = OptionSet::parse_args(join_values(args)).map_err(|e| e.to_string())?;
+    let opts =
+        OptionSet::parse_args(OptionSet::join_separate_values(args)).map_err(|e| e.to_string())?;
     EngineConfig::from_options(&opts).map_err(|e| e.to_string())
 }
 

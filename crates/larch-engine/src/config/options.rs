@@ -101,6 +101,29 @@ impl OptionSet {
         Self::default()
     }
 
+    /// Turns `--name value` into `--name=value`, as mysqld accepts both for
+    /// options that take a value (the tools have no positional arguments
+    /// after their command).
+    pub fn join_separate_values(args: &[String]) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            if a.starts_with("--")
+                && !a.contains('=')
+                && i + 1 < args.len()
+                && !args[i + 1].starts_with('-')
+            {
+                out.push(format!("{a}={}", args[i + 1]));
+                i += 2;
+            } else {
+                out.push(a.clone());
+                i += 1;
+            }
+        }
+        out
+    }
+
     /// Parses command-line arguments (without the program name); see the module
     /// documentation for the accepted syntax.
     pub fn parse_args<I, S>(args: I) -> Result<OptionSet>

@@ -404,8 +404,6 @@ fn insert(
     s.db.status
         .rows_inserted
         .fetch_add(affected, AtomicOrdering::Relaxed);
-    let multi = s.txn.is_some();
-    let _ = multi;
     Ok(QueryResult::Ok(
         OkInfo {
             affected_rows: affected,
@@ -719,15 +717,12 @@ fn update(
         collation: s.connection_collation(),
         clause: "field list".into(),
     };
-    // Parameters: the SET list's come before the WHERE's.
-    let mut next = 0;
+    // Prepared statements number their placeholders in text order, so the
+    // SET list and the WHERE read the same parameter list.
     let compiled: Vec<(usize, eval::Compiled)> = sets
         .iter()
-        .map(|(c, e)| eval::compile_with_params(e, &resolve, &opts, &mut next).map(|x| (*c, x)))
+        .map(|(c, e)| eval::compile(e, &resolve, &opts).map(|x| (*c, x)))
         .collect::<Result<_, _>>()?;
-    // Prepared statements number their placeholders in text order, so the
-    // WHERE reads the same parameter list.
-    let where_params = params;
     let found = matching_rows(
         s,
         &t,
@@ -735,7 +730,7 @@ fn update(
         u.selection.as_ref(),
         &u.order_by,
         u.limit.as_ref(),
-        where_params,
+        params,
     )?;
     let on_update: Vec<usize> = t
         .meta

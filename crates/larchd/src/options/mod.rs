@@ -96,27 +96,6 @@ pub enum Command {
     Version,
 }
 
-/// Turns `--name value` into `--name=value` (like `larch`).
-fn join_values(args: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if a.starts_with("--")
-            && !a.contains('=')
-            && i + 1 < args.len()
-            && !args[i + 1].starts_with('-')
-        {
-            out.push(format!("{a}={}", args[i + 1]));
-            i += 2;
-        } else {
-            out.push(a.clone());
-            i += 1;
-        }
-    }
-    out
-}
-
 /// The normalised name of a command-line option (`--Foo-Bar=1` -> `foo_bar`),
 /// and whether it was written with `loose-`.
 fn cmdline_name(arg: &str) -> (String, bool) {
@@ -171,7 +150,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             _ => rest.push(a.clone()),
         }
     }
-    let joined = join_values(&rest);
+    let joined = OptionSet::join_separate_values(&rest);
     // Names given on the command line (not in files), to reject unknown ones.
     let mut cmdline_unknown = Vec::new();
     let mut loose = Vec::new();

@@ -45,7 +45,6 @@ pub(crate) fn execute(
     s.db.status
         .com_select
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mark = s.txn.as_ref().map_or(0, |t| t.changes.len());
     let warnings = RefCell::new(Vec::new());
     let r = run_query_collect(s, q, params, &warnings);
     for w in warnings.into_inner() {
@@ -53,7 +52,6 @@ pub(crate) fn execute(
     }
     let set = r?;
     s.found_rows = set.rows.len() as u64;
-    let _ = mark;
     Ok(QueryResult::Rows(set))
 }
 
