@@ -252,10 +252,13 @@ mod tables {
                 auto_increment: None,
             };
             let table = c.create_table("test", def, b"")?;
-            let ctx = TxnContext { trx_id: 1 };
+            let mut ctx = TxnContext::internal();
             for i in 0..30 {
                 let body = "x".repeat(if i % 3 == 0 { 40_000 } else { 10 });
-                table.insert(&ctx, &[Value::Int(i), Value::Int(i % 7), Value::Str(body)])?;
+                table.insert(
+                    &mut ctx,
+                    &[Value::Int(i), Value::Int(i % 7), Value::Str(body)],
+                )?;
             }
             drop(table);
             close(c)?;

@@ -14,7 +14,9 @@ use larch_engine::io::{OsVfs, Vfs};
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, Value};
 use larch_engine::storage::Storage;
-use larch_engine::table::{ColumnDef, IndexDef, KeyRange, TableDef, TxnContext, CLUSTERED};
+use larch_engine::table::{
+    ColumnDef, IndexDef, KeyRange, ReadContext, TableDef, TxnContext, CLUSTERED,
+};
 use larch_engine::{EngineError, Result};
 
 fn main() -> Result<()> {
@@ -60,27 +62,40 @@ fn main() -> Result<()> {
         )?,
     };
 
-    // The transaction context: today it carries the id stamped on the rows.
-    let ctx = TxnContext { trx_id: 1 };
+    // An internal writer (no transaction: no undo, no locks). Transactions
+    // come from `TransactionServices::open` and `TxnContext::new`.
+    let mut ctx = TxnContext::internal();
     for name in ["Ada", "grace", "Edsger"] {
         let id = table.allocate_auto_increment(1)?;
-        table.insert(&ctx, &[Value::UInt(id), Value::Str(name.into())])?;
+        table.insert(&mut ctx, &[Value::UInt(id), Value::Str(name.into())])?;
     }
 
     // A point read by primary key.
     let at = table.row_ref(&[Value::UInt(1)])?;
-    println!("row 1: {:?}", table.get(&ctx, &at)?);
+    println!("row 1: {:?}", table.get(&ReadContext::NEWEST, &at)?);
 
     // The `name` index in collation order (case-insensitive), answered from the
     // index alone because it covers the requested columns.
-    let mut cursor = table.scan(&ctx, 1, &KeyRange::all(), false, Some(&[1, 0]))?;
+    let mut cursor = table.scan(
+        &ReadContext::NEWEST,
+        1,
+        &KeyRange::all(),
+        false,
+        Some(&[1, 0]),
+    )?;
     while let Some((_, row)) = cursor.next_row()? {
         println!("by name: {row:?}");
     }
     drop(cursor);
 
     // Every row, in primary key order.
-    let mut cursor = table.scan(&ctx, CLUSTERED, &KeyRange::all(), false, None)?;
+    let mut cursor = table.scan(
+        &ReadContext::NEWEST,
+        CLUSTERED,
+        &KeyRange::all(),
+        false,
+        None,
+    )?;
     let mut n = 0;
     while cursor.next_row()?.is_some() {
         n += 1;

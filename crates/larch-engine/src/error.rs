@@ -103,6 +103,26 @@ pub enum EngineError {
     /// A write inside a read-only transaction (MySQL error 1792, SQLSTATE 25006).
     #[error("Cannot execute statement in a READ ONLY transaction.")]
     ReadOnlyTransaction,
+
+    /// A row lock wait reached `innodb_lock_wait_timeout` (MySQL error 1205,
+    /// SQLSTATE HY000). The statement failed; the transaction stays open.
+    #[error("Lock wait timeout exceeded; try restarting transaction")]
+    LockWaitTimeout,
+
+    /// A `NOWAIT` locking read found the row locked. MariaDB reports this as
+    /// error 1205 (HY000) with the lock wait timeout message, and so do we
+    /// (MySQL 8 uses 3572, ER_LOCK_NOWAIT).
+    #[error("Lock wait timeout exceeded; try restarting transaction")]
+    LockNoWait,
+
+    /// The transaction was chosen as a deadlock victim (MySQL error 1213,
+    /// SQLSTATE 40001); the caller must roll it back.
+    #[error("Deadlock found when trying to get lock; try restarting transaction")]
+    Deadlock,
+
+    /// A wait was interrupted by KILL QUERY (MySQL error 1317, SQLSTATE 70100).
+    #[error("Query execution was interrupted")]
+    QueryInterrupted,
 }
 
 impl EngineError {
@@ -115,6 +135,18 @@ impl EngineError {
             EngineError::DiskFull { path }
         } else {
             EngineError::Io { op, path, source }
+        }
+    }
+
+    /// The MySQL error number and SQLSTATE of the variants whose code the
+    /// engine fixes (the lock errors); `None` for the others, which the SQL
+    /// layer maps.
+    pub fn mysql_code(&self) -> Option<(u16, &'static str)> {
+        match self {
+            EngineError::LockWaitTimeout | EngineError::LockNoWait => Some((1205, "HY000")),
+            EngineError::Deadlock => Some((1213, "40001")),
+            EngineError::QueryInterrupted => Some((1317, "70100")),
+            _ => None,
         }
     }
 

@@ -13,10 +13,14 @@
 //! - [`space`]: page allocation inside tablespaces (extents, segments);
 //! - [`recovery`]: torn-page repair and redo replay after a crash;
 //! - [`storage`]: the facade that creates, opens, checks and closes a data directory;
+//! - [`undo`]: persistent undo logs: rollback segments (slots, history lists),
+//!   undo records and roll pointers, crash recovery of transactions' logs;
 //! - [`record`]: typed values, memcomparable keys and collations, the compact
 //!   row format, off-page (overflow) values;
 //! - [`btree`]: B+tree indexes: latch coupling, splits and merges, cursors, the
 //!   bulk builder, the structural check;
+//! - [`lock`]: the row lock manager: record, gap, next-key and insert-intention
+//!   locks, waits, deadlock detection, gap inheritance;
 //! - [`table`]: tables as a clustered and secondary B+trees with typed rows;
 //! - [`catalog`]: the data dictionary (databases, tables) with crash-safe DDL.
 
@@ -26,6 +30,7 @@ pub mod catalog;
 pub mod config;
 pub mod error;
 pub mod io;
+pub mod lock;
 pub mod mtr;
 pub mod page;
 pub mod record;
@@ -34,6 +39,7 @@ pub mod space;
 pub mod storage;
 pub mod table;
 pub mod txn;
+pub mod undo;
 pub mod wal;
 
 pub use error::{EngineError, Result};

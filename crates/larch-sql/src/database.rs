@@ -1,7 +1,8 @@
 //! [`Database`]: one open data directory as the SQL layer serves it, shared
 //! by every session (connection) of a server or an embedded user.
 //!
-//! It owns the engine objects (storage, data dictionary, transaction system),
+//! It owns the engine objects (storage, data dictionary, transaction services
+//! and the purge thread),
 //! the global values of system variables, the process list and the server's
 //! status counters. Sessions are created with [`Database::new_session`].
 //!
@@ -20,6 +21,7 @@ use larch_engine::config::EngineConfig;
 use larch_engine::io::OsVfs;
 use larch_engine::record::value::Value;
 use larch_engine::storage::Storage;
+use larch_engine::table::{PurgeWorker, TransactionServices};
 use larch_engine::txn::TransactionSystem;
 use parking_lot::{Mutex, RwLock};
 
@@ -46,7 +48,7 @@ pub struct ProcessEntry {
     pub state: Mutex<ProcessState>,
     /// Set by `KILL QUERY` (and `KILL CONNECTION`): the running statement stops
     /// at its next row with error 1317.
-    pub kill_query: AtomicBool,
+    pub kill_query: Arc<AtomicBool>,
     /// Set by `KILL [CONNECTION]`: the connection closes after the statement.
     pub kill_connection: AtomicBool,
     /// Called by `KILL` so a connection waiting for a client wakes up.
@@ -92,8 +94,10 @@ pub struct StatusCounters {
 /// See the module documentation.
 pub struct Database {
     storage: Arc<Storage>,
-    catalog: Catalog,
-    txn: Arc<TransactionSystem>,
+    catalog: Arc<Catalog>,
+    services: Arc<TransactionServices>,
+    /// The purge thread (stopped by [`Database::close`]).
+    purge: Mutex<Option<PurgeWorker>>,
     globals: RwLock<HashMap<&'static str, Value>>,
     processes: Mutex<BTreeMap<u64, Arc<ProcessEntry>>>,
     next_connection_id: AtomicU64,
@@ -128,15 +132,22 @@ impl Database {
     /// Serves an already open storage.
     pub fn from_storage(storage: Arc<Storage>) -> Result<Arc<Database>, SqlError> {
         let fresh = storage.dictionary_root()?.is_none();
-        let catalog = Catalog::open(storage.clone())?;
+        let catalog = Arc::new(Catalog::open(storage.clone())?);
         if fresh && !catalog.has_database("test") {
             catalog.create_database("test", b"")?;
         }
-        let txn = TransactionSystem::new(1, 1)?;
+        let (services, recovered) = TransactionServices::open(&storage)?;
+        catalog.set_services(services.clone());
+        let weak = Arc::downgrade(&catalog);
+        services.set_table_opener(Box::new(move |space, root| {
+            weak.upgrade()?.table_by_identity(space, root)
+        }));
+        let purge = PurgeWorker::start(services.clone(), recovered)?;
         Ok(Arc::new(Database {
             storage,
             catalog,
-            txn,
+            services,
+            purge: Mutex::new(Some(purge)),
             globals: RwLock::new(HashMap::new()),
             processes: Mutex::new(BTreeMap::new()),
             next_connection_id: AtomicU64::new(1),
@@ -158,7 +169,12 @@ impl Database {
     }
 
     pub fn transactions(&self) -> &Arc<TransactionSystem> {
-        &self.txn
+        &self.services.system
+    }
+
+    /// The engine's transaction services (undo, locks, purge counters).
+    pub fn services(&self) -> &Arc<TransactionServices> {
+        &self.services
     }
 
     /// Seconds since the database was opened (`Uptime`).
@@ -194,7 +210,7 @@ impl Database {
                 command: "Sleep",
                 ..ProcessState::default()
             }),
-            kill_query: AtomicBool::new(false),
+            kill_query: Arc::new(AtomicBool::new(false)),
             kill_connection: AtomicBool::new(false),
             kill_hook: Mutex::new(None),
         });
@@ -247,6 +263,9 @@ impl Database {
     /// Makes every committed change durable and writes dirty pages back, for
     /// a clean shutdown.
     pub fn close(&self) -> Result<(), SqlError> {
+        if let Some(mut purge) = self.purge.lock().take() {
+            purge.stop();
+        }
         self.storage.flush_all()?;
         Ok(())
     }

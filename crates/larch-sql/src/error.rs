@@ -343,6 +343,10 @@ pub fn engine_code(e: &EngineError) -> u16 {
         EngineError::KeyTooLong { .. } => 1071,
         EngineError::Schema { errno, .. } => *errno,
         EngineError::ReadOnlyTransaction => code::READ_ONLY_TRANSACTION,
+        EngineError::LockWaitTimeout
+        | EngineError::LockNoWait
+        | EngineError::Deadlock
+        | EngineError::QueryInterrupted => e.mysql_code().map_or(code::UNKNOWN, |(c, _)| c),
         EngineError::Row(r) => r.mysql_code().0,
         EngineError::Value(v) => v.mysql_errno().unwrap_or(code::UNKNOWN),
         EngineError::DiskFull { .. } | EngineError::SpaceFull { .. } => code::RECORD_FILE_FULL,

@@ -265,6 +265,39 @@ impl BTree {
         modify::insert_pessimistic(self, pool, key, value, on_dup)
     }
 
+    /// Replaces the value of an existing `key` and sets its delete mark, in one
+    /// mini-transaction when the length is unchanged (the common case: a
+    /// delete-mark rewriting the hidden fields). Returns false if absent.
+    pub fn rewrite(
+        &self,
+        pool: &BufferPool,
+        key: &[u8],
+        value: &[u8],
+        deleted: bool,
+    ) -> Result<bool> {
+        let flags = if deleted { FLAG_DELETED } else { 0 };
+        {
+            let mut mtr = Mtr::start(pool)?;
+            let leaf = self.leaf_exclusive(pool, &mut mtr, key)?;
+            let n = Node(mtr.data(leaf));
+            let Ok(i) = n.search(key) else {
+                return Ok(false);
+            };
+            if n.entry(i).value.len() == value.len() {
+                node::overwrite_value(&mut mtr, leaf, i, value);
+                node::set_flags(&mut mtr, leaf, i, flags);
+                mtr.commit()?;
+                return Ok(true);
+            }
+            mtr.commit()?;
+        }
+        self.insert(pool, key, value, OnDuplicate::Replace)?;
+        if deleted {
+            self.set_delete_mark(pool, key, true)?;
+        }
+        Ok(true)
+    }
+
     /// Sets or clears the delete mark of `key`. Returns false if absent.
     pub fn set_delete_mark(&self, pool: &BufferPool, key: &[u8], deleted: bool) -> Result<bool> {
         let mut mtr = Mtr::start(pool)?;

@@ -41,16 +41,13 @@ use crate::record::value::{ColumnType, LobKind, Value};
 use crate::space::SYSTEM_SPACE;
 use crate::storage::Storage;
 use crate::table::{
-    ColumnDef, IndexDef, KeyRange, RowRef, Table, TableCheck, TableDef, TableRoots, TxnContext,
-    CLUSTERED,
+    ColumnDef, IndexDef, KeyRange, ReadContext, RowRef, Table, TableCheck, TableDef, TableRoots,
+    TransactionServices, TxnContext, CLUSTERED,
 };
 
 /// Row kinds in the dictionary table.
 const KIND_DATABASE: u64 = 1;
 const KIND_TABLE: u64 = 2;
-
-/// Transaction id stamped on dictionary rows until DDL is transactional.
-const DDL_TRX: TxnContext = TxnContext { trx_id: 0 };
 
 /// Longest database or table name (MySQL's NAME_CHAR_LEN).
 pub const MAX_NAME_CHARS: usize = 64;
@@ -145,6 +142,8 @@ pub struct DictionaryCheck {
 /// The data dictionary of an open data directory. See the module documentation.
 pub struct Catalog {
     storage: Arc<Storage>,
+    /// Attached to every user table opened (versioned reads, undo, locks).
+    services: std::sync::OnceLock<Arc<TransactionServices>>,
     dictionary: Table,
     cache: RwLock<Cache>,
     ddl: Mutex<()>,
@@ -236,6 +235,7 @@ impl Catalog {
         };
         let catalog = Catalog {
             storage,
+            services: std::sync::OnceLock::new(),
             dictionary,
             cache: RwLock::new(Cache::default()),
             ddl: Mutex::new(()),
@@ -249,9 +249,13 @@ impl Catalog {
             next_id: 1,
             ..Cache::default()
         };
-        let mut c = self
-            .dictionary
-            .scan(&DDL_TRX, CLUSTERED, &KeyRange::all(), false, None)?;
+        let mut c = self.dictionary.scan(
+            &ReadContext::NEWEST,
+            CLUSTERED,
+            &KeyRange::all(),
+            false,
+            None,
+        )?;
         while let Some((_, row)) = c.next_row()? {
             let (id, kind, schema, name, def, meta) = match row.as_slice() {
                 [Value::UInt(id), Value::UInt(kind), Value::Str(s), Value::Str(n), Value::Bytes(d), Value::Bytes(m)] => {
@@ -368,7 +372,7 @@ impl Catalog {
         let dir = self.storage.spaces().path_of(&file_name_of(name));
         self.storage.spaces().vfs().create_dir_all(&dir)?;
         self.dictionary.insert(
-            &DDL_TRX,
+            &mut TxnContext::internal(),
             &Self::row(id, KIND_DATABASE, "", name, Vec::new(), sql_meta),
         )?;
         self.storage.make_durable()?;
@@ -398,7 +402,8 @@ impl Catalog {
                 format!("Can't drop database '{name}'; database doesn't exist"),
             ));
         };
-        self.dictionary.delete(&DDL_TRX, &self.row_ref(db.id)?)?;
+        self.dictionary
+            .delete(&mut TxnContext::internal(), &self.row_ref(db.id)?)?;
         self.storage.make_durable()?;
         self.cache.write().databases.remove(name);
         Ok(tables)
@@ -440,6 +445,39 @@ impl Catalog {
             .collect())
     }
 
+    /// Attaches the transaction services to user tables opened from now on.
+    /// Call before any user table is opened.
+    pub fn set_services(&self, services: Arc<TransactionServices>) {
+        if self.services.set(services).is_err() {
+            tracing::warn!("the catalog's transaction services were already set");
+        }
+    }
+
+    /// Wraps a user table, with the services attached and registered.
+    fn attach(&self, table: Table) -> Arc<Table> {
+        match self.services.get() {
+            Some(s) => {
+                let t = Arc::new(table.with_services(s));
+                s.register_table(&t);
+                t
+            }
+            None => Arc::new(table),
+        }
+    }
+
+    /// The table whose clustered index is `root` in tablespace `space` (what
+    /// undo records name), opened if needed.
+    pub fn table_by_identity(&self, space: u32, root: u32) -> Option<Arc<Table>> {
+        let (schema, name) = self
+            .cache
+            .read()
+            .tables
+            .values()
+            .find(|e| e.roots.space == space && e.roots.clustered == root)
+            .map(|e| (e.schema.clone(), e.name.clone()))?;
+        self.table(&schema, &name).ok()
+    }
+
     /// The dictionary entry of a table, if it exists.
     pub fn table_entry(&self, schema: &str, name: &str) -> Option<TableEntry> {
         self.cache
@@ -475,7 +513,7 @@ impl Catalog {
             .filter(|e| e.id == id)
             .cloned()
             .ok_or_else(|| schema_err(1146, format!("Table '{schema}.{name}' doesn't exist")))?;
-        let t = Arc::new(Table::open(&self.storage, e.def, &e.roots)?);
+        let t = self.attach(Table::open(&self.storage, e.def, &e.roots)?);
         c.open.insert(id, t.clone());
         Ok(t)
     }
@@ -509,7 +547,7 @@ impl Catalog {
         );
         if let Err(e) = self
             .dictionary
-            .insert(&DDL_TRX, &row)
+            .insert(&mut TxnContext::internal(), &row)
             .and_then(|_| self.storage.make_durable())
         {
             drop(table);
@@ -518,7 +556,7 @@ impl Catalog {
             }
             return Err(e);
         }
-        let table = Arc::new(table);
+        let table = self.attach(table);
         let mut c = self.cache.write();
         c.next_id = id + 1;
         c.tables.insert(
@@ -556,7 +594,8 @@ impl Catalog {
         let Some(e) = self.cache.read().tables.get(&key).cloned() else {
             return Err(schema_err(1051, format!("Unknown table '{schema}.{name}'")));
         };
-        self.dictionary.delete(&DDL_TRX, &self.row_ref(e.id)?)?;
+        self.dictionary
+            .delete(&mut TxnContext::internal(), &self.row_ref(e.id)?)?;
         self.storage.make_durable()?;
         {
             let mut c = self.cache.write();
@@ -612,7 +651,8 @@ impl Catalog {
             codec::encode(&def, &e.roots)?,
             &e.sql_meta,
         );
-        self.dictionary.update(&DDL_TRX, &self.row_ref(id)?, &row)?;
+        self.dictionary
+            .update(&mut TxnContext::internal(), &self.row_ref(id)?, &row)?;
         self.storage.make_durable()?;
         let mut c = self.cache.write();
         c.tables.remove(&(schema.to_string(), name.to_string()));
@@ -647,7 +687,7 @@ impl Catalog {
             sql_meta,
         );
         self.dictionary
-            .update(&DDL_TRX, &self.row_ref(e.id)?, &row)?;
+            .update(&mut TxnContext::internal(), &self.row_ref(e.id)?, &row)?;
         self.storage.make_durable()?;
         if let Some(t) = self.cache.write().tables.get_mut(&key) {
             t.sql_meta = sql_meta.to_vec();

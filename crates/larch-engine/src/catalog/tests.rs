@@ -105,7 +105,13 @@ fn row(id: i64, columns: usize) -> Vec<Value> {
 }
 
 fn count_rows(t: &Table) -> Result<usize> {
-    let mut c = t.scan(&DDL_TRX, CLUSTERED, &KeyRange::all(), false, Some(&[0]))?;
+    let mut c = t.scan(
+        &ReadContext::NEWEST,
+        CLUSTERED,
+        &KeyRange::all(),
+        false,
+        Some(&[0]),
+    )?;
     let mut n = 0;
     while c.next_row()?.is_some() {
         n += 1;
@@ -128,7 +134,7 @@ fn ddl_round_trips_and_persists() -> Result<()> {
     c.create_database("shop", b"")?;
     let t = c.create_table("test", def("t1", 3), b"meta-1")?;
     for i in 0..50 {
-        t.insert(&DDL_TRX, &row(i, 3))?;
+        t.insert(&mut TxnContext::internal(), &row(i, 3))?;
     }
     drop(t);
     // A wide definition goes off-page in the dictionary.
@@ -279,7 +285,7 @@ fn step(c: &Catalog, m: &mut Model, rng: &mut StdRng, n: u64) -> Result<()> {
                 // keep it or not, like a DDL step.
                 *rows += 1;
                 let t = c.table(&db, &name)?;
-                t.insert(&DDL_TRX, &row(n as i64, 3))?;
+                t.insert(&mut TxnContext::internal(), &row(n as i64, 3))?;
                 c.storage().make_durable()?;
             }
         }

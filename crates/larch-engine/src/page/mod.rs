@@ -93,6 +93,8 @@ pub enum PageType {
     Overflow = 6,
     /// Transaction system state (system tablespace).
     TrxSystem = 7,
+    /// Rollback segment header: undo log slots and the history list base.
+    RollbackSegment = 8,
     /// A page used by tests and tools; no engine meaning.
     Test = 0x7e57,
 }
@@ -109,6 +111,7 @@ impl PageType {
             5 => Self::Undo,
             6 => Self::Overflow,
             7 => Self::TrxSystem,
+            8 => Self::RollbackSegment,
             0x7e57 => Self::Test,
             _ => return None,
         })

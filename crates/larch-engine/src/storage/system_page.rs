@@ -8,8 +8,15 @@
 //!  56           4    undo tablespaces
 //!  60           4    next space id (file-per-table ids are never reused)
 //!  64           4    root page of the data dictionary (0 until created)
-//!  68 ...            reserved for the transaction system
+//!  68           8    transaction-id bound: ids at or above it were never
+//!                    handed out (0 until first written; see `undo`)
+//!  76           4    rollback segment header page in the system tablespace
+//!                    (0 = none; used only when there are no undo tablespaces)
+//!  80 ...            reserved for the transaction system
 //! ```
+//!
+//! The undo log store (`crate::undo`) reaches these fields through the
+//! crate-internal `Storage` methods at the end of this file.
 
 use crate::buffer::Latch;
 use crate::error::{EngineError, Result};
@@ -26,6 +33,8 @@ const OFF_PAGE_SIZE: usize = 52;
 const OFF_UNDO: usize = 56;
 const OFF_NEXT_SPACE: usize = 60;
 const OFF_DICTIONARY_ROOT: usize = 64;
+const OFF_TRX_ID_BOUND: usize = 68;
+const OFF_SYSTEM_RSEG: usize = 76;
 const FORMAT: u32 = 1;
 
 fn id() -> PageId {
@@ -91,4 +100,45 @@ pub fn verify(storage: &super::Storage, page_size: PageSize) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Access to the transaction-system fields for the undo log store.
+impl super::Storage {
+    /// The number of undo tablespaces the directory was created with (spaces
+    /// `1..=N`), from the system page (not from the current configuration).
+    pub(crate) fn undo_tablespaces_at_init(&self) -> Result<u32> {
+        let g = self.pool().fix(id(), Latch::Shared)?;
+        Ok(bytes::get_u32(g.data(), OFF_UNDO))
+    }
+
+    /// The persisted transaction-id bound (0 if never written).
+    pub(crate) fn persisted_trx_id_bound(&self) -> Result<u64> {
+        let g = self.pool().fix(id(), Latch::Shared)?;
+        Ok(bytes::get_u64(g.data(), OFF_TRX_ID_BOUND))
+    }
+
+    /// Raises the persisted transaction-id bound to `bound` (never lowers it)
+    /// in the caller's mini-transaction; returns the value now stored.
+    pub(crate) fn raise_trx_id_bound(mtr: &mut Mtr<'_>, bound: u64) -> Result<u64> {
+        let p = mtr.page(id(), Latch::Exclusive)?;
+        let cur = bytes::get_u64(mtr.data(p), OFF_TRX_ID_BOUND);
+        if bound > cur {
+            mtr.write_u64(p, OFF_TRX_ID_BOUND, bound);
+        }
+        Ok(bound.max(cur))
+    }
+
+    /// The rollback segment header page of the system tablespace, if created.
+    pub(crate) fn system_rseg_page(&self) -> Result<Option<u32>> {
+        let g = self.pool().fix(id(), Latch::Shared)?;
+        Ok(Some(bytes::get_u32(g.data(), OFF_SYSTEM_RSEG)).filter(|&p| p != 0))
+    }
+
+    /// Records the system tablespace's rollback segment header page, in the
+    /// mini-transaction that creates it.
+    pub(crate) fn set_system_rseg_page(mtr: &mut Mtr<'_>, page: u32) -> Result<()> {
+        let p = mtr.page(id(), Latch::Exclusive)?;
+        mtr.write_u32(p, OFF_SYSTEM_RSEG, page);
+        Ok(())
+    }
 }

@@ -1,37 +1,48 @@
 //! The engine's table API: tables as a clustered B+tree plus secondary B+trees,
-//! with typed rows in and out.
+//! with typed rows in and out, versioned for MVCC.
 //!
 //! A [`Table`] is opened from its definition ([`TableDef`]) and the root pages
-//! of its indexes ([`TableRoots`]); the catalog persists both. Operations take
-//! a [`TxnContext`] naming the transaction they run for: its id stamps clustered
-//! records and secondary entries, which is what MVCC will read. Rows are
-//! addressed by [`RowRef`] (the clustered key bytes), which scans return, so the
-//! SQL layer can update or delete the row it just read, with or without a
-//! primary key.
+//! of its indexes ([`TableRoots`]); the catalog persists both. Writes take a
+//! [`TxnContext`] (the transaction: its id stamps records, its undo log keeps
+//! previous versions, its row locks serialize writers); reads take a
+//! [`ReadContext`] (the snapshot, or "newest"). Rows are addressed by
+//! [`RowRef`] (the clustered key bytes), which scans return, so the SQL layer
+//! can lock, update or delete the row it just read, with or without a primary
+//! key.
 //!
-//! What this first cut guarantees, and what the transaction system adds:
-//! - every B+tree change is a mini-transaction (crash-safe, redo-logged);
-//! - a row change that touches several indexes is one mini-transaction per
-//!   index. Until undo logs exist, a crash between them can leave a row in the
-//!   clustered index without all its secondary entries (the transaction issue
-//!   closes this: recovery rolls back the incomplete transaction from undo);
-//! - uniqueness (primary and unique secondary keys) is checked before anything
-//!   changes, so a rejected statement leaves no trace; unique secondary checks
-//!   are serialized per table by a mutex until row locks exist;
-//! - deletes remove entries physically and free off-page values at once; with
-//!   MVCC they become delete-marks that purge removes.
+//! Files: `context` (transaction services and contexts), `change` (insert,
+//! update, delete, row locks) with helpers in `write`, `read` (point reads and
+//! scans), `version` (which version a read sees), `undo_entry` (the row part
+//! of undo records), `rollback` (applying undo), `purge` (removing what no
+//! snapshot needs), `layout` (rows as B+tree entries), `autoinc`, `check`.
 //!
-//! Layout of rows in the trees: [`layout`]. Off-page (long) columns use
-//! `record::overflow` chains allocated in the clustered index's leaf segment, as
-//! InnoDB allocates BLOB pages, so dropping the index frees them.
+//! Guarantees:
+//! - every B+tree change is a mini-transaction (crash-safe, redo-logged); a row
+//!   change's undo record is logged before the change, so recovery can roll
+//!   back any transaction that had not committed, however far it got;
+//! - deletes are delete-marks; purge removes records and frees off-page values
+//!   once no snapshot can see them;
+//! - off-page (long) columns use `record::overflow` chains allocated in the
+//!   clustered index's leaf segment, as InnoDB allocates BLOB pages, so dropping
+//!   the index frees them. A chain belongs to the versions that reference it:
+//!   an update that stops referencing one records it in its undo record, and
+//!   purge of that record frees it.
 
 mod autoinc;
+mod change;
 mod check;
+mod context;
 pub mod layout;
+#[cfg(test)]
+mod mvcc_tests;
+mod purge;
 mod read;
+mod rollback;
 pub mod schema;
 #[cfg(test)]
 mod tests;
+mod undo_entry;
+mod version;
 mod write;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,7 +52,9 @@ use parking_lot::Mutex;
 
 pub use autoinc::RESERVE_STEP as AUTO_INCREMENT_RESERVE_STEP;
 pub use check::TableCheck;
+pub use context::{ReadContext, TransactionServices, TxnContext, UndoMark};
 pub use layout::TableLayout;
+pub use purge::{purge_all, PurgeStats, PurgeWorker};
 pub use read::{KeyRange, RowCursor};
 pub use schema::{ColumnDef, IndexColumn, IndexDef, TableDef};
 
@@ -50,16 +63,6 @@ use crate::error::{EngineError, Result};
 use crate::record::row::MAX_48;
 use crate::space::alloc::SegmentRef;
 use crate::storage::Storage;
-
-/// The transaction an operation runs for. Today it carries the id that stamps
-/// the records written; the transaction system extends it with the snapshot,
-/// undo and locks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TxnContext {
-    /// Transaction id (48 bits) written into clustered records and secondary
-    /// entry stamps.
-    pub trx_id: u64,
-}
 
 /// Where a table's indexes live: the tablespace and each index's root page.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,11 +96,12 @@ pub struct Table {
     next_row_id: AtomicU64,
     /// The AUTO_INCREMENT counter, for tables with such a column.
     autoinc: Option<autoinc::AutoIncrement>,
-    /// Serializes unique-secondary checks with their inserts (until row locks).
+    /// Serializes unique-secondary checks with the inserts they allow (never
+    /// held across a lock wait).
     unique_latch: Mutex<()>,
-    /// Serializes changes of the same row (striped by clustered key) until row
-    /// locks exist.
-    row_latches: Vec<Mutex<()>>,
+    /// The transaction services (absent for tables read and written only
+    /// internally, such as the data dictionary).
+    services: Option<Arc<TransactionServices>>,
 }
 
 impl std::fmt::Debug for Table {
@@ -217,12 +221,28 @@ impl Table {
             autoinc,
             next_row_id: AtomicU64::new(1),
             unique_latch: Mutex::new(()),
-            row_latches: (0..write::ROW_STRIPES).map(|_| Mutex::new(())).collect(),
+            services: None,
         };
         if table.layout.clustered.hidden_row_id {
             table.next_row_id = AtomicU64::new(table.max_row_id()? + 1);
         }
         Ok(table)
+    }
+
+    /// Attaches the transaction services (versioned reads, rollback, purge).
+    pub fn with_services(mut self, services: &Arc<TransactionServices>) -> Self {
+        self.services = Some(services.clone());
+        self
+    }
+
+    /// The services this table was opened with.
+    pub fn services(&self) -> Option<&Arc<TransactionServices>> {
+        self.services.as_ref()
+    }
+
+    /// What undo records name this table by: tablespace and clustered root.
+    pub fn undo_identity(&self) -> (u32, u32) {
+        (self.space, self.clustered.root)
     }
 
     /// The largest hidden row id in use (0 when empty).

@@ -1,10 +1,11 @@
 //! Row reads: point reads by [`RowRef`] and range scans over any index.
 //!
+//! Every read returns the row versions its [`ReadContext`] sees (`version`).
 //! A scan of a secondary index is covering when every requested column can be
-//! produced by the entry alone (`SecondaryLayout::covers`); otherwise each entry
-//! is followed to its clustered row, and the row is returned only if it still
-//! has that secondary key (a concurrent update may have moved it). Delete-marked
-//! entries are skipped (MVCC will decide their visibility instead).
+//! produced by the entry alone (`SecondaryLayout::covers`) and the entry's
+//! transaction stamp is visible to the snapshot; otherwise the entry is
+//! followed to its clustered row, whose visible version is returned only if it
+//! has that secondary key (an update may have moved the row to another key).
 //!
 //! Range bounds are key prefixes in the index's own order: `lower` and `upper`
 //! hold values for the leading key parts (a descending part's order is reversed,
@@ -13,7 +14,8 @@
 use std::ops::Bound;
 
 use super::layout::column_value;
-use super::{RowRef, Table, TxnContext, CLUSTERED};
+use super::version::trx_id_of;
+use super::{ReadContext, RowRef, Table, CLUSTERED};
 use crate::btree::Cursor;
 use crate::error::{EngineError, Result};
 use crate::record::key::{encode_key_prefix, prefix_end, KeyPart};
@@ -99,6 +101,7 @@ pub struct RowCursor<'t> {
     /// Columns returned, in this order.
     columns: Vec<usize>,
     covering: bool,
+    read: ReadContext,
 }
 
 impl std::fmt::Debug for RowCursor<'_> {
@@ -123,33 +126,39 @@ impl RowCursor<'_> {
             return Ok(None);
         };
         let t = self.table;
+        let view = self.read.view.as_ref();
         while let Some(e) = cursor.next_entry()? {
-            if e.is_deleted() {
-                continue;
-            }
             if self.index == CLUSTERED {
-                let row = t.decode_row(&e.key, &e.value, Some(&self.columns))?;
+                let deleted = e.is_deleted();
+                let Some(value) = t.visible_version(view, e.value, deleted)? else {
+                    continue;
+                };
+                let row = t.decode_row(&e.key, &value, Some(&self.columns))?;
                 return Ok(Some((RowRef(e.key), project(row, &self.columns))));
             }
             let s = self.index - 1;
             let (_, clustered_key) = t.layout.split_secondary_key(s, &e.key)?;
             let at = RowRef(clustered_key.to_vec());
-            if self.covering {
+            let settled = t.stamp_visible(view, trx_id_of(&e.value));
+            if settled && e.is_deleted() {
+                continue;
+            }
+            if settled && self.covering {
                 let mut out = vec![None; t.layout.def.columns.len()];
                 t.layout.decode_secondary(s, &e.key, &e.value, &mut out)?;
                 return Ok(Some((at, project(out, &self.columns))));
             }
             let Some(found) = t.clustered.get(t.storage.pool(), &at.0)? else {
-                continue; // deleted meanwhile
+                continue; // purged meanwhile
             };
-            if found.deleted {
+            let Some(value) = t.visible_version(view, found.value, found.deleted)? else {
                 continue;
-            }
-            let full = t.decode_row(&at.0, &found.value, None)?;
+            };
+            let full = t.decode_row(&at.0, &value, None)?;
             let full: Vec<Value> = full.into_iter().map(|v| v.unwrap_or(Value::Null)).collect();
             let (prefix, _) = t.layout.secondary_prefix(s, &full)?;
             if !e.key.starts_with(&prefix) || e.key.len() != prefix.len() + at.0.len() {
-                continue; // the row no longer has this key
+                continue; // this version of the row has another key
             }
             return Ok(Some((
                 at,
@@ -235,14 +244,15 @@ impl Table {
     }
 
     /// The row at `at`, all columns, or `None`.
-    pub fn get(&self, _ctx: &TxnContext, at: &RowRef) -> Result<Option<Vec<Value>>> {
+    pub fn get(&self, read: &ReadContext, at: &RowRef) -> Result<Option<Vec<Value>>> {
         let Some(found) = self.clustered.get(self.storage.pool(), &at.0)? else {
             return Ok(None);
         };
-        if found.deleted {
+        let Some(value) = self.visible_version(read.view.as_ref(), found.value, found.deleted)?
+        else {
             return Ok(None);
-        }
-        let row = self.decode_row(&at.0, &found.value, None)?;
+        };
+        let row = self.decode_row(&at.0, &value, None)?;
         Ok(Some(
             row.into_iter().map(|v| v.unwrap_or(Value::Null)).collect(),
         ))
@@ -252,7 +262,7 @@ impl Table {
     /// `range`, returning `columns` (all columns when `None`).
     pub fn scan(
         &self,
-        _ctx: &TxnContext,
+        read: &ReadContext,
         index: usize,
         range: &KeyRange,
         reverse: bool,
@@ -300,6 +310,7 @@ impl Table {
             cursor,
             columns,
             covering,
+            read: *read,
         })
     }
 }

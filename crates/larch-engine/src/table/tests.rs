@@ -144,16 +144,27 @@ fn id_of(row: &[Value]) -> i64 {
 }
 
 fn verify(t: &Table, model: &BTreeMap<i64, Vec<Value>>) -> Result<()> {
-    let ctx = TxnContext { trx_id: 1 };
     // Clustered, both directions.
-    let mut c = t.scan(&ctx, CLUSTERED, &KeyRange::all(), false, None)?;
+    let mut c = t.scan(
+        &ReadContext::NEWEST,
+        CLUSTERED,
+        &KeyRange::all(),
+        false,
+        None,
+    )?;
     let mut rows = Vec::new();
     while let Some((_, r)) = c.next_row()? {
         rows.push(r);
     }
     let want: Vec<Vec<Value>> = model.values().cloned().collect();
     assert_eq!(rows, want, "clustered scan");
-    let mut c = t.scan(&ctx, CLUSTERED, &KeyRange::all(), true, None)?;
+    let mut c = t.scan(
+        &ReadContext::NEWEST,
+        CLUSTERED,
+        &KeyRange::all(),
+        true,
+        None,
+    )?;
     let mut back = Vec::new();
     while let Some((_, r)) = c.next_row()? {
         back.push(r);
@@ -161,7 +172,13 @@ fn verify(t: &Table, model: &BTreeMap<i64, Vec<Value>>) -> Result<()> {
     back.reverse();
     assert_eq!(back, want, "reverse clustered scan");
     // k: covering, ordered by (k NULLs first, id).
-    let mut c = t.scan(&ctx, 1, &KeyRange::all(), false, Some(&[1, 0]))?;
+    let mut c = t.scan(
+        &ReadContext::NEWEST,
+        1,
+        &KeyRange::all(),
+        false,
+        Some(&[1, 0]),
+    )?;
     assert!(c.is_covering());
     let mut got = Vec::new();
     while let Some((_, r)) = c.next_row()? {
@@ -178,7 +195,13 @@ fn verify(t: &Table, model: &BTreeMap<i64, Vec<Value>>) -> Result<()> {
     want_k.sort_by_key(|r| (key(&r[0]), key(&r[1])));
     assert_eq!(got, want_k, "k index scan");
     // u_name: covering through carried originals, ordered by the collation.
-    let mut c = t.scan(&ctx, 2, &KeyRange::all(), false, Some(&[2, 0]))?;
+    let mut c = t.scan(
+        &ReadContext::NEWEST,
+        2,
+        &KeyRange::all(),
+        false,
+        Some(&[2, 0]),
+    )?;
     assert!(c.is_covering());
     let mut got = Vec::new();
     while let Some((_, r)) = c.next_row()? {
@@ -201,11 +224,11 @@ fn verify(t: &Table, model: &BTreeMap<i64, Vec<Value>>) -> Result<()> {
     want_n.sort_by_key(|r| id_of(&r[1..]));
     assert_eq!(got_sorted, want_n, "u_name index content");
     // tag_k: not covering for all columns; every row once, ordered by tag then k desc.
-    let mut c = t.scan(&ctx, 3, &KeyRange::all(), false, None)?;
+    let mut c = t.scan(&ReadContext::NEWEST, 3, &KeyRange::all(), false, None)?;
     assert!(!c.is_covering());
     let mut got = Vec::new();
     while let Some((at, r)) = c.next_row()? {
-        assert_eq!(t.get(&ctx, &at)?.as_ref(), Some(&r));
+        assert_eq!(t.get(&ReadContext::NEWEST, &at)?.as_ref(), Some(&r));
         got.push(r);
     }
     for w in got.windows(2) {
@@ -226,12 +249,13 @@ fn verify(t: &Table, model: &BTreeMap<i64, Vec<Value>>) -> Result<()> {
     // Point reads and a key-range read on k.
     for (id, r) in model.iter().take(20) {
         assert_eq!(
-            t.get(&ctx, &t.row_ref(&[Value::Int(*id)])?)?.as_ref(),
+            t.get(&ReadContext::NEWEST, &t.row_ref(&[Value::Int(*id)])?)?
+                .as_ref(),
             Some(r)
         );
     }
     let mut c = t.scan(
-        &ctx,
+        &ReadContext::NEWEST,
         1,
         &KeyRange::eq(vec![Value::Int(7)]),
         false,
@@ -270,15 +294,13 @@ fn run_model(ps: PageSize, seed: u64, ops: usize) -> Result<()> {
     let mut model: BTreeMap<i64, Vec<Value>> = BTreeMap::new();
     let long = ps.bytes() * 3;
     for op in 0..ops {
-        let ctx = TxnContext {
-            trx_id: op as u64 + 10,
-        };
+        let mut ctx = TxnContext::internal();
         let id = rng.random_range(0..200i64);
         match rng.random_range(0..10) {
             0..=4 => {
                 let row = random_row(&mut rng, id, long);
                 let expect_dup = model.contains_key(&id) || clashes(&model, &row, None);
-                match t.insert(&ctx, &row) {
+                match t.insert(&mut ctx, &row) {
                     Ok(_) => {
                         assert!(!expect_dup, "insert of {row:?} should have failed");
                         model.insert(id, row);
@@ -301,7 +323,7 @@ fn run_model(ps: PageSize, seed: u64, ops: usize) -> Result<()> {
                 let expect_dup = exists
                     && ((new_id != id && model.contains_key(&new_id))
                         || clashes(&model, &row, Some(id)));
-                match t.update(&ctx, &at, &row) {
+                match t.update(&mut ctx, &at, &row) {
                     Ok(Some(r)) => {
                         assert!(exists && !expect_dup);
                         assert_eq!(r, t.row_ref(&[Value::Int(new_id)])?);
@@ -309,13 +331,15 @@ fn run_model(ps: PageSize, seed: u64, ops: usize) -> Result<()> {
                         model.insert(new_id, row);
                     }
                     Ok(None) => assert!(!exists),
-                    Err(EngineError::DuplicateEntry { .. }) => assert!(expect_dup),
+                    Err(EngineError::DuplicateEntry { entry, key }) => {
+                        assert!(expect_dup, "{entry} {key} id {id} new {new_id} row {row:?}")
+                    }
                     Err(e) => return Err(e),
                 }
             }
             _ => {
                 let at = t.row_ref(&[Value::Int(id)])?;
-                assert_eq!(t.delete(&ctx, &at)?, model.remove(&id).is_some());
+                assert_eq!(t.delete(&mut ctx, &at)?, model.remove(&id).is_some());
             }
         }
         if op % 150 == 149 {
@@ -325,7 +349,7 @@ fn run_model(ps: PageSize, seed: u64, ops: usize) -> Result<()> {
     verify(&t, &model)?;
     // Deleting everything returns every off-page page: the trees are empty.
     for id in model.keys().copied().collect::<Vec<_>>() {
-        assert!(t.delete(&TxnContext { trx_id: 5 }, &t.row_ref(&[Value::Int(id)])?)?);
+        assert!(t.delete(&mut TxnContext::internal(), &t.row_ref(&[Value::Int(id)])?)?);
     }
     verify(&t, &BTreeMap::new())?;
     Ok(())
@@ -350,7 +374,7 @@ fn random_changes_match_the_model_at_64k() -> Result<()> {
 fn duplicate_errors_name_the_key_and_change_nothing() -> Result<()> {
     let s = storage(PageSize::K16, Arc::new(SimVfs::new()))?;
     let t = Table::create_file_per_table(&s, model_def(), "db/d.ibd")?;
-    let ctx = TxnContext { trx_id: 3 };
+    let mut ctx = TxnContext::internal();
     let row = |id: i64, name: &str| {
         vec![
             Value::Int(id),
@@ -360,13 +384,13 @@ fn duplicate_errors_name_the_key_and_change_nothing() -> Result<()> {
             Value::Str("red".into()),
         ]
     };
-    t.insert(&ctx, &row(1, "Alpha"))?;
-    let e = t.insert(&ctx, &row(1, "beta")).err();
+    t.insert(&mut ctx, &row(1, "Alpha"))?;
+    let e = t.insert(&mut ctx, &row(1, "beta")).err();
     assert!(
         matches!(&e, Some(EngineError::DuplicateEntry { entry, key }) if entry == "1" && key == "PRIMARY"),
         "{e:?}"
     );
-    let e = t.insert(&ctx, &row(2, "ALPHA ")).err();
+    let e = t.insert(&mut ctx, &row(2, "ALPHA ")).err();
     assert!(
         matches!(&e, Some(EngineError::DuplicateEntry { entry, key }) if entry == "ALPHA " && key == "u_name"),
         "{e:?}"
@@ -377,23 +401,23 @@ fn duplicate_errors_name_the_key_and_change_nothing() -> Result<()> {
     verify(&t, &model)?;
     let pages_before = s.pool().spaces().size_pages(t.roots().space)?;
     for _ in 0..20 {
-        assert!(t.insert(&ctx, &row(1, "zeta")).is_err());
+        assert!(t.insert(&mut ctx, &row(1, "zeta")).is_err());
     }
     assert_eq!(s.pool().spaces().size_pages(t.roots().space)?, pages_before);
     // Updating into a clash fails too and keeps the old row.
-    t.insert(&ctx, &row(2, "beta"))?;
+    t.insert(&mut ctx, &row(2, "beta"))?;
     let e = t
-        .update(&ctx, &t.row_ref(&[Value::Int(2)])?, &row(2, "alpha"))
+        .update(&mut ctx, &t.row_ref(&[Value::Int(2)])?, &row(2, "alpha"))
         .err();
     assert!(matches!(e, Some(EngineError::DuplicateEntry { .. })));
     let e = t
-        .update(&ctx, &t.row_ref(&[Value::Int(2)])?, &row(1, "beta"))
+        .update(&mut ctx, &t.row_ref(&[Value::Int(2)])?, &row(1, "beta"))
         .err();
     assert!(matches!(e, Some(EngineError::DuplicateEntry { ref key, .. }) if key == "PRIMARY"));
     model.insert(2, row(2, "beta"));
     verify(&t, &model)?;
     // A change of case keeps the unique key but must reach the covering value.
-    t.update(&ctx, &t.row_ref(&[Value::Int(1)])?, &row(1, "ALPHA"))?;
+    t.update(&mut ctx, &t.row_ref(&[Value::Int(1)])?, &row(1, "ALPHA"))?;
     model.insert(1, row(1, "ALPHA"));
     verify(&t, &model)?;
     // NULLs never clash in a unique index.
@@ -401,8 +425,8 @@ fn duplicate_errors_name_the_key_and_change_nothing() -> Result<()> {
     n1[2] = Value::Null;
     let mut n2 = row(4, "");
     n2[2] = Value::Null;
-    t.insert(&ctx, &n1)?;
-    t.insert(&ctx, &n2)?;
+    t.insert(&mut ctx, &n1)?;
+    t.insert(&mut ctx, &n2)?;
     Ok(())
 }
 
@@ -480,16 +504,16 @@ fn tables_without_primary_key_use_hidden_row_ids_across_reopen() -> Result<()> {
         secondary: vec![IndexDef::on("b", &[1], false)],
         auto_increment: None,
     };
-    let ctx = TxnContext { trx_id: 9 };
+    let mut ctx = TxnContext::internal();
     let roots = {
         let s = storage(PageSize::K8, vfs.clone())?;
         let t = Table::create_file_per_table(&s, def.clone(), "db/h.ibd")?;
-        let r1 = t.insert(&ctx, &[Value::Int(1), Value::Str("x".into())])?;
-        let r2 = t.insert(&ctx, &[Value::Int(1), Value::Str("x".into())])?;
-        let r3 = t.insert(&ctx, &[Value::Int(2), Value::Str("Y".into())])?;
+        let r1 = t.insert(&mut ctx, &[Value::Int(1), Value::Str("x".into())])?;
+        let r2 = t.insert(&mut ctx, &[Value::Int(1), Value::Str("x".into())])?;
+        let r3 = t.insert(&mut ctx, &[Value::Int(2), Value::Str("Y".into())])?;
         assert!(r1 < r2 && r2 < r3, "row ids grow");
-        assert!(t.delete(&ctx, &r3)?);
-        t.update(&ctx, &r1, &[Value::Int(5), Value::Str("z".into())])?;
+        assert!(t.delete(&mut ctx, &r3)?);
+        t.update(&mut ctx, &r1, &[Value::Int(5), Value::Str("z".into())])?;
         let roots = t.roots();
         drop(t);
         Arc::into_inner(s).map(Storage::close).transpose()?;
@@ -497,8 +521,8 @@ fn tables_without_primary_key_use_hidden_row_ids_across_reopen() -> Result<()> {
     };
     let s = storage(PageSize::K8, vfs)?;
     let t = Table::open(&s, def, &roots)?;
-    let r4 = t.insert(&ctx, &[Value::Int(3), Value::Str("y".into())])?;
-    let mut c = t.scan(&ctx, 1, &KeyRange::all(), false, None)?;
+    let r4 = t.insert(&mut ctx, &[Value::Int(3), Value::Str("y".into())])?;
+    let mut c = t.scan(&ReadContext::NEWEST, 1, &KeyRange::all(), false, None)?;
     let mut rows = Vec::new();
     while let Some((at, r)) = c.next_row()? {
         rows.push((at, r));
@@ -531,27 +555,25 @@ fn concurrent_writers_keep_indexes_consistent() -> Result<()> {
             std::thread::spawn(move || -> Result<BTreeMap<i64, Vec<Value>>> {
                 let mut rng = StdRng::seed_from_u64(w as u64 + 100);
                 let mut model = BTreeMap::new();
-                for op in 0..400 {
-                    let ctx = TxnContext {
-                        trx_id: 1000 * (w as u64 + 1) + op,
-                    };
+                for _ in 0..400 {
+                    let mut ctx = TxnContext::internal();
                     let id = w * 1000 + rng.random_range(0..60);
                     let mut row = random_row(&mut rng, id, 9000);
                     row[2] = Value::Null; // names would clash across threads
                     let at = t.row_ref(&[Value::Int(id)])?;
                     match rng.random_range(0..3) {
                         0 => {
-                            if t.insert(&ctx, &row).is_ok() {
+                            if t.insert(&mut ctx, &row).is_ok() {
                                 model.insert(id, row);
                             }
                         }
                         1 => {
-                            if t.update(&ctx, &at, &row)?.is_some() {
+                            if t.update(&mut ctx, &at, &row)?.is_some() {
                                 model.insert(id, row);
                             }
                         }
                         _ => {
-                            t.delete(&ctx, &at)?;
+                            t.delete(&mut ctx, &at)?;
                             model.remove(&id);
                         }
                     }
@@ -574,12 +596,12 @@ fn concurrent_writers_keep_indexes_consistent() -> Result<()> {
 fn check_finds_missing_and_extra_secondary_entries() -> Result<()> {
     let s = storage(PageSize::K4, Arc::new(SimVfs::new()))?;
     let t = Table::create_file_per_table(&s, model_def(), "db/k.ibd")?;
-    let ctx = TxnContext { trx_id: 2 };
+    let mut ctx = TxnContext::internal();
     let mut rng = StdRng::seed_from_u64(5);
     for id in 0..40 {
         let mut row = random_row(&mut rng, id, 10_000);
         row[2] = Value::Null;
-        t.insert(&ctx, &row)?;
+        t.insert(&mut ctx, &row)?;
     }
     let clean = t.check()?;
     assert!(clean.problems.is_empty(), "{:?}", clean.problems);
@@ -652,7 +674,7 @@ fn autoinc_def() -> TableDef {
 #[test]
 fn auto_increment_allocates_observes_and_survives_a_clean_restart() -> Result<()> {
     let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
-    let ctx = TxnContext { trx_id: 4 };
+    let mut ctx = TxnContext::internal();
     let roots = {
         let s = storage(PageSize::K16, vfs.clone())?;
         let t = Table::create_file_per_table(&s, autoinc_def(), "db/a.ibd")?;
@@ -660,7 +682,7 @@ fn auto_increment_allocates_observes_and_survives_a_clean_restart() -> Result<()
         assert_eq!(t.allocate_auto_increment(1)?, 2);
         assert_eq!(t.allocate_auto_increment(5)?, 3);
         assert_eq!(t.auto_increment_next(), Some(8));
-        t.insert(&ctx, &[Value::UInt(100), Value::Int(0)])?;
+        t.insert(&mut ctx, &[Value::UInt(100), Value::Int(0)])?;
         assert_eq!(t.allocate_auto_increment(1)?, 101);
         t.raise_auto_increment(500)?;
         assert_eq!(t.allocate_auto_increment(1)?, 500);
@@ -727,7 +749,7 @@ fn auto_increment_values_are_never_reused_after_power_loss() -> Result<()> {
         let s = storage(PageSize::K4, vfs.clone())?;
         let t = Table::open(&s, autoinc_def(), &roots)?;
         let mut c = t.scan(
-            &TxnContext { trx_id: 1 },
+            &ReadContext::NEWEST,
             CLUSTERED,
             &KeyRange::all(),
             true,
@@ -750,11 +772,11 @@ fn auto_increment_values_are_never_reused_after_power_loss() -> Result<()> {
             first > present_max,
             "cycle {cycle}: {first} reuses a value at or below {present_max}"
         );
-        let ctx = TxnContext { trx_id: cycle + 1 };
-        t.insert(&ctx, &[Value::UInt(first), Value::Int(0)])?;
+        let mut ctx = TxnContext::internal();
+        t.insert(&mut ctx, &[Value::UInt(first), Value::Int(0)])?;
         for _ in 0..rng.random_range(1..200) {
             let id = t.allocate_auto_increment(1)?;
-            t.insert(&ctx, &[Value::UInt(id), Value::Int(1)])?;
+            t.insert(&mut ctx, &[Value::UInt(id), Value::Int(1)])?;
             if rng.random_bool(0.1) {
                 s.make_durable()?;
                 durable_max = id;

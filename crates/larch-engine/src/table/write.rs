@@ -1,76 +1,68 @@
 //! Row changes: insert, update, delete across the clustered and secondary indexes.
 //!
-//! Order of work in every change (see the module doc of `table` for what the
-//! transaction system adds):
-//! 1. latch the row stripes of every clustered key involved (ascending stripe
-//!    order), then the table's unique latch if a unique secondary is checked;
-//! 2. check uniqueness and prepare every entry: nothing has changed yet, so an
-//!    error leaves no trace;
-//! 3. write the clustered index first, then the secondary indexes; free the
-//!    off-page values a change replaced last.
+//! Order of work in every change made for a transaction (a [`TxnContext`]
+//! with undo; `version` and `undo_entry` describe what readers and rollback
+//! see):
+//! 1. take the exclusive row lock on the clustered key (waiting, or failing
+//!    with a lock wait timeout or deadlock error);
+//! 2. check uniqueness: a live entry of another row is a duplicate once its
+//!    writer has committed; an entry an active transaction wrote or
+//!    delete-marked is waited for (a shared lock on that row), then checked
+//!    again. Unique checks and the secondary inserts after them are serialized
+//!    per table by a latch that is never held across a lock wait;
+//! 3. append the undo record (the previous version), then write the clustered
+//!    record stamped with the transaction id and the roll pointer, then the
+//!    secondary entries (stamped too). Deletes only delete-mark; an update
+//!    that changes a secondary key delete-marks the old entry and inserts (or
+//!    un-marks) the new one. Purge removes what no snapshot needs.
 //!
-//! Readers go secondary -> clustered and re-check that the row still matches
-//! the entry, so the order in step 3 never shows them a wrong row.
+//! A statement that fails half-way leaves its earlier changes; the caller
+//! rolls back to the statement's [`UndoMark`](super::UndoMark), as InnoDB
+//! rolls back a failed statement.
+//!
+//! Internal writers ([`TxnContext::internal`]: DDL copies, the dictionary)
+//! change records physically, without undo, delete-marks or locks.
+//!
+//! Readers go secondary -> clustered and re-check that the row version they
+//! see still matches the entry, so the order in step 3 never shows them a
+//! wrong row.
 
 use std::ops::Bound;
 
-use parking_lot::MutexGuard;
-
 use super::layout::encode_columns;
-use super::{RowRef, Table, TxnContext};
-use crate::btree::OnDuplicate;
+use super::version::trx_id_of;
+use super::{Table, TxnContext};
 use crate::error::{EngineError, Result};
+use crate::lock::LockMode;
 use crate::record::key::prefix_end;
 use crate::record::overflow;
 use crate::record::row::{
-    encode_row, plan_external_for_entry, ColumnBytes, ExternRef, HiddenFields, RowView,
-    SECONDARY_STAMP_LEN,
+    encode_row, plan_external_for_entry, ColumnBytes, ExternRef, HiddenFields,
 };
 use crate::record::value::{format_time, ColumnType, Value};
-
-/// Row latch stripes per table.
-pub(super) const ROW_STRIPES: usize = 64;
+use crate::txn::TrxStatus;
 
 /// The prepared entry of one secondary index for one row.
-struct SecondaryEntry {
+pub(super) struct SecondaryEntry {
     /// Secondary key parts followed by the clustered key.
-    key: Vec<u8>,
+    pub key: Vec<u8>,
     /// The secondary key parts alone (the unique prefix).
-    prefix_len: usize,
-    has_null: bool,
-    value: Vec<u8>,
+    pub prefix_len: usize,
+    pub has_null: bool,
+    pub value: Vec<u8>,
 }
 
 /// A clustered record being written, with the off-page values it stored.
-struct NewRecord {
-    bytes: Vec<u8>,
+pub(super) struct NewRecord {
+    pub bytes: Vec<u8>,
     /// Chains stored for this record (freed again if the write fails).
-    stored: Vec<ExternRef>,
-}
-
-fn stripe_of(key: &[u8]) -> usize {
-    // FNV-1a: cheap and spreads adjacent keys.
-    let h = key.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    (h % ROW_STRIPES as u64) as usize
+    pub stored: Vec<ExternRef>,
 }
 
 impl Table {
-    /// Latches the stripes of `keys` in ascending order.
-    fn latch_rows(&self, keys: &[&[u8]]) -> Vec<MutexGuard<'_, ()>> {
-        let mut stripes: Vec<usize> = keys.iter().map(|k| stripe_of(k)).collect();
-        stripes.sort_unstable();
-        stripes.dedup();
-        stripes
-            .into_iter()
-            .map(|s| self.row_latches[s].lock())
-            .collect()
-    }
-
     /// Moves the AUTO_INCREMENT counter past the value `row` stores in the
     /// AUTO_INCREMENT column.
-    fn observe_explicit(&self, row: &[Value]) -> Result<()> {
+    pub(super) fn observe_explicit(&self, row: &[Value]) -> Result<()> {
         let Some(c) = self.layout.def.auto_increment else {
             return Ok(());
         };
@@ -81,11 +73,11 @@ impl Table {
         }
     }
 
-    fn has_unique_secondary(&self) -> bool {
+    pub(super) fn has_unique_secondary(&self) -> bool {
         self.layout.secondary.iter().any(|s| s.unique)
     }
 
-    fn secondary_entries(
+    pub(super) fn secondary_entries(
         &self,
         row: &[Value],
         clustered_key: &[u8],
@@ -107,17 +99,20 @@ impl Table {
             .collect()
     }
 
-    /// Fails with a duplicate-entry error if unique index `s` holds a live entry
-    /// with the secondary key of `e` for another row than `own`.
+    /// Checks unique index `s` for another row than `own` with the secondary
+    /// key of `e`: `Err` with 1062 for a duplicate, `Ok(Some(row))` when an
+    /// entry's fate depends on an active transaction (lock `row` shared and
+    /// check again), `Ok(None)` when the key is free.
     fn check_unique(
         &self,
         s: usize,
         e: &SecondaryEntry,
         row: &[Value],
         own: Option<&[u8]>,
-    ) -> Result<()> {
+        trx_id: u64,
+    ) -> Result<Option<Vec<u8>>> {
         if !self.layout.secondary[s].unique || e.has_null {
-            return Ok(());
+            return Ok(None);
         }
         let prefix = &e.key[..e.prefix_len];
         let upper = match prefix_end(prefix) {
@@ -127,20 +122,68 @@ impl Table {
         let pool = self.storage.pool();
         let mut c = self.secondary[s].range(pool, Bound::Included(prefix.to_vec()), upper, false);
         while let Some(found) = c.next_entry()? {
-            if found.is_deleted() {
+            let other = &found.key[e.prefix_len..];
+            if own.is_some_and(|o| other == o) {
                 continue;
             }
-            if own.is_some_and(|o| found.key[e.prefix_len..] == *o) {
-                continue;
+            let stamp = trx_id_of(&found.value);
+            let settled = stamp == trx_id || !self.is_active(stamp);
+            match (found.is_deleted(), settled) {
+                (true, true) => continue,
+                (false, true) => {
+                    let l = &self.layout.secondary[s];
+                    return Err(self.duplicate(&l.key_columns, row, &l.name));
+                }
+                (_, false) => return Ok(Some(other.to_vec())),
             }
-            let l = &self.layout.secondary[s];
-            return Err(self.duplicate(&l.key_columns, row, &l.name));
         }
-        Ok(())
+        Ok(None)
+    }
+
+    /// Whether `trx` is a transaction that has not finished.
+    pub(super) fn is_active(&self, trx: u64) -> bool {
+        self.services
+            .as_ref()
+            .is_some_and(|s| trx != 0 && s.system.status(trx) == TrxStatus::Active)
+    }
+
+    /// Runs the unique checks of `entries` (indexes where `changed` says so)
+    /// and returns holding the table's unique latch (if it has unique indexes),
+    /// waiting for row locks between attempts without the latch.
+    pub(super) fn unique_checked(
+        &self,
+        ctx: &mut TxnContext,
+        entries: &[SecondaryEntry],
+        changed: &[bool],
+        row: &[Value],
+        own: Option<&[u8]>,
+    ) -> Result<Option<parking_lot::MutexGuard<'_, ()>>> {
+        if !self.has_unique_secondary() {
+            return Ok(None);
+        }
+        let trx_id = ctx.trx_id();
+        loop {
+            let guard = self.unique_latch.lock();
+            let mut wait_for = None;
+            for (s, e) in entries.iter().enumerate() {
+                if !changed[s] {
+                    continue;
+                }
+                if let Some(other) = self.check_unique(s, e, row, own, trx_id)? {
+                    wait_for = Some(other);
+                    break;
+                }
+            }
+            let Some(other) = wait_for else {
+                return Ok(Some(guard));
+            };
+            drop(guard);
+            let _granted = self.lock_key(ctx, &other, LockMode::Shared, None)?;
+        }
     }
 
     /// MySQL's 1062 error for the key over `columns` of `row`.
-    fn duplicate(&self, columns: &[usize], row: &[Value], key: &str) -> EngineError {
+    pub(super) fn duplicate(&self, columns: &[usize], row: &[Value], key: &str) -> EngineError {
         let entry = columns
             .iter()
             .map(|&c| display_value(&self.layout.def.columns[c].ty, &row[c]))
@@ -152,14 +195,14 @@ impl Table {
         }
     }
 
-    fn duplicate_primary(&self, row: &[Value]) -> EngineError {
+    pub(super) fn duplicate_primary(&self, row: &[Value]) -> EngineError {
         self.duplicate(&self.layout.clustered.key_columns, row, "PRIMARY")
     }
 
     /// Encodes the clustered record of `row`, storing long columns off-page.
     /// `reuse` offers off-page values of the previous version (stored column
     /// index -> (bytes, reference)) that an unchanged column keeps.
-    fn build_record(
+    pub(super) fn build_record(
         &self,
         trx_id: u64,
         row: &[Value],
@@ -217,149 +260,13 @@ impl Table {
 
     /// Frees off-page chains, logging (not failing) on error: the row change
     /// they belonged to is already decided, a leak is the worst outcome.
-    fn free_chains(&self, refs: &[ExternRef]) {
+    pub(super) fn free_chains(&self, refs: &[ExternRef]) {
         for r in refs {
             if let Err(e) = overflow::free(self.storage.pool(), self.blob_segment, r) {
                 tracing::warn!(error = %e, table = %self.layout.def.name, "could not free an off-page value");
             }
         }
     }
-
-    /// Inserts `row` (one value per column). Fails with 1062 on a duplicate
-    /// primary or unique key, leaving the table unchanged.
-    pub fn insert(&self, ctx: &TxnContext, row: &[Value]) -> Result<RowRef> {
-        self.layout.check_arity(row)?;
-        self.observe_explicit(row)?;
-        let row_id = if self.layout.clustered.hidden_row_id {
-            self.allocate_row_id()?
-        } else {
-            0
-        };
-        let key = self.layout.clustered_key(row, row_id)?;
-        let entries = self.secondary_entries(row, &key, ctx.trx_id)?;
-        let _rows = self.latch_rows(&[&key]);
-        let _unique = self
-            .has_unique_secondary()
-            .then(|| self.unique_latch.lock());
-        for (s, e) in entries.iter().enumerate() {
-            self.check_unique(s, e, row, None)?;
-        }
-        let rec = self.build_record(ctx.trx_id, row, key.len(), row_id, &[])?;
-        let pool = self.storage.pool();
-        if let Err(e) = self
-            .clustered
-            .insert(pool, &key, &rec.bytes, OnDuplicate::Error)
-        {
-            self.free_chains(&rec.stored);
-            return Err(match e {
-                EngineError::DuplicateKey { .. } => self.duplicate_primary(row),
-                e => e,
-            });
-        }
-        for (s, e) in entries.iter().enumerate() {
-            self.secondary[s].insert(pool, &e.key, &e.value, OnDuplicate::Error)?;
-        }
-        Ok(RowRef(key))
-    }
-
-    /// Replaces the row at `at` by `new_row`. Returns the row's new address
-    /// (it moves when the primary key changes), or `None` if there is no row at
-    /// `at`. Fails with 1062 on a duplicate key, leaving the table unchanged.
-    pub fn update(
-        &self,
-        ctx: &TxnContext,
-        at: &RowRef,
-        new_row: &[Value],
-    ) -> Result<Option<RowRef>> {
-        self.layout.check_arity(new_row)?;
-        self.observe_explicit(new_row)?;
-        let hidden = self.layout.clustered.hidden_row_id;
-        let row_id = if hidden { row_id_of(&at.0) } else { 0 };
-        let new_key = self.layout.clustered_key(new_row, row_id)?;
-        let _rows = self.latch_rows(&[&at.0, &new_key]);
-        let pool = self.storage.pool();
-        let Some(found) = self.clustered.get(pool, &at.0)?.filter(|f| !f.deleted) else {
-            return Ok(None);
-        };
-        let (old_row, old_external) = self.decode_with_external(&at.0, &found.value)?;
-        let old_entries = self.secondary_entries(&old_row, &at.0, ctx.trx_id)?;
-        let new_entries = self.secondary_entries(new_row, &new_key, ctx.trx_id)?;
-        let _unique = self
-            .has_unique_secondary()
-            .then(|| self.unique_latch.lock());
-        for (s, e) in new_entries.iter().enumerate() {
-            if e.key[..e.prefix_len] != old_entries[s].key[..old_entries[s].prefix_len] {
-                self.check_unique(s, e, new_row, Some(&at.0))?;
-            }
-        }
-        let moved = new_key != at.0;
-        if moved
-            && self
-                .clustered
-                .get(pool, &new_key)?
-                .is_some_and(|f| !f.deleted)
-        {
-            return Err(self.duplicate_primary(new_row));
-        }
-        let rec = self.build_record(ctx.trx_id, new_row, new_key.len(), row_id, &old_external)?;
-        let written = if moved {
-            self.clustered
-                .insert(pool, &new_key, &rec.bytes, OnDuplicate::Error)
-                .and_then(|()| self.clustered.delete(pool, &at.0).map(|_| ()))
-        } else {
-            self.clustered
-                .insert(pool, &at.0, &rec.bytes, OnDuplicate::Replace)
-        };
-        if let Err(e) = written {
-            self.free_chains(&rec.stored);
-            return Err(e);
-        }
-        for (s, (old, new)) in old_entries.iter().zip(&new_entries).enumerate() {
-            let tree = &self.secondary[s];
-            if old.key != new.key {
-                tree.delete(pool, &old.key)?;
-                tree.insert(pool, &new.key, &new.value, OnDuplicate::Error)?;
-            } else if old.value[SECONDARY_STAMP_LEN..] != new.value[SECONDARY_STAMP_LEN..] {
-                tree.insert(pool, &new.key, &new.value, OnDuplicate::Replace)?;
-            }
-        }
-        let kept: Vec<ExternRef> = RowView::parse(&self.layout.clustered.row, &rec.bytes)?
-            .external_columns()
-            .map(|(_, r)| r)
-            .collect();
-        let freed: Vec<ExternRef> = old_external
-            .iter()
-            .map(|(_, _, r)| *r)
-            .filter(|r| !kept.contains(r))
-            .collect();
-        self.free_chains(&freed);
-        Ok(Some(RowRef(new_key)))
-    }
-
-    /// Deletes the row at `at`. Returns false if there is none.
-    pub fn delete(&self, ctx: &TxnContext, at: &RowRef) -> Result<bool> {
-        let _rows = self.latch_rows(&[&at.0]);
-        let pool = self.storage.pool();
-        let Some(found) = self.clustered.get(pool, &at.0)?.filter(|f| !f.deleted) else {
-            return Ok(false);
-        };
-        let (old_row, old_external) = self.decode_with_external(&at.0, &found.value)?;
-        let entries = self.secondary_entries(&old_row, &at.0, ctx.trx_id)?;
-        if !self.clustered.delete(pool, &at.0)? {
-            return Ok(false);
-        }
-        for (s, e) in entries.iter().enumerate() {
-            self.secondary[s].delete(pool, &e.key)?;
-        }
-        let refs: Vec<ExternRef> = old_external.iter().map(|(_, _, r)| *r).collect();
-        self.free_chains(&refs);
-        Ok(true)
-    }
-}
-
-/// The hidden row id in a clustered key of a table without a primary key.
-fn row_id_of(key: &[u8]) -> u64 {
-    key.iter().fold(0u64, |a, &b| (a << 8) | u64::from(b))
 }
 
 /// A value as MySQL prints it in "Duplicate entry '...'".

@@ -262,6 +262,13 @@ impl TransactionSystem {
         oldest
     }
 
+    /// The view purge decides with: the oldest live snapshot and no own id.
+    /// A version whose writer this view sees is seen by every live and future
+    /// snapshot.
+    pub fn purge_view(&self) -> ReadView {
+        ReadView::new(self.oldest_live_snapshot(), 0)
+    }
+
     /// The live snapshots, sorted, for purge (which keeps, for each, the newest
     /// version at or below it). Same protocol as
     /// [`oldest_live_snapshot`](Self::oldest_live_snapshot).
@@ -432,6 +439,20 @@ impl TransactionSystem {
     fn commit_id_with(&self, id: TrxId, pause: impl FnOnce()) -> Csn {
         let csn = self.csn.allocate();
         pause();
+        self.table.finish(id, TrxStatus::Committed(csn));
+        self.csn.publish(csn);
+        self.csn.wait_published(csn);
+        if csn % WATERMARK_EVERY == 0 {
+            self.advance_low_watermark();
+        }
+        csn
+    }
+
+    /// [`commit_id`](Self::commit_id) calling `record` with the CSN before it
+    /// is recorded and published.
+    fn commit_id_with_csn(&self, id: TrxId, record: impl FnOnce(Csn)) -> Csn {
+        let csn = self.csn.allocate();
+        record(csn);
         self.table.finish(id, TrxStatus::Committed(csn));
         self.csn.publish(csn);
         self.csn.wait_published(csn);

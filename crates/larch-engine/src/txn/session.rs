@@ -267,6 +267,28 @@ impl Transaction {
         Ok(csn)
     }
 
+    /// Commits, calling `record` with the CSN after it is taken and before it
+    /// is published (the undo layer stores it in the transaction's log
+    /// there). The CSN is published even if `record` fails, so later commits
+    /// are not held up; the error is returned.
+    pub fn commit_with_csn(
+        mut self,
+        record: impl FnOnce(Csn) -> Result<()>,
+    ) -> Result<Option<Csn>> {
+        if self.id == 0 {
+            self.end();
+            return Ok(None);
+        }
+        self.set_run_state(TrxRunState::Committing);
+        let mut outcome = Ok(());
+        let csn = self
+            .lease
+            .sys
+            .commit_id_with_csn(self.id, |csn| outcome = record(csn));
+        self.end();
+        outcome.map(|()| Some(csn))
+    }
+
     /// Rolls back: marks the transaction rolled back once its changes are
     /// undone (the undo layer will do that first).
     pub fn rollback(mut self) {

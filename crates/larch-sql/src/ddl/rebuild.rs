@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use larch_engine::catalog::{Catalog, TableEntry};
 use larch_engine::record::value::{ColumnType, Date, DateTime, Decimal, Timestamp, Value};
-use larch_engine::table::{ColumnDef, KeyRange, Table, TxnContext, CLUSTERED};
+use larch_engine::table::{ColumnDef, KeyRange, ReadContext, Table, TxnContext, CLUSTERED};
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
@@ -38,10 +38,6 @@ use super::work::Finished;
 use crate::error::{SqlError, Warning};
 use crate::session::Session;
 use crate::value::{set_text, store, StoreTarget};
-
-/// Transaction id stamped on rows a rebuild writes (DDL is not
-/// transactional yet, as in the catalog).
-const DDL_TRX: TxnContext = TxnContext { trx_id: 0 };
 
 /// Numbers of temporary table names.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(1);
@@ -183,7 +179,13 @@ fn copy_rows(
     });
     let mut warnings: Vec<Warning> = Vec::new();
     let mut rows = 0u64;
-    let mut cursor = old.scan(&DDL_TRX, CLUSTERED, &KeyRange::all(), false, None)?;
+    let mut cursor = old.scan(
+        &ReadContext::NEWEST,
+        CLUSTERED,
+        &KeyRange::all(),
+        false,
+        None,
+    )?;
     while let Some((_, row)) = cursor.next_row()? {
         if s.process.kill_query.load(Ordering::SeqCst) {
             return Err(SqlError::new(
@@ -215,7 +217,7 @@ fn copy_rows(
                 };
             }
         }
-        new.insert(&DDL_TRX, &out)?;
+        new.insert(&mut TxnContext::internal(), &out)?;
     }
     let applied = Applied {
         rows,

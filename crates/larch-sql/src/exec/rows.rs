@@ -17,8 +17,11 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
+use larch_engine::lock::{LockMode, LockOutcome, WaitPolicy};
 use larch_engine::record::value::{ColumnType, Value};
-use larch_engine::table::{KeyRange, RowRef, Table, TxnContext, CLUSTERED};
+use larch_engine::table::{KeyRange, ReadContext, RowRef, Table, TxnContext, CLUSTERED};
+
+use crate::session::Session;
 use sqlparser::ast;
 
 use crate::error::SqlError;
@@ -342,18 +345,42 @@ pub(crate) fn choose_access(
     best.map_or(Access::Scan, |(_, a)| a)
 }
 
+/// How a statement reads rows: the versions it sees, and the row locks it
+/// takes as it reads (locking reads and the current read of UPDATE/DELETE).
+pub(crate) struct RowReading<'a> {
+    pub read: ReadContext,
+    pub lock: Option<(&'a TxnContext, LockMode, Option<WaitPolicy>)>,
+}
+
+impl Session {
+    /// How the current statement reads rows.
+    pub(crate) fn row_reading(&self) -> RowReading<'_> {
+        let lock = match (self.locking, self.txn.as_ref()) {
+            (Some((mode, policy)), Some(t)) => Some((&t.ctx, mode, policy)),
+            _ => None,
+        };
+        RowReading {
+            read: self.read,
+            lock,
+        }
+    }
+}
+
 /// Reads the rows of `table` that `access` selects, calling `each` with the
 /// row's address and full-width values; `each` returns false to stop.
 /// `needed` lists the columns the statement uses (`None`: all).
+/// `reading` says which versions are read and whether rows are locked as
+/// they are read (locking reads re-read the newest version once locked).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn for_each_row(
     table: &Arc<Table>,
     access: &Access,
     reverse: bool,
     needed: Option<&[usize]>,
     kill: &std::sync::atomic::AtomicBool,
+    reading: &RowReading<'_>,
     each: &mut dyn FnMut(RowRef, Vec<Value>) -> Result<bool, SqlError>,
 ) -> Result<(), SqlError> {
-    let ctx = TxnContext { trx_id: 0 };
     let ncols = table.def().columns.len();
     let enum_cols: Vec<(usize, &ColumnType)> = table
         .def()
@@ -377,18 +404,30 @@ pub(crate) fn for_each_row(
     // case-insensitive collation): each row is passed once.
     let mut seen = (ranges.len() > 1).then(std::collections::HashSet::<Vec<u8>>::new);
     for range in ranges {
-        let mut cursor = table.scan(&ctx, index, range, reverse, needed)?;
+        let mut cursor = table.scan(&reading.read, index, range, reverse, needed)?;
         loop {
             if kill.load(std::sync::atomic::Ordering::Relaxed) {
                 return Err(SqlError::new(1317, "Query execution was interrupted"));
             }
-            let Some((at, vals)) = cursor.next_row()? else {
+            let Some((at, mut vals)) = cursor.next_row()? else {
                 break;
             };
             if let Some(seen) = seen.as_mut() {
                 if !seen.insert(at.0.clone()) {
                     continue;
                 }
+            }
+            if let Some((ctx, mode, policy)) = reading.lock {
+                if table.lock_row(ctx, &at, mode, policy)? == LockOutcome::Skipped {
+                    continue;
+                }
+                let Some(full) = table.get(&ReadContext::NEWEST, &at)? else {
+                    continue; // deleted while we waited
+                };
+                vals = match needed {
+                    None => full,
+                    Some(cols) => cols.iter().map(|&c| full[c].clone()).collect(),
+                };
             }
             let mut row = match needed {
                 None => vals,

@@ -599,6 +599,10 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
             "Innodb_page_size",
             s.db.storage().page_size().get().to_string(),
         ),
+        (
+            "Innodb_history_list_length",
+            s.db.services().undo.history_len().to_string(),
+        ),
         ("Innodb_rows_deleted", n(&c.rows_deleted)),
         ("Innodb_rows_inserted", n(&c.rows_inserted)),
         ("Innodb_rows_read", n(&c.rows_read)),
@@ -777,13 +781,14 @@ fn innodb_status(s: &Session) -> String {
     format!(
         "\n=====================================\nLARCH INNODB MONITOR OUTPUT\n=====================================\n\
          ------------\nTRANSACTIONS\n------------\n\
-         Trx id counter {}\nPurge done for trx's n:o < {}\nHistory list length 0\n\
+         Trx id counter {}\nPurge done for trx's n:o < {}\nHistory list length {}\n\
          ---\nLOG\n---\nLog sequence number {}\n\
          ----------------------\nBUFFER POOL AND MEMORY\n----------------------\n\
          Buffer pool size   {}\n\
          ----------------------------\nEND OF INNODB MONITOR OUTPUT\n============================\n",
         trx.next_trx_id(),
         trx.low_watermark(),
+        s.db.services().undo.history_len(),
         log.current_lsn(),
         storage.pool().capacity(),
     )

@@ -1,8 +1,8 @@
 //! INSERT [IGNORE] (VALUES, SET, SELECT; ON DUPLICATE KEY UPDATE), REPLACE,
 //! and single-table UPDATE and DELETE with WHERE, ORDER BY and LIMIT.
 //!
-//! Every statement runs in the session's transaction: its row changes are
-//! recorded (`session::transaction::RowChange`) so a failure half-way
+//! Every statement runs in the session's transaction: it starts at an undo
+//! mark (`session::transaction`) so a failure half-way
 //! reverts the statement, and an autocommit statement commits at the end.
 //! Values are converted to the column types with MySQL's rules
 //! (`crate::value::store`, strict per `sql_mode`); omitted columns take their
@@ -15,8 +15,9 @@ use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
 
 use larch_engine::error::EngineError;
+use larch_engine::lock::LockMode;
 use larch_engine::record::value::{ColumnType, Value};
-use larch_engine::table::{KeyRange, RowRef, Table, TxnContext};
+use larch_engine::table::{KeyRange, ReadContext, RowRef, Table, TxnContext};
 use sqlparser::ast;
 
 mod multi;
@@ -27,7 +28,6 @@ use crate::ddl::TableMeta;
 use crate::error::{SqlError, Warning};
 use crate::eval::{self, CompileOptions, ExprType};
 use crate::result::{OkInfo, QueryResult};
-use crate::session::transaction::RowChange;
 use crate::session::Session;
 use crate::value::store::{store, StoreTarget};
 
@@ -36,14 +36,12 @@ pub(super) fn execute(
     stmt: &ast::Statement,
     params: &[Value],
 ) -> Result<QueryResult, SqlError> {
-    let mark = s.statement_transaction()?.changes.len();
-    let trx_id = match s.txn.as_mut() {
-        Some(t) => t.trx.id_for_write()?,
-        None => return Err(SqlError::new(1105, "no transaction")),
-    };
+    let mark = s.statement_mark()?;
+    s.read = txn_ctx(s)?.read_context();
+    if matches!(stmt, ast::Statement::Update(_) | ast::Statement::Delete(_)) {
+        s.locking = Some((LockMode::Exclusive, None));
+    }
     let mut w = Writer {
-        ctx: TxnContext { trx_id },
-        changes: Vec::new(),
         warnings: Vec::new(),
     };
     let r = match stmt {
@@ -52,13 +50,12 @@ pub(super) fn execute(
         ast::Statement::Delete(d) => delete(s, d, params, &mut w),
         _ => Err(SqlError::not_supported("this statement")),
     };
-    if let Some(t) = s.txn.as_mut() {
-        t.changes.append(&mut w.changes);
-    }
+    s.locking = None;
+    s.read = ReadContext::NEWEST;
     for warning in std::mem::take(&mut w.warnings) {
         s.push_warning(warning);
     }
-    s.end_statement(r.is_ok(), mark)?;
+    s.end_statement(r.as_ref().err(), mark)?;
     let r = r?;
     if let QueryResult::Ok(ok) = &r {
         s.row_count = ok.affected_rows as i64;
@@ -70,9 +67,15 @@ pub(super) fn execute(
 }
 
 struct Writer {
-    ctx: TxnContext,
-    changes: Vec<RowChange>,
     warnings: Vec<Warning>,
+}
+
+/// The engine transaction of the statement (opened by `statement_mark`).
+pub(super) fn txn_ctx(s: &mut Session) -> Result<&mut TxnContext, SqlError> {
+    s.txn
+        .as_mut()
+        .map(|t| &mut t.ctx)
+        .ok_or_else(|| SqlError::new(1105, "no transaction"))
 }
 
 /// What a statement needs to know about its target table.
@@ -350,12 +353,8 @@ fn insert(
                 }
             }
         }
-        match t.table.insert(&w.ctx, &full) {
-            Ok(at) => {
-                w.changes.push(RowChange::Inserted {
-                    table: t.table.clone(),
-                    at,
-                });
+        match t.table.insert(txn_ctx(s)?, &full) {
+            Ok(_) => {
                 affected += 1;
             }
             Err(e) if is_duplicate(&e) && (replace || !odku.is_empty() || ignore) => {
@@ -364,34 +363,20 @@ fn insert(
                         .push(Warning::warn(1062, SqlError::from(e).message()));
                     continue;
                 }
-                let conflicts = conflicts(&t, &full, w)?;
+                let conflicts = conflicts(&t, &full, s)?;
                 if replace {
-                    for (at, old) in conflicts {
-                        if t.table.delete(&w.ctx, &at)? {
-                            w.changes.push(RowChange::Deleted {
-                                table: t.table.clone(),
-                                old,
-                            });
+                    for (at, _) in conflicts {
+                        if t.table.delete(txn_ctx(s)?, &at)? {
                             affected += 1;
                             dups += 1;
                         }
                     }
-                    let at = t.table.insert(&w.ctx, &full)?;
-                    w.changes.push(RowChange::Inserted {
-                        table: t.table.clone(),
-                        at,
-                    });
+                    t.table.insert(txn_ctx(s)?, &full)?;
                     affected += 1;
                 } else if let Some((at, old)) = conflicts.into_iter().next() {
                     let new = odku_row(s, &t, &old, &full, &odku, params, row_no, w)?;
                     if new != old {
-                        if let Some(new_at) = t.table.update(&w.ctx, &at, &new)? {
-                            w.changes.push(RowChange::Updated {
-                                table: t.table.clone(),
-                                at: new_at,
-                                old,
-                            });
-                        }
+                        if let Some(_new_at) = t.table.update(txn_ctx(s)?, &at, &new)? {}
                         affected += 2;
                     } else if s.client_found_rows {
                         affected += 1;
@@ -438,13 +423,20 @@ fn is_duplicate(e: &EngineError) -> bool {
 }
 
 /// Rows that hold one of `row`'s unique key values.
-fn conflicts(t: &Target, row: &[Value], w: &Writer) -> Result<Vec<(RowRef, Vec<Value>)>, SqlError> {
+fn conflicts(
+    t: &Target,
+    row: &[Value],
+    s: &mut Session,
+) -> Result<Vec<(RowRef, Vec<Value>)>, SqlError> {
     let def = t.table.def();
     let mut out: Vec<(RowRef, Vec<Value>)> = Vec::new();
     if let Some(pk) = &def.primary_key {
         let key: Vec<Value> = pk.columns.iter().map(|c| row[c.column].clone()).collect();
         let at = t.table.row_ref(&key)?;
-        if let Some(old) = t.table.get(&w.ctx, &at)? {
+        let _granted = t
+            .table
+            .lock_row(txn_ctx(s)?, &at, LockMode::Exclusive, None)?;
+        if let Some(old) = t.table.get(&ReadContext::NEWEST, &at)? {
             out.push((at, old));
         }
     }
@@ -453,11 +445,21 @@ fn conflicts(t: &Target, row: &[Value], w: &Writer) -> Result<Vec<(RowRef, Vec<V
         if key.iter().any(Value::is_null) || idx.columns.iter().any(|c| c.prefix_len.is_some()) {
             continue;
         }
+        let mut found = Vec::new();
         let mut cur = t
             .table
-            .scan(&w.ctx, i + 1, &KeyRange::eq(key), false, None)?;
-        while let Some((at, old)) = cur.next_row()? {
-            if !out.iter().any(|(a, _)| *a == at) {
+            .scan(&ReadContext::NEWEST, i + 1, &KeyRange::eq(key), false, None)?;
+        while let Some((at, _)) = cur.next_row()? {
+            found.push(at);
+        }
+        for at in found {
+            if out.iter().any(|(a, _)| *a == at) {
+                continue;
+            }
+            let _granted = t
+                .table
+                .lock_row(txn_ctx(s)?, &at, LockMode::Exclusive, None)?;
+            if let Some(old) = t.table.get(&ReadContext::NEWEST, &at)? {
                 out.push((at, old));
             }
         }
@@ -610,6 +612,7 @@ fn matching_rows(
         false,
         None,
         &s.process.kill_query,
+        &s.row_reading(),
         &mut |at, row| {
             if let Some(c) = &cond {
                 if !rows::truthy(&c.eval(&row, &mut ctx)?) {
@@ -773,12 +776,7 @@ fn update(
             let _ = &mut ctx;
             new[c] = convert(s, &t, c, &now, n as u64 + 1, w)?;
         }
-        if let Some(new_at) = t.table.update(&w.ctx, &at, &new)? {
-            w.changes.push(RowChange::Updated {
-                table: t.table.clone(),
-                at: new_at,
-                old,
-            });
+        if let Some(_new_at) = t.table.update(txn_ctx(s)?, &at, &new)? {
             changed += 1;
         }
     }
@@ -833,12 +831,8 @@ fn delete(
         params,
     )?;
     let mut deleted = 0u64;
-    for (at, row) in found {
-        if t.table.delete(&w.ctx, &at)? {
-            w.changes.push(RowChange::Deleted {
-                table: t.table.clone(),
-                old: engine_row(&t, &row),
-            });
+    for (at, _row) in found {
+        if t.table.delete(txn_ctx(s)?, &at)? {
             deleted += 1;
         }
     }

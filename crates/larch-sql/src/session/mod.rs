@@ -19,8 +19,10 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use larch_engine::lock::{LockMode, WaitPolicy};
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::Value;
+use larch_engine::table::ReadContext;
 use larch_engine::txn::{IsolationLevel, Session as TrxSession};
 
 use crate::database::{Database, ProcessEntry, SERVER_VERSION};
@@ -62,6 +64,13 @@ pub struct Session {
     pub(crate) warnings: Vec<Warning>,
     pub(crate) trx_session: TrxSession,
     pub(crate) txn: Option<OpenTransaction>,
+    /// How the current statement reads rows: its snapshot (or newest).
+    pub(crate) read: ReadContext,
+    /// Set while a locking statement runs (SELECT ... FOR UPDATE / FOR SHARE,
+    /// the current read of UPDATE and DELETE): rows are locked as they are read.
+    pub(crate) locking: Option<(LockMode, Option<WaitPolicy>)>,
+    /// The engine transaction of an autocommit SELECT, for its snapshot.
+    pub(crate) reader: Option<larch_engine::txn::Transaction>,
     /// `SET TRANSACTION ...` without GLOBAL/SESSION: the next transaction only.
     pub(crate) next_isolation: Option<IsolationLevel>,
     pub(crate) prepared: HashMap<u32, Prepared>,
@@ -86,9 +95,7 @@ impl std::fmt::Debug for Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        if let Some(t) = self.txn.take() {
-            t.rollback();
-        }
+        self.rollback();
         self.db.unregister(self.process.id);
     }
 }
@@ -106,6 +113,9 @@ impl Session {
             warnings: Vec::new(),
             trx_session,
             txn: None,
+            read: ReadContext::NEWEST,
+            locking: None,
+            reader: None,
             next_isolation: None,
             prepared: HashMap::new(),
             cache: StatementCache::new(STATEMENT_CACHE_ENTRIES),
@@ -276,9 +286,7 @@ impl Session {
 
     /// COM_RESET_CONNECTION: rolls back, forgets variables and statements.
     pub fn reset(&mut self) {
-        if let Some(t) = self.txn.take() {
-            t.rollback();
-        }
+        self.rollback();
         self.vars.clear();
         self.user_vars.clear();
         self.prepared.clear();
@@ -373,6 +381,15 @@ impl Session {
         variables::lookup(name)
             .map(|d| self.var(d))
             .unwrap_or(Value::Null)
+    }
+
+    /// An integer variable read by name (0 when not an integer).
+    pub(crate) fn int_var(&self, name: &str) -> i64 {
+        match self.var_by_name(name) {
+            Value::UInt(n) => i64::try_from(n).unwrap_or(i64::MAX),
+            Value::Int(n) => n,
+            _ => 0,
+        }
     }
 
     pub(crate) fn bool_var(&self, name: &str) -> bool {

@@ -1,91 +1,34 @@
-//! The session's open transaction: begin, commit, rollback, savepoints, and
-//! the row changes a rollback must revert.
+//! The session's open transaction: begin, commit, rollback, savepoints and
+//! statement atomicity, on the engine's [`TxnContext`] (undo logs, row locks,
+//! snapshots).
 //!
-//! A transaction takes its engine [`Transaction`] (id at the first write,
-//! CSN at commit) from the session's slot of the transaction system. Commit
-//! makes the transaction's redo durable per `innodb_flush_log_at_trx_commit`
-//! before it reports success.
-//!
-//! Rollback. Until the engine keeps undo logs (the transaction issue), the
-//! SQL layer records every row change of the open transaction here
-//! ([`RowChange`]) and reverts them in reverse order on ROLLBACK, ROLLBACK TO
-//! SAVEPOINT and when a statement fails half-way (statement atomicity, as
+//! A transaction takes its engine `Transaction` (id at the first write, CSN
+//! at commit) from the session's slot of the transaction system. Commit makes
+//! the transaction's redo durable per `innodb_flush_log_at_trx_commit` before
+//! it reports success. ROLLBACK, ROLLBACK TO SAVEPOINT and a statement that
+//! fails half-way apply the engine's undo records (statement atomicity, as
 //! InnoDB gives: a multi-row INSERT that hits a duplicate at row 3 leaves
-//! nothing of rows 1-2). This is a logical, in-memory record: a crash in the
-//! middle of a transaction leaves its durable part, and other sessions see
-//! uncommitted rows. Engine undo logs replace it.
+//! nothing of rows 1-2). A deadlock victim's whole transaction is rolled
+//! back, as InnoDB does; a lock wait timeout rolls back the statement, or the
+//! transaction with `innodb_rollback_on_timeout`.
 
-use std::sync::Arc;
+use std::time::Duration;
 
-use larch_engine::record::value::Value;
-use larch_engine::table::{RowRef, Table, TxnContext};
-use larch_engine::txn::{Transaction, TrxOptions};
+use larch_engine::table::{ReadContext, TxnContext, UndoMark};
+use larch_engine::txn::TrxOptions;
 
 use super::Session;
 use crate::error::SqlError;
 
-/// One row change, with what reverting it needs.
-#[derive(Debug)]
-pub(crate) enum RowChange {
-    Inserted {
-        table: Arc<Table>,
-        at: RowRef,
-    },
-    Updated {
-        table: Arc<Table>,
-        /// Where the row is now.
-        at: RowRef,
-        old: Vec<Value>,
-    },
-    Deleted {
-        table: Arc<Table>,
-        old: Vec<Value>,
-    },
-}
-
 /// See the module documentation.
 #[derive(Debug)]
 pub(crate) struct OpenTransaction {
-    pub trx: Transaction,
+    pub ctx: TxnContext,
     /// Opened by BEGIN / START TRANSACTION or with autocommit off (as opposed
     /// to the implicit transaction of one autocommit statement).
     pub explicit: bool,
-    pub changes: Vec<RowChange>,
-    /// Savepoint names and the number of changes made before each.
-    pub savepoints: Vec<(String, usize)>,
-}
-
-impl OpenTransaction {
-    /// Reverts changes back to the first `keep`.
-    pub fn revert_to(&mut self, keep: usize) -> Result<(), SqlError> {
-        let ctx = TxnContext {
-            trx_id: self.trx.id().unwrap_or(0),
-        };
-        let mut first_error = None;
-        while self.changes.len() > keep {
-            let Some(change) = self.changes.pop() else {
-                break;
-            };
-            let r = match change {
-                RowChange::Inserted { table, at } => table.delete(&ctx, &at).map(|_| ()),
-                RowChange::Updated { table, at, old } => table.update(&ctx, &at, &old).map(|_| ()),
-                RowChange::Deleted { table, old } => table.insert(&ctx, &old).map(|_| ()),
-            };
-            if let Err(e) = r {
-                tracing::error!(error = %e, "reverting a row change failed");
-                first_error.get_or_insert(SqlError::from(e));
-            }
-        }
-        first_error.map_or(Ok(()), Err)
-    }
-
-    /// Reverts everything and ends the transaction.
-    pub fn rollback(mut self) {
-        if let Err(e) = self.revert_to(0) {
-            tracing::error!(error = %e, "rollback incomplete");
-        }
-        self.trx.rollback();
-    }
+    /// Savepoint names and the undo mark of each.
+    pub savepoints: Vec<(String, UndoMark)>,
 }
 
 impl Session {
@@ -112,9 +55,8 @@ impl Session {
         }
         let trx = self.trx_session.begin(options)?;
         self.txn = Some(OpenTransaction {
-            trx,
+            ctx: self.engine_context(trx),
             explicit: true,
-            changes: Vec::new(),
             savepoints: Vec::new(),
         });
         Ok(())
@@ -136,9 +78,8 @@ impl Session {
             };
             let trx = self.trx_session.begin(options)?;
             self.txn = Some(OpenTransaction {
-                trx,
+                ctx: self.engine_context(trx),
                 explicit,
-                changes: Vec::new(),
                 savepoints: Vec::new(),
             });
         }
@@ -147,26 +88,92 @@ impl Session {
             .ok_or_else(|| SqlError::new(1105, "no transaction"))
     }
 
+    /// The engine context of a new transaction, with the session's lock wait
+    /// timeout and KILL flag.
+    fn engine_context(&self, trx: larch_engine::txn::Transaction) -> TxnContext {
+        let mut ctx = TxnContext::new(self.db.services(), trx);
+        ctx.lock_wait_timeout = self.lock_wait_timeout();
+        ctx.cancel = self.process.kill_query.clone();
+        ctx
+    }
+
+    /// The savepoint a statement starts at (opening the statement's
+    /// transaction if needed).
+    pub(crate) fn statement_mark(&mut self) -> Result<UndoMark, SqlError> {
+        let timeout = self.lock_wait_timeout();
+        let t = self.statement_transaction()?;
+        t.ctx.lock_wait_timeout = timeout;
+        Ok(t.ctx.mark())
+    }
+
+    fn lock_wait_timeout(&self) -> Duration {
+        Duration::from_secs(self.int_var("innodb_lock_wait_timeout").max(0) as u64)
+    }
+
     /// Ends a statement: an implicit transaction commits when the statement
     /// succeeded and rolls back when it failed; in an explicit transaction a
-    /// failed statement reverts only its own changes (`mark` = changes before
-    /// the statement).
-    pub(crate) fn end_statement(&mut self, ok: bool, mark: usize) -> Result<(), SqlError> {
+    /// failed statement reverts only its own changes (back to `mark`), unless
+    /// the error ends the whole transaction (deadlock; lock wait timeout with
+    /// `innodb_rollback_on_timeout`).
+    pub(crate) fn end_statement(
+        &mut self,
+        error: Option<&SqlError>,
+        mark: UndoMark,
+    ) -> Result<(), SqlError> {
+        let rollback_on_timeout = self.bool_var("innodb_rollback_on_timeout");
+        let whole =
+            error.is_some_and(|e| e.code() == 1213 || (e.code() == 1205 && rollback_on_timeout));
         let Some(t) = self.txn.as_mut() else {
             return Ok(());
         };
-        if t.explicit {
-            t.trx.end_statement();
-            if !ok {
-                t.revert_to(mark)?;
+        if t.explicit && !whole {
+            if let Some(trx) = t.ctx.transaction_mut() {
+                trx.end_statement();
+            }
+            if error.is_some() {
+                t.ctx.rollback_to(mark)?;
             }
             return Ok(());
         }
-        if ok {
+        if error.is_none() {
             self.commit()
         } else {
             self.rollback();
             Ok(())
+        }
+    }
+
+    /// Sets up how a query statement reads: in the open transaction's
+    /// snapshot, or (autocommit) in a snapshot of its own that
+    /// [`end_read`](Self::end_read) closes; with autocommit off, a SELECT opens
+    /// the transaction, as in MySQL.
+    pub(crate) fn begin_read(&mut self) -> Result<(), SqlError> {
+        if self.txn.is_none() && self.autocommit() {
+            let isolation = self.next_isolation.unwrap_or_else(|| self.isolation());
+            let mut trx = self
+                .trx_session
+                .begin(TrxOptions::autocommit_select(isolation))?;
+            self.read = ReadContext {
+                view: trx.read_view(),
+            };
+            self.reader = Some(trx);
+            return Ok(());
+        }
+        let t = self.statement_transaction()?;
+        self.read = t.ctx.read_context();
+        Ok(())
+    }
+
+    /// Ends what [`begin_read`](Self::begin_read) set up.
+    pub(crate) fn end_read(&mut self) {
+        self.read = ReadContext::NEWEST;
+        if let Some(trx) = self.reader.take() {
+            if let Err(e) = trx.commit() {
+                tracing::warn!(error = %e, "closing a read-only statement's snapshot failed");
+            }
+        }
+        if let Some(trx) = self.txn.as_mut().and_then(|t| t.ctx.transaction_mut()) {
+            trx.end_statement();
         }
     }
 
@@ -175,11 +182,10 @@ impl Session {
         let Some(t) = self.txn.take() else {
             return Ok(());
         };
-        let wrote = t.trx.id().is_some();
-        t.trx.commit()?;
-        if wrote {
+        let lsn = t.ctx.commit()?;
+        if lsn != 0 {
             let log = self.db.storage().log();
-            log.flush_for_commit(log.current_lsn())?;
+            log.flush_for_commit(log.current_lsn().max(lsn))?;
         }
         Ok(())
     }
@@ -187,14 +193,16 @@ impl Session {
     /// ROLLBACK: reverts and ends the transaction.
     pub(crate) fn rollback(&mut self) {
         if let Some(t) = self.txn.take() {
-            t.rollback();
+            if let Err(e) = t.ctx.rollback() {
+                tracing::error!(error = %e, "rollback incomplete; recovery finishes it at the next start");
+            }
         }
     }
 
     /// SAVEPOINT name (replacing one of the same name).
     pub(crate) fn savepoint(&mut self, name: &str) -> Result<(), SqlError> {
         let t = self.statement_transaction()?;
-        let at = t.changes.len();
+        let at = t.ctx.mark();
         t.savepoints.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
         t.savepoints.push((name.to_owned(), at));
         Ok(())
@@ -218,7 +226,7 @@ impl Session {
         if let Some(t) = self.txn.as_mut() {
             let keep = t.savepoints[i].1;
             t.savepoints.truncate(i + 1);
-            t.revert_to(keep)?;
+            t.ctx.rollback_to(keep)?;
         }
         Ok(())
     }

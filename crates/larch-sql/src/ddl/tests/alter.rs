@@ -83,7 +83,7 @@ fn rebuild_keeps_and_converts_rows() -> R {
     // The new secondary index is usable.
     let t = db.catalog().table("test", "p")?;
     let mut c = t.scan(
-        &TxnContext { trx_id: 1 },
+        &larch_engine::table::ReadContext::NEWEST,
         1,
         &KeyRange::eq(vec![txt("bob")]),
         false,

@@ -85,7 +85,7 @@ fn show_create(s: &mut Session, table: &str) -> R<String> {
 fn insert(db: &Database, table: &str, row: Vec<Value>) -> R {
     db.catalog()
         .table("test", table)?
-        .insert(&TxnContext { trx_id: 1 }, &row)?;
+        .insert(&mut TxnContext::internal(), &row)?;
     Ok(())
 }
 
@@ -97,7 +97,7 @@ fn scan(db: &Database, table: &str) -> R<Vec<Vec<Value>>> {
 fn scan_in(db: &Database, schema: &str, table: &str) -> R<Vec<Vec<Value>>> {
     let t = db.catalog().table(schema, table)?;
     let mut c = t.scan(
-        &TxnContext { trx_id: 1 },
+        &larch_engine::table::ReadContext::NEWEST,
         CLUSTERED,
         &KeyRange::all(),
         false,

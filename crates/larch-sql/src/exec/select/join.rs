@@ -146,6 +146,7 @@ fn level(
                 false,
                 None,
                 &s.process.kill_query,
+                &s.row_reading(),
                 &mut |at, vals| {
                     let r = visit(vals, Some(at), cur, ctx)?;
                     if !r {

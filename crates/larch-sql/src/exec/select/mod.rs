@@ -9,8 +9,11 @@
 //! equality binds its leading column to earlier sources (else a scan). The
 //! whole WHERE is applied to every combined row. Without aggregation, ORDER
 //! BY or DISTINCT, reading stops once OFFSET + LIMIT rows were produced.
-//! `FOR UPDATE` / `LOCK IN SHARE MODE` read like plain SELECTs until row
-//! locks exist.
+//!
+//! Reads see the statement's snapshot (`Session::begin_read`). `FOR UPDATE` /
+//! `FOR SHARE` / `LOCK IN SHARE MODE` are current reads: every row read from a
+//! table is locked (exclusive / shared, with NOWAIT or SKIP LOCKED) and its
+//! newest version used, as InnoDB's locking reads do.
 
 mod aggregate;
 pub(crate) mod information_schema;
@@ -46,13 +49,48 @@ pub(crate) fn execute(
         .com_select
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let warnings = RefCell::new(Vec::new());
-    let r = run_query_collect(s, q, params, &warnings);
+    let r = if let Some(lock) = q.locks.first() {
+        locking_query(s, q, params, &warnings, lock)
+    } else {
+        s.begin_read()?;
+        let r = run_query_collect(s, q, params, &warnings);
+        s.end_read();
+        r
+    };
     for w in warnings.into_inner() {
         s.push_warning(w);
     }
     let set = r?;
     s.found_rows = set.rows.len() as u64;
     Ok(QueryResult::Rows(set))
+}
+
+/// A locking read: in the statement's transaction, newest versions, each row
+/// locked as it is read; an autocommit statement commits at its end.
+fn locking_query(
+    s: &mut Session,
+    q: &ast::Query,
+    params: &[Value],
+    warnings: &RefCell<Vec<crate::error::Warning>>,
+    lock: &ast::LockClause,
+) -> Result<RowSet, SqlError> {
+    use larch_engine::lock::{LockMode, WaitPolicy};
+    let mark = s.statement_mark()?;
+    let mode = match lock.lock_type {
+        ast::LockType::Update => LockMode::Exclusive,
+        ast::LockType::Share => LockMode::Shared,
+    };
+    let policy = match lock.nonblock {
+        Some(ast::NonBlock::Nowait) => Some(WaitPolicy::NoWait),
+        Some(ast::NonBlock::SkipLocked) => Some(WaitPolicy::SkipLocked),
+        None => None,
+    };
+    s.read = larch_engine::table::ReadContext::NEWEST;
+    s.locking = Some((mode, policy));
+    let r = run_query_collect(s, q, params, warnings);
+    s.locking = None;
+    s.end_statement(r.as_ref().err(), mark)?;
+    r
 }
 
 thread_local! {

@@ -24,7 +24,6 @@ use crate::exec::rows;
 use crate::exec::select::join::join;
 use crate::exec::select::source::{self, Source, SourceRows};
 use crate::result::{OkInfo, QueryResult};
-use crate::session::transaction::RowChange;
 use crate::session::Session;
 
 /// The target table behind source `k`, with 1288 for derived tables.
@@ -154,12 +153,7 @@ pub(super) fn update(
             if new == old {
                 continue;
             }
-            if let Some(new_at) = t.table.update(&w.ctx, at, &new)? {
-                w.changes.push(RowChange::Updated {
-                    table: t.table.clone(),
-                    at: new_at,
-                    old,
-                });
+            if let Some(_new_at) = t.table.update(super::txn_ctx(s)?, at, &new)? {
                 changed += 1;
             }
         }
@@ -188,7 +182,7 @@ pub(super) fn delete(
     s: &mut Session,
     d: &ast::Delete,
     params: &[Value],
-    w: &mut Writer,
+    _w: &mut Writer,
 ) -> Result<QueryResult, SqlError> {
     if !d.order_by.is_empty() || d.limit.is_some() {
         return Err(SqlError::new(
@@ -234,7 +228,7 @@ pub(super) fn delete(
     let found = matches(s, &sources, d.selection.as_ref(), params)?;
     let mut done: HashSet<(usize, Vec<u8>)> = HashSet::new();
     let mut deleted = 0u64;
-    for (row, refs) in &found {
+    for (_, refs) in &found {
         for (k, t) in target_of.iter().enumerate() {
             let (Some(t), Some(at)) = (t, &refs[k]) else {
                 continue;
@@ -242,13 +236,7 @@ pub(super) fn delete(
             if !done.insert((k, at.0.clone())) {
                 continue;
             }
-            let src = &sources[k];
-            let old = engine_row(t, &row[src.offset..src.offset + src.width()]);
-            if t.table.delete(&w.ctx, at)? {
-                w.changes.push(RowChange::Deleted {
-                    table: t.table.clone(),
-                    old,
-                });
+            if t.table.delete(super::txn_ctx(s)?, at)? {
                 deleted += 1;
             }
         }

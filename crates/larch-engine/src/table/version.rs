@@ -1,0 +1,111 @@
+//! Row versions: which version of a clustered record a read sees, rebuilt
+//! from undo when the newest one is too new, and how a secondary entry's
+//! transaction stamp answers visibility without a clustered lookup.
+//!
+//! A clustered record's value starts with the id of the transaction that
+//! wrote it and the roll pointer to the undo record holding the version
+//! before it. A consistent read with view `V` walks: if the writer is visible
+//! to `V`, this version is the answer (absent if delete-marked); otherwise the
+//! roll pointer leads to the previous version (an insert's roll pointer says
+//! "no previous version": the row did not exist for `V`). The walk is safe
+//! without locks: purge frees a transaction's undo only once every live
+//! snapshot sees that transaction, and a walk only reaches undo of
+//! transactions its snapshot does not see.
+//!
+//! Secondary entries carry a 6-byte stamp: the id of the last transaction that
+//! inserted, delete-marked, un-marked or rewrote the entry. If the stamp is
+//! visible to `V`, the entry's state (present or delete-marked, and its
+//! carried values) held at `V` already and has not changed since, so the entry
+//! answers by itself; only entries with a stamp too new fall back to the
+//! clustered version walk (InnoDB falls back for every entry of a page whose
+//! newest change is too new).
+
+use std::sync::atomic::Ordering;
+
+use super::Table;
+use crate::error::{EngineError, Result};
+use crate::record::row::{MAX_48, ROLL_PTR_LEN, ROLL_PTR_OFFSET, TRX_ID_LEN, TRX_ID_OFFSET};
+use crate::txn::ReadView;
+use crate::undo::RollPtr;
+
+use super::undo_entry::{RowUndo, UndoKind};
+
+/// Longest version chain a read follows before reporting corruption (a cycle).
+const MAX_CHAIN: usize = 1 << 24;
+
+fn be(b: &[u8]) -> u64 {
+    b.iter().fold(0u64, |a, &x| (a << 8) | u64::from(x))
+}
+
+/// The transaction id stamped in a clustered record value or secondary entry value.
+pub(super) fn trx_id_of(value: &[u8]) -> u64 {
+    value
+        .get(TRX_ID_OFFSET..TRX_ID_OFFSET + TRX_ID_LEN)
+        .map_or(0, be)
+}
+
+/// The roll pointer of a clustered record value.
+pub(super) fn roll_ptr_of(value: &[u8]) -> RollPtr {
+    RollPtr(
+        value
+            .get(ROLL_PTR_OFFSET..ROLL_PTR_OFFSET + ROLL_PTR_LEN)
+            .map_or(0, be),
+    )
+}
+
+/// Writes the transaction id and roll pointer into a clustered record value.
+pub(super) fn set_hidden(value: &mut [u8], trx_id: u64, roll: RollPtr) {
+    let t = (trx_id & MAX_48).to_be_bytes();
+    value[TRX_ID_OFFSET..TRX_ID_OFFSET + TRX_ID_LEN].copy_from_slice(&t[8 - TRX_ID_LEN..]);
+    let r = roll.0.to_be_bytes();
+    value[ROLL_PTR_OFFSET..ROLL_PTR_OFFSET + ROLL_PTR_LEN].copy_from_slice(&r[8 - ROLL_PTR_LEN..]);
+}
+
+impl Table {
+    /// The version of a clustered record (`value`, `deleted`: the newest one)
+    /// that `view` sees: `None` when the row does not exist for it.
+    pub(super) fn visible_version(
+        &self,
+        view: Option<&ReadView>,
+        mut value: Vec<u8>,
+        mut deleted: bool,
+    ) -> Result<Option<Vec<u8>>> {
+        let Some(view) = view else {
+            return Ok((!deleted).then_some(value));
+        };
+        let Some(services) = self.services.as_ref() else {
+            return Ok((!deleted).then_some(value));
+        };
+        for _ in 0..MAX_CHAIN {
+            let writer = trx_id_of(&value);
+            if services.system.is_visible(view, writer) {
+                return Ok((!deleted).then_some(value));
+            }
+            let roll = roll_ptr_of(&value);
+            if roll.is_insert() || roll == RollPtr::NONE {
+                return Ok(None);
+            }
+            services.versions_visited.fetch_add(1, Ordering::Relaxed);
+            let rec = services.undo.read(roll)?;
+            let u = RowUndo::decode(&rec.payload)?;
+            if u.kind == UndoKind::Insert {
+                return Ok(None);
+            }
+            value = u.old_value;
+            deleted = u.old_deleted;
+        }
+        Err(EngineError::Internal(format!(
+            "table '{}': a row version chain is longer than {MAX_CHAIN}",
+            self.layout.def.name
+        )))
+    }
+
+    /// Whether a secondary entry stamped by `stamp` answers for `view` by
+    /// itself (see the module documentation).
+    pub(super) fn stamp_visible(&self, view: Option<&ReadView>, stamp: u64) -> bool {
+        match (view, self.services.as_ref()) {
+            (None, _) | (_, None) => true,
+            (Some(v), Some(s)) => s.system.is_visible(v, stamp),
+        }
+    }
+}

@@ -1,0 +1,443 @@
+//! The life of one undo log: creation (first page + slot), appending records,
+//! truncation after a (partial) rollback, commit, discard, and freeing.
+//!
+//! Mini-transaction policy:
+//! - `create_log`, `append` and the commit of a log with update records are
+//!   one mini-transaction each;
+//! - freeing a log (insert-only commit, discard, purge of a long log,
+//!   recovery) and truncating free at most [`FREE_BATCH`] pages per
+//!   mini-transaction, from the tail: each step cuts the chain (`next` of the
+//!   new last page, `last page` and `page count` in the header) in the same
+//!   mini-transaction that frees the pages, so a crash leaves a valid, shorter
+//!   log. The last step of a free also empties the log's slot. A log being
+//!   freed is first marked (state `Committed` or `Freeing`) so that recovery
+//!   finishes the job instead of rolling it back;
+//! - freed pages are retyped `Allocated` before they return to the space, so a
+//!   dangling roll pointer is reported as corruption, not misread.
+
+use std::sync::atomic::Ordering;
+
+use super::format::{
+    corruption, encode_record, max_payload, page_records, slot_offset, u48_bytes, LogHeader,
+    LogState, PageInfo, FLAG_HAS_UPDATE, LH_CSN, LH_FLAGS, LH_HIST_NEXT, LH_HIST_PREV,
+    LH_LAST_PAGE, LH_MAGIC, LH_PAGE_COUNT, LH_RECORDS, LH_TRX_ID, LOG_DATA, LOG_MAGIC, PAGE_DATA,
+    PH_FIRST_UNDO_NO, PH_FREE, PH_LOG_PAGE, PH_START, PH_TRX_ID, RECORD_OVERHEAD,
+};
+use super::{
+    rseg, step_done, HistEntry, RollPtr, UndoLog, UndoStore, ER_TOO_MANY_CONCURRENT_TRXS,
+    FREE_BATCH,
+};
+use crate::buffer::Latch;
+use crate::error::{EngineError, Result};
+use crate::mtr::{Mtr, PageRef};
+use crate::page::{offset, PageId, PageType, FIL_NULL, TRAILER_SIZE};
+use crate::space::alloc;
+
+/// Largest transaction id a log header can hold (48 bits).
+const MAX_TRX_ID: u64 = (1 << 48) - 1;
+
+impl UndoStore {
+    /// Starts a transaction's log: a first page and a slot, in the next
+    /// rollback segment (round robin) that has a free slot. Every slot in use is
+    /// MySQL error 1637 ("Too many active concurrent transactions").
+    pub fn create_log(&self, trx_id: u64) -> Result<UndoLog> {
+        if trx_id > MAX_TRX_ID {
+            return Err(EngineError::Internal(format!(
+                "transaction id {trx_id} does not fit the 48-bit undo log header field"
+            )));
+        }
+        let n = self.rsegs.len();
+        let start = self.next_rseg.fetch_add(1, Ordering::Relaxed);
+        for k in 0..n {
+            let i = (start + k) % n;
+            let rseg = &self.rsegs[i];
+            let Some(slot) = rseg.inner.lock().free_slots.pop() else {
+                continue;
+            };
+            return match self.create_in(i, slot, trx_id) {
+                Ok(log) => Ok(log),
+                Err(e) => {
+                    rseg.inner.lock().free_slots.push(slot);
+                    Err(e)
+                }
+            };
+        }
+        Err(EngineError::Schema {
+            errno: ER_TOO_MANY_CONCURRENT_TRXS,
+            message: "Too many active concurrent transactions".into(),
+        })
+    }
+
+    fn create_in(&self, i: usize, slot: u32, trx_id: u64) -> Result<UndoLog> {
+        let rseg = &self.rsegs[i];
+        let space = rseg.space;
+        let mut mtr = self.storage.mtr()?;
+        let rs = rseg.latch(&mut mtr)?;
+        rseg::check_slot(&mtr, rs, slot, FIL_NULL)?;
+        let page = alloc::alloc_page(&mut mtr, space)?;
+        let p = mtr.new_page(PageId::new(space, page), PageType::Undo)?;
+        init_page(&mut mtr, p, page, LOG_DATA, 0, trx_id);
+        mtr.write_u32(p, LH_MAGIC, LOG_MAGIC);
+        rseg::set_state(&mut mtr, p, LogState::Active);
+        mtr.write_bytes(p, LH_TRX_ID, &u48_bytes(trx_id));
+        mtr.write_u32(p, LH_LAST_PAGE, page);
+        mtr.write_u32(p, LH_PAGE_COUNT, 1);
+        mtr.write_u32(p, LH_HIST_PREV, FIL_NULL);
+        mtr.write_u32(p, LH_HIST_NEXT, FIL_NULL);
+        mtr.write_u32(rs, slot_offset(slot), page);
+        rseg::note_trx_id(&mut mtr, rs, trx_id);
+        mtr.commit()?;
+        self.undo_pages.fetch_add(1, Ordering::SeqCst);
+        Ok(UndoLog {
+            rseg: i,
+            slot,
+            space,
+            first_page: page,
+            last_page: page,
+            page_count: 1,
+            trx_id,
+            next_undo_no: 0,
+            has_update: false,
+        })
+    }
+
+    /// Appends one record (one mini-transaction); returns its roll pointer and
+    /// undo number. A record that does not fit the last page goes to a new
+    /// page; a payload longer than [`max_payload`] is refused.
+    pub fn append(
+        &self,
+        log: &mut UndoLog,
+        is_insert: bool,
+        payload: &[u8],
+    ) -> Result<(RollPtr, u64)> {
+        let ps = self.storage.page_size();
+        if payload.len() > max_payload(ps) {
+            return Err(EngineError::Internal(format!(
+                "undo record payload of {} bytes exceeds the maximum of {} for {}-byte pages",
+                payload.len(),
+                max_payload(ps),
+                ps.bytes()
+            )));
+        }
+        let limit = ps.bytes() - TRAILER_SIZE;
+        let undo_no = log.next_undo_no;
+        let space = log.space;
+        let mut mtr = self.storage.mtr()?;
+        let last_id = PageId::new(space, log.last_page);
+        let lp = mtr.page(last_id, Latch::Exclusive)?;
+        let info = PageInfo::parse(self.pool(), last_id, mtr.data(lp), Some(log.first_page))?;
+        if info.next != FIL_NULL {
+            return Err(corruption(
+                self.pool(),
+                last_id,
+                format!(
+                    "last page of the undo log has a successor (page {})",
+                    info.next
+                ),
+            ));
+        }
+        let hdr = mtr.page(PageId::new(space, log.first_page), Latch::Exclusive)?;
+        let need = RECORD_OVERHEAD + payload.len();
+        let (target, target_page, off) = if info.free + need <= limit {
+            (lp, log.last_page, info.free)
+        } else {
+            let np = alloc::alloc_page(&mut mtr, space)?;
+            let r = mtr.new_page(PageId::new(space, np), PageType::Undo)?;
+            init_page(&mut mtr, r, log.first_page, PAGE_DATA, undo_no, log.trx_id);
+            mtr.write_u32(r, offset::PREV, log.last_page);
+            mtr.write_u32(lp, offset::NEXT, np);
+            mtr.write_u32(hdr, LH_LAST_PAGE, np);
+            mtr.write_u32(hdr, LH_PAGE_COUNT, log.page_count + 1);
+            (r, np, PAGE_DATA)
+        };
+        let rec = encode_record(off, undo_no, is_insert, payload);
+        mtr.write_bytes(target, off, &rec);
+        mtr.write_u16(target, PH_FREE, (off + rec.len()) as u16);
+        mtr.write_u64(hdr, LH_RECORDS, undo_no + 1);
+        if !is_insert && !log.has_update {
+            mtr.write_u8(hdr, LH_FLAGS, FLAG_HAS_UPDATE);
+        }
+        mtr.commit()?;
+        if target_page != log.last_page {
+            log.last_page = target_page;
+            log.page_count += 1;
+            self.undo_pages.fetch_add(1, Ordering::SeqCst);
+        }
+        log.next_undo_no = undo_no + 1;
+        log.has_update |= !is_insert;
+        Ok((
+            RollPtr::new(is_insert, space, target_page, off as u16),
+            undo_no,
+        ))
+    }
+
+    /// Removes the records with undo number `>= from` (after the caller rolled
+    /// them back), freeing pages that become empty (never the first page).
+    pub fn truncate(&self, log: &mut UndoLog, from: u64) -> Result<()> {
+        if from >= log.next_undo_no {
+            return Ok(());
+        }
+        let chain = self.chain(log.space, log.first_page, log.page_count, log.last_page)?;
+        // Pages kept, and the free offset of the new last page.
+        let mut keep = chain.len();
+        let mut cut = None;
+        for (idx, &(page, info)) in chain.iter().enumerate().rev() {
+            if idx > 0 && info.first_undo_no >= from {
+                keep = idx;
+                continue;
+            }
+            let id = PageId::new(log.space, page);
+            let g = self.pool().fix(id, Latch::Shared)?;
+            let recs = page_records(self.pool(), id, g.data(), &info)?;
+            cut = Some(
+                recs.iter()
+                    .find(|r| r.undo_no >= from)
+                    .map_or(info.free, |r| r.offset),
+            );
+            keep = idx + 1;
+            break;
+        }
+        let cut = cut.ok_or_else(|| {
+            corruption(
+                self.pool(),
+                PageId::new(log.space, log.first_page),
+                "undo log has no first page to keep",
+            )
+        })?;
+        let pages: Vec<u32> = chain.iter().map(|c| c.0).collect();
+        let mut end = pages.len();
+        loop {
+            let start = keep.max(end.saturating_sub(FREE_BATCH));
+            let last = start == keep;
+            // Records left after this step: up to the first freed page's first
+            // record, or `from` once the last page is cut.
+            let records = if last {
+                from
+            } else {
+                chain[start].1.first_undo_no
+            };
+            self.cut_tail(
+                log.space,
+                &pages,
+                start,
+                end,
+                last.then_some(cut),
+                Some(records),
+            )?;
+            self.undo_pages
+                .fetch_sub((end - start) as u64, Ordering::SeqCst);
+            log.last_page = pages[start - 1];
+            log.page_count = start as u32;
+            log.next_undo_no = records;
+            if last {
+                return Ok(());
+            }
+            step_done()?;
+            end = start;
+        }
+    }
+
+    /// One mini-transaction: frees `pages[start..end]` (the chain's tail;
+    /// `start >= 1`), making `pages[start - 1]` the last page, optionally with
+    /// a new free offset, and optionally setting the header's record count.
+    pub(super) fn cut_tail(
+        &self,
+        space: u32,
+        pages: &[u32],
+        start: usize,
+        end: usize,
+        new_free: Option<usize>,
+        records: Option<u64>,
+    ) -> Result<()> {
+        let mut mtr = self.storage.mtr()?;
+        let hdr = mtr.page(PageId::new(space, pages[0]), Latch::Exclusive)?;
+        let tail = mtr.page(PageId::new(space, pages[start - 1]), Latch::Exclusive)?;
+        let batch = latch_all(&mut mtr, space, &pages[start..end])?;
+        mtr.write_u32(tail, offset::NEXT, FIL_NULL);
+        if let Some(f) = new_free {
+            mtr.write_u16(tail, PH_FREE, f as u16);
+        }
+        mtr.write_u32(hdr, LH_LAST_PAGE, pages[start - 1]);
+        mtr.write_u32(hdr, LH_PAGE_COUNT, start as u32);
+        if let Some(r) = records {
+            mtr.write_u64(hdr, LH_RECORDS, r);
+        }
+        for r in batch {
+            mtr.write_u16(r, offset::PAGE_TYPE, PageType::Allocated as u16);
+        }
+        for &p in pages[start..end].iter().rev() {
+            alloc::free_page(&mut mtr, space, p)?;
+        }
+        mtr.commit()?;
+        Ok(())
+    }
+
+    /// Commit step (inside the caller's commit): the log is marked committed
+    /// with `csn` and its slot freed; a log with only insert records is freed at
+    /// once, one with update records joins its rollback segment's history list.
+    /// Returns the end LSN of the mini-transaction that made the commit step
+    /// (flush the redo log up to it for durability).
+    pub fn commit(&self, log: UndoLog, csn: u64) -> Result<u64> {
+        let pages = self.log_pages(&log)?;
+        if !log.has_update {
+            return self.free_log(
+                log.rseg,
+                log.slot,
+                log.space,
+                &pages,
+                Some((LogState::Committed, csn)),
+            );
+        }
+        let rseg = self.rseg(log.rseg)?;
+        let mut inner = rseg.inner.lock();
+        let mut mtr = self.storage.mtr()?;
+        let hid = PageId::new(log.space, log.first_page);
+        let hdr = mtr.page(hid, Latch::Exclusive)?;
+        let h = LogHeader::parse(self.pool(), hid, mtr.data(hdr))?;
+        if !matches!(h.state, LogState::Active | LogState::Prepared) {
+            return Err(corruption(
+                self.pool(),
+                hid,
+                format!("committing an undo log in state {:?}", h.state),
+            ));
+        }
+        let rs = rseg.latch(&mut mtr)?;
+        rseg::check_slot(&mtr, rs, log.slot, log.first_page)?;
+        rseg::history_append(&mut mtr, rs, hdr, log.first_page, log.page_count)?;
+        rseg::set_state(&mut mtr, hdr, LogState::Committed);
+        mtr.write_u64(hdr, LH_CSN, csn);
+        mtr.write_u32(rs, slot_offset(log.slot), FIL_NULL);
+        let lsn = mtr.commit()?;
+        inner.free_slots.push(log.slot);
+        drop(inner);
+        self.history_len.fetch_add(1, Ordering::SeqCst);
+        self.history.lock().insert(
+            (csn, log.space, log.first_page),
+            HistEntry {
+                trx_id: log.trx_id,
+                rseg: log.rseg,
+                pages: log.page_count,
+            },
+        );
+        Ok(lsn)
+    }
+
+    /// After a full rollback: frees the log and its slot (records still in it
+    /// are dropped: recovery will not roll them back).
+    pub fn discard(&self, log: UndoLog) -> Result<()> {
+        let pages = self.log_pages(&log)?;
+        self.free_log(
+            log.rseg,
+            log.slot,
+            log.space,
+            &pages,
+            Some((LogState::Freeing, 0)),
+        )?;
+        Ok(())
+    }
+
+    /// The pages of a live log, in chain order (validated).
+    pub(super) fn log_pages(&self, log: &UndoLog) -> Result<Vec<u32>> {
+        Ok(self
+            .chain(log.space, log.first_page, log.page_count, log.last_page)?
+            .into_iter()
+            .map(|c| c.0)
+            .collect())
+    }
+
+    /// Frees the log whose pages are `pages` (chain order; `pages[0]` is the
+    /// header page) held in `slot` of rollback segment `rseg_idx`, tail first,
+    /// [`FREE_BATCH`] pages per mini-transaction; the last one frees the header
+    /// page and empties the slot. `mark` (state, CSN) is written into the
+    /// header by the first mini-transaction, whose end LSN is returned.
+    pub(super) fn free_log(
+        &self,
+        rseg_idx: usize,
+        slot: u32,
+        space: u32,
+        pages: &[u32],
+        mark: Option<(LogState, u64)>,
+    ) -> Result<u64> {
+        let rseg = self.rseg(rseg_idx)?;
+        let first = *pages
+            .first()
+            .ok_or_else(|| EngineError::Internal("freeing an undo log without pages".into()))?;
+        let hid = PageId::new(space, first);
+        let mut end = pages.len();
+        let mut first_lsn = None;
+        loop {
+            let start = end.saturating_sub(FREE_BATCH);
+            let mut mtr = self.storage.mtr()?;
+            let hdr = mtr.page(hid, Latch::Exclusive)?;
+            LogHeader::parse(self.pool(), hid, mtr.data(hdr))?;
+            let tail = match start {
+                0 => None,
+                s => Some(mtr.page(PageId::new(space, pages[s - 1]), Latch::Exclusive)?),
+            };
+            let batch = latch_all(&mut mtr, space, &pages[start.max(1)..end])?;
+            let rs = match start {
+                0 => {
+                    let rs = rseg.latch(&mut mtr)?;
+                    rseg::check_slot(&mtr, rs, slot, first)?;
+                    Some(rs)
+                }
+                _ => None,
+            };
+            if first_lsn.is_none() {
+                if let Some((state, csn)) = mark {
+                    rseg::set_state(&mut mtr, hdr, state);
+                    mtr.write_u64(hdr, LH_CSN, csn);
+                }
+            }
+            if let Some(t) = tail {
+                mtr.write_u32(t, offset::NEXT, FIL_NULL);
+                mtr.write_u32(hdr, LH_LAST_PAGE, pages[start - 1]);
+                mtr.write_u32(hdr, LH_PAGE_COUNT, start as u32);
+            }
+            for r in batch {
+                mtr.write_u16(r, offset::PAGE_TYPE, PageType::Allocated as u16);
+            }
+            if let Some(rs) = rs {
+                mtr.write_u16(hdr, offset::PAGE_TYPE, PageType::Allocated as u16);
+                mtr.write_u32(rs, slot_offset(slot), FIL_NULL);
+            }
+            for &p in pages[start..end].iter().rev() {
+                alloc::free_page(&mut mtr, space, p)?;
+            }
+            let lsn = mtr.commit()?;
+            first_lsn.get_or_insert(lsn);
+            self.undo_pages
+                .fetch_sub((end - start) as u64, Ordering::SeqCst);
+            if start == 0 {
+                rseg.inner.lock().free_slots.push(slot);
+                return Ok(first_lsn.unwrap_or(lsn));
+            }
+            step_done()?;
+            end = start;
+        }
+    }
+}
+
+/// Writes the page header of a new undo page (no record yet).
+fn init_page(
+    mtr: &mut Mtr<'_>,
+    p: PageRef,
+    log_page: u32,
+    start: usize,
+    first_undo_no: u64,
+    trx_id: u64,
+) {
+    mtr.write_u16(p, PH_FREE, start as u16);
+    mtr.write_u16(p, PH_START, start as u16);
+    mtr.write_u32(p, PH_LOG_PAGE, log_page);
+    mtr.write_u64(p, PH_FIRST_UNDO_NO, first_undo_no);
+    mtr.write_bytes(p, PH_TRX_ID, &u48_bytes(trx_id));
+}
+
+/// X-latches `pages` of `space` in order.
+fn latch_all(mtr: &mut Mtr<'_>, space: u32, pages: &[u32]) -> Result<Vec<PageRef>> {
+    pages
+        .iter()
+        .map(|&p| mtr.page(PageId::new(space, p), Latch::Exclusive))
+        .collect()
+}

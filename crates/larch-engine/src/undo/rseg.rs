@@ -1,0 +1,323 @@
+//! Rollback segments: the header page (slots, history list base) and its
+//! in-memory companion (free slots, count of history entries from before the
+//! store was opened).
+//!
+//! Invariants:
+//! - a slot is free on the page iff it is in `free_slots` or a change that
+//!   frees it is being committed by the owner of the log in it; a slot is taken
+//!   from `free_slots` (under the mutex) before the page is written;
+//! - history list changes (append, unlink) are made only while holding the
+//!   segment's mutex, so the header pages of history logs have one writer;
+//! - the history list is doubly linked through the log headers (first pages
+//!   of logs of this space); `length`, `first`, `last` and `pages` in the header
+//!   always describe it exactly.
+
+use parking_lot::Mutex;
+
+use super::format::{
+    corruption, slot_count, slot_offset, LogHeader, LogState, LH_HIST_NEXT, LH_HIST_PREV, LH_STATE,
+    RSEG_FORMAT, RSEG_MAGIC, RS_FORMAT, RS_HIST_FIRST, RS_HIST_LAST, RS_HIST_LEN, RS_HIST_PAGES,
+    RS_MAGIC, RS_MAX_TRX_ID, RS_SLOTS, RS_SLOT_COUNT,
+};
+use crate::buffer::{BufferPool, Latch};
+use crate::error::Result;
+use crate::mtr::{Mtr, PageRef};
+use crate::page::{bytes, PageHeader, PageId, PageType, FIL_NULL};
+use crate::space::{alloc, SYSTEM_SPACE};
+use crate::storage::Storage;
+
+/// Page of the rollback segment header in every undo tablespace.
+pub const UNDO_SPACE_RSEG_PAGE: u32 = 2;
+
+/// One rollback segment.
+pub(super) struct Rseg {
+    pub space: u32,
+    pub page: u32,
+    pub inner: Mutex<RsegInner>,
+}
+
+pub(super) struct RsegInner {
+    /// Free slots (a stack: the most recently freed slot is reused first).
+    pub free_slots: Vec<u32>,
+    /// History entries committed before open, still at the front of the list.
+    pub recovered_history: u64,
+}
+
+/// The contents of a rollback segment header page.
+#[derive(Debug, Clone)]
+pub(super) struct RsegHeader {
+    pub max_trx_id: u64,
+    pub hist_len: u64,
+    pub hist_first: u32,
+    pub hist_pages: u64,
+    pub slots: Vec<u32>,
+}
+
+impl Rseg {
+    pub fn id(&self) -> PageId {
+        PageId::new(self.space, self.page)
+    }
+
+    /// X-latches the header page in `mtr`, checking its identity.
+    pub fn latch(&self, mtr: &mut Mtr<'_>) -> Result<PageRef> {
+        let r = mtr.page(self.id(), Latch::Exclusive)?;
+        check(mtr.pool(), self.id(), mtr.data(r))?;
+        Ok(r)
+    }
+
+    /// Reads the header page (shared latch, copied out).
+    pub fn read(&self, pool: &BufferPool) -> Result<RsegHeader> {
+        let g = pool.fix(self.id(), Latch::Shared)?;
+        let d = g.data();
+        check(pool, self.id(), d)?;
+        let n = bytes::get_u32(d, RS_SLOT_COUNT);
+        Ok(RsegHeader {
+            max_trx_id: bytes::get_u64(d, RS_MAX_TRX_ID),
+            hist_len: bytes::get_u64(d, RS_HIST_LEN),
+            hist_first: bytes::get_u32(d, RS_HIST_FIRST),
+            hist_pages: bytes::get_u64(d, RS_HIST_PAGES),
+            slots: (0..n).map(|i| bytes::get_u32(d, slot_offset(i))).collect(),
+        })
+    }
+}
+
+fn check(pool: &BufferPool, id: PageId, d: &[u8]) -> Result<()> {
+    let ty = PageHeader(d).page_type();
+    if ty != Some(PageType::RollbackSegment)
+        || bytes::get_u32(d, RS_MAGIC) != RSEG_MAGIC
+        || bytes::get_u32(d, RS_FORMAT) != RSEG_FORMAT
+    {
+        return Err(corruption(
+            pool,
+            id,
+            "not a rollback segment header page (bad type, magic or format)",
+        ));
+    }
+    let n = bytes::get_u32(d, RS_SLOT_COUNT) as usize;
+    if n != slot_count(pool.page_size()) {
+        return Err(corruption(
+            pool,
+            id,
+            format!(
+                "rollback segment header has {n} slots, expected {}",
+                slot_count(pool.page_size())
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Formats a new rollback segment header at `page` (already allocated).
+fn format(mtr: &mut Mtr<'_>, space: u32, page: u32) -> Result<()> {
+    let ps = mtr.page_size();
+    let r = mtr.new_page(PageId::new(space, page), PageType::RollbackSegment)?;
+    mtr.write_u32(r, RS_MAGIC, RSEG_MAGIC);
+    mtr.write_u32(r, RS_FORMAT, RSEG_FORMAT);
+    mtr.write_u32(r, RS_HIST_FIRST, FIL_NULL);
+    mtr.write_u32(r, RS_HIST_LAST, FIL_NULL);
+    let n = slot_count(ps);
+    mtr.write_u32(r, RS_SLOT_COUNT, n as u32);
+    mtr.memset(r, RS_SLOTS, n * 4, 0xFF);
+    Ok(())
+}
+
+/// Finds (creating it if absent) the rollback segment header of `space`.
+/// Undo tablespaces keep it at [`UNDO_SPACE_RSEG_PAGE`]; the system
+/// tablespace at the page recorded in the system page.
+pub(super) fn ensure(storage: &Storage, space: u32) -> Result<u32> {
+    if space == SYSTEM_SPACE {
+        if let Some(p) = storage.system_rseg_page()? {
+            return Ok(p);
+        }
+        let mut mtr = storage.mtr()?;
+        let p = alloc::alloc_page(&mut mtr, space)?;
+        format(&mut mtr, space, p)?;
+        Storage::set_system_rseg_page(&mut mtr, p)?;
+        mtr.commit()?;
+        tracing::info!(
+            space,
+            page = p,
+            "created the rollback segment in the system tablespace"
+        );
+        return Ok(p);
+    }
+    let mut mtr = storage.mtr()?;
+    if alloc::page_is_used(&mut mtr, space, UNDO_SPACE_RSEG_PAGE)? {
+        mtr.commit()?;
+        return Ok(UNDO_SPACE_RSEG_PAGE);
+    }
+    let p = alloc::alloc_page(&mut mtr, space)?;
+    if p != UNDO_SPACE_RSEG_PAGE {
+        drop(mtr);
+        return Err(corruption(
+            storage.pool(),
+            PageId::new(space, UNDO_SPACE_RSEG_PAGE),
+            format!(
+                "undo tablespace has page {UNDO_SPACE_RSEG_PAGE} free but allocated page {p} first"
+            ),
+        ));
+    }
+    format(&mut mtr, space, p)?;
+    mtr.commit()?;
+    tracing::info!(space, page = p, "created a rollback segment");
+    Ok(p)
+}
+
+/// Checks that slot `slot` of the latched header `r` holds `expect`.
+pub(super) fn check_slot(mtr: &Mtr<'_>, r: PageRef, slot: u32, expect: u32) -> Result<()> {
+    let n = bytes::get_u32(mtr.data(r), RS_SLOT_COUNT);
+    let cur = if slot < n {
+        bytes::get_u32(mtr.data(r), slot_offset(slot))
+    } else {
+        FIL_NULL
+    };
+    if slot >= n || cur != expect {
+        return Err(corruption(
+            mtr.pool(),
+            mtr.page_id(r),
+            format!("rollback segment slot {slot} holds page {cur:#x}, expected {expect:#x}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Latches the header of the log at `page` (a history neighbour) and checks it.
+fn latch_log_header(mtr: &mut Mtr<'_>, space: u32, page: u32) -> Result<PageRef> {
+    let id = PageId::new(space, page);
+    let r = mtr.page(id, Latch::Exclusive)?;
+    let h = LogHeader::parse(mtr.pool(), id, mtr.data(r))?;
+    if h.state != LogState::Committed {
+        return Err(corruption(
+            mtr.pool(),
+            id,
+            format!(
+                "undo log in the history list is in state {:?}, not committed",
+                h.state
+            ),
+        ));
+    }
+    Ok(r)
+}
+
+/// Appends the committed log whose header is `log` (latched, first page
+/// `page`, `pages` pages) at the end of the history list of header `rs`. Call
+/// with the segment's mutex held. Every fix happens before the first change.
+pub(super) fn history_append(
+    mtr: &mut Mtr<'_>,
+    rs: PageRef,
+    log: PageRef,
+    page: u32,
+    pages: u32,
+) -> Result<()> {
+    let space = mtr.page_id(rs).space;
+    let d = mtr.data(rs);
+    let (len, first, last) = (
+        bytes::get_u64(d, RS_HIST_LEN),
+        bytes::get_u32(d, RS_HIST_FIRST),
+        bytes::get_u32(d, RS_HIST_LAST),
+    );
+    let hist_pages = bytes::get_u64(d, RS_HIST_PAGES);
+    if (len == 0) != (first == FIL_NULL) || (first == FIL_NULL) != (last == FIL_NULL) {
+        return Err(corruption(
+            mtr.pool(),
+            mtr.page_id(rs),
+            format!("history list base is inconsistent (length {len}, first {first:#x}, last {last:#x})"),
+        ));
+    }
+    let prev = match last {
+        FIL_NULL => None,
+        p => Some(latch_log_header(mtr, space, p)?),
+    };
+    mtr.write_u32(log, LH_HIST_PREV, last);
+    mtr.write_u32(log, LH_HIST_NEXT, FIL_NULL);
+    match prev {
+        Some(pr) => mtr.write_u32(pr, LH_HIST_NEXT, page),
+        None => mtr.write_u32(rs, RS_HIST_FIRST, page),
+    }
+    mtr.write_u32(rs, RS_HIST_LAST, page);
+    mtr.write_u64(rs, RS_HIST_LEN, len + 1);
+    mtr.write_u64(rs, RS_HIST_PAGES, hist_pages + u64::from(pages));
+    Ok(())
+}
+
+/// Unlinks the log whose header is `log` (latched, first page `page`, `pages`
+/// pages) from the history list of header `rs`. Call with the segment's mutex
+/// held. Every fix happens before the first change.
+pub(super) fn history_remove(
+    mtr: &mut Mtr<'_>,
+    rs: PageRef,
+    log: PageRef,
+    page: u32,
+    pages: u32,
+) -> Result<()> {
+    let space = mtr.page_id(rs).space;
+    let h = LogHeader::parse(mtr.pool(), PageId::new(space, page), mtr.data(log))?;
+    let d = mtr.data(rs);
+    let (len, first, last) = (
+        bytes::get_u64(d, RS_HIST_LEN),
+        bytes::get_u32(d, RS_HIST_FIRST),
+        bytes::get_u32(d, RS_HIST_LAST),
+    );
+    let hist_pages = bytes::get_u64(d, RS_HIST_PAGES);
+    let pool = mtr.pool();
+    let bad = |why: &str| {
+        corruption(
+            pool,
+            PageId::new(space, page),
+            format!("cannot unlink the undo log from the history list: {why}"),
+        )
+    };
+    if h.state != LogState::Committed || len == 0 {
+        return Err(bad("it is not a committed log in a non-empty list"));
+    }
+    if (h.hist_prev == FIL_NULL) != (first == page) || (h.hist_next == FIL_NULL) != (last == page) {
+        return Err(bad("its links disagree with the list base"));
+    }
+    let prev = match h.hist_prev {
+        FIL_NULL => None,
+        p => Some(latch_log_header(mtr, space, p)?),
+    };
+    let next = match h.hist_next {
+        FIL_NULL => None,
+        p => Some(latch_log_header(mtr, space, p)?),
+    };
+    if let Some(pr) = prev {
+        if bytes::get_u32(mtr.data(pr), LH_HIST_NEXT) != page {
+            return Err(bad("the previous log does not link to it"));
+        }
+    }
+    if let Some(nx) = next {
+        if bytes::get_u32(mtr.data(nx), LH_HIST_PREV) != page {
+            return Err(bad("the next log does not link back to it"));
+        }
+    }
+    match prev {
+        Some(pr) => mtr.write_u32(pr, LH_HIST_NEXT, h.hist_next),
+        None => mtr.write_u32(rs, RS_HIST_FIRST, h.hist_next),
+    }
+    match next {
+        Some(nx) => mtr.write_u32(nx, LH_HIST_PREV, h.hist_prev),
+        None => mtr.write_u32(rs, RS_HIST_LAST, h.hist_prev),
+    }
+    mtr.write_u32(log, LH_HIST_PREV, FIL_NULL);
+    mtr.write_u32(log, LH_HIST_NEXT, FIL_NULL);
+    mtr.write_u64(rs, RS_HIST_LEN, len - 1);
+    mtr.write_u64(
+        rs,
+        RS_HIST_PAGES,
+        hist_pages.saturating_sub(u64::from(pages)),
+    );
+    Ok(())
+}
+
+/// Raises the header's "max trx id" to `trx_id`.
+pub(super) fn note_trx_id(mtr: &mut Mtr<'_>, rs: PageRef, trx_id: u64) {
+    if bytes::get_u64(mtr.data(rs), RS_MAX_TRX_ID) < trx_id {
+        mtr.write_u64(rs, RS_MAX_TRX_ID, trx_id);
+    }
+}
+
+/// Writes state `s` into a latched log header.
+pub(super) fn set_state(mtr: &mut Mtr<'_>, log: PageRef, s: LogState) {
+    mtr.write_u8(log, LH_STATE, s as u8);
+}
