@@ -53,7 +53,24 @@ impl Table {
             0
         };
         let key = self.layout.clustered_key(row, row_id)?;
-        self.insert_at(ctx, row, key, row_id, None, false)
+        let at = self.insert_at(ctx, row, key, row_id, None, false)?;
+        self.recheck_insert(ctx, &at.0, row)?;
+        Ok(at)
+    }
+
+    /// The second insert-intention check of a new row (see `gap`), made with
+    /// no latch held.
+    fn recheck_insert(&self, ctx: &TxnContext, key: &[u8], row: &[Value]) -> Result<()> {
+        if ctx.is_internal() {
+            return Ok(());
+        }
+        let entries = self.secondary_entries(row, key, 0)?;
+        let sec: Vec<(usize, &[u8])> = entries
+            .iter()
+            .enumerate()
+            .map(|(s, e)| (s + 1, e.key.as_slice()))
+            .collect();
+        self.insert_intentions(ctx, Some(key), &sec)
     }
 
     /// Inserts `row` under clustered key `key`; `own` names the row an update
@@ -72,6 +89,14 @@ impl Table {
         let trx_id = ctx.id_for_write()?;
         let _granted = self.lock_key(ctx, &key, LockMode::Exclusive, None)?;
         let entries = self.secondary_entries(row, &key, trx_id)?;
+        {
+            let sec: Vec<(usize, &[u8])> = entries
+                .iter()
+                .enumerate()
+                .map(|(s, e)| (s + 1, e.key.as_slice()))
+                .collect();
+            self.insert_intentions(ctx, Some(&key), &sec)?;
+        }
         let all = vec![true; entries.len()];
         let _unique = if prechecked {
             None
@@ -97,7 +122,7 @@ impl Table {
                 RowUndo {
                     kind: UndoKind::Update,
                     old_deleted: true,
-                    old_value: old.value,
+                    old_value: self.pruned_previous(old.value)?,
                     preexisting,
                     dropped,
                     ..RowUndo::insert(self.space, self.clustered.root, &key)
@@ -171,7 +196,9 @@ impl Table {
             }
             let r = self.insert_at(ctx, new_row, new_key, row_id, Some(&at.0), true);
             drop(guard);
-            return r.map(Some);
+            let moved = r?;
+            self.recheck_insert(ctx, &moved.0, new_row)?;
+            return Ok(Some(moved));
         }
         let pool = self.storage.pool();
         let Some(found) = self.clustered.get(pool, &at.0)?.filter(|f| !f.deleted) else {
@@ -185,7 +212,15 @@ impl Table {
             .zip(&new_entries)
             .map(|(o, n)| o.key[..o.prefix_len] != n.key[..n.prefix_len])
             .collect();
-        let _unique = self.unique_checked(ctx, &new_entries, &changed, new_row, Some(&at.0))?;
+        let moved_entries: Vec<(usize, &[u8])> = old_entries
+            .iter()
+            .zip(&new_entries)
+            .enumerate()
+            .filter(|(_, (o, n))| o.key != n.key)
+            .map(|(s, (_, n))| (s + 1, n.key.as_slice()))
+            .collect();
+        self.insert_intentions(ctx, None, &moved_entries)?;
+        let unique = self.unique_checked(ctx, &new_entries, &changed, new_row, Some(&at.0))?;
         let mut rec = self.build_record(trx_id, new_row, at.0.len(), row_id, &old_external)?;
         let kept: Vec<ExternRef> = RowView::parse(&self.layout.clustered.row, &rec.bytes)?
             .external_columns()
@@ -205,7 +240,7 @@ impl Table {
             let undo = RowUndo {
                 kind: UndoKind::Update,
                 old_deleted: false,
-                old_value: found.value,
+                old_value: self.pruned_previous(found.value)?,
                 preexisting,
                 dropped: dropped.clone(),
                 ..RowUndo::insert(self.space, self.clustered.root, &at.0)
@@ -242,6 +277,8 @@ impl Table {
         if !mvcc {
             self.free_chains(&dropped);
         }
+        drop(unique);
+        self.insert_intentions(ctx, None, &moved_entries)?;
         Ok(Some(RowRef(at.0.clone())))
     }
 
@@ -271,7 +308,7 @@ impl Table {
         let undo = RowUndo {
             kind: UndoKind::DeleteMark,
             old_deleted: false,
-            old_value: found.value,
+            old_value: self.pruned_previous(found.value)?,
             ..RowUndo::insert(self.space, self.clustered.root, &at.0)
         };
         let roll = ctx.append_undo(false, &undo.encode())?;

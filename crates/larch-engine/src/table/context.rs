@@ -33,8 +33,8 @@ use parking_lot::RwLock;
 use super::Table;
 use crate::error::{EngineError, Result};
 use crate::lock::{
-    LockKind, LockManager, LockMode, LockOutcome, LockRequest, OwnerId, TrxLocks, WaitOptions,
-    WaitPolicy,
+    KeyRef, LockKind, LockManager, LockMode, LockOutcome, LockRequest, OwnerId, TrxLocks,
+    WaitOptions, WaitPolicy,
 };
 use crate::storage::Storage;
 use crate::txn::{ReadView, Transaction, TransactionSystem, TrxId, TrxSysOptions};
@@ -56,6 +56,12 @@ pub struct TransactionServices {
     pub purge: super::PurgeStats,
     /// Older versions read from undo by consistent reads (all time).
     pub(crate) versions_visited: AtomicU64,
+    /// Held shared while a writer walks a version chain to prune it, and
+    /// exclusively by purge while it frees undo (a writer holds no snapshot
+    /// that would keep the records it reads alive).
+    pub(crate) chain_guard: RwLock<()>,
+    /// Versions pruned from chains (no live snapshot could see them).
+    pub(crate) versions_pruned: AtomicU64,
 }
 
 impl std::fmt::Debug for TransactionServices {
@@ -76,6 +82,8 @@ impl TransactionServices {
             purge: super::PurgeStats::default(),
             next_owner: AtomicU64::new(1),
             versions_visited: AtomicU64::new(0),
+            chain_guard: RwLock::new(()),
+            versions_pruned: AtomicU64::new(0),
         })
     }
 
@@ -145,6 +153,12 @@ impl TransactionServices {
     /// Older row versions consistent reads have rebuilt from undo so far.
     pub fn versions_visited(&self) -> u64 {
         self.versions_visited.load(Ordering::Relaxed)
+    }
+
+    /// Versions taken out of row version chains because no live snapshot
+    /// could see them.
+    pub fn versions_pruned(&self) -> u64 {
+        self.versions_pruned.load(Ordering::Relaxed)
     }
 
     fn owner_id(&self) -> OwnerId {
@@ -295,6 +309,18 @@ impl TxnContext {
         mode: LockMode,
         policy: Option<WaitPolicy>,
     ) -> Result<LockOutcome> {
+        self.lock_entry(index, KeyRef::Key(key), mode, LockKind::RecordOnly, policy)
+    }
+
+    /// Takes a lock of `kind` on index entry `key` (or the index's supremum).
+    pub(super) fn lock_entry(
+        &self,
+        index: u64,
+        key: KeyRef<'_>,
+        mode: LockMode,
+        kind: LockKind,
+        policy: Option<WaitPolicy>,
+    ) -> Result<LockOutcome> {
         let mut guard = self.locks.lock();
         let (Some(services), Some(locks)) = (self.services.as_ref(), guard.as_mut()) else {
             return Ok(LockOutcome::Granted);
@@ -307,8 +333,19 @@ impl TxnContext {
             cancel: Some(&self.cancel),
             weight: self.undo.as_ref().map_or(0, UndoLog::next_undo_no),
         };
-        let request = LockRequest::new(index, key, mode, LockKind::RecordOnly);
+        let request = match key {
+            KeyRef::Key(k) => LockRequest::new(index, k, mode, kind),
+            KeyRef::Supremum => LockRequest::supremum(index, mode, kind),
+        };
         services.locks.lock(locks, request, options)
+    }
+
+    /// The isolation level (REPEATABLE READ for internal writers).
+    pub fn isolation(&self) -> crate::txn::IsolationLevel {
+        self.trx.as_ref().map_or(
+            crate::txn::IsolationLevel::RepeatableRead,
+            Transaction::isolation,
+        )
     }
 
     /// Commits: CSN into the undo log, publish, release locks. Returns the

@@ -32,6 +32,7 @@ mod autoinc;
 mod change;
 mod check;
 mod context;
+mod gap;
 pub mod layout;
 #[cfg(test)]
 mod mvcc_tests;

@@ -435,3 +435,62 @@ fn recovery_rolls_back_what_a_crash_left_uncommitted() -> Result<()> {
     assert!(check.problems.is_empty(), "{:?}", check.problems);
     Ok(())
 }
+
+#[test]
+fn an_old_snapshot_reads_a_hot_row_in_a_bounded_number_of_steps() -> Result<()> {
+    const UPDATES: i64 = 10_000;
+    let env = Env::new(Arc::new(SimVfs::new()))?;
+    env.load(3)?;
+    let pages_before = env.services.undo.undo_pages();
+    let mut rs = env.session()?;
+    let mut reader = rs.begin(TrxOptions::read_only(IsolationLevel::RepeatableRead))?;
+    let snap = ReadContext {
+        view: reader.read_view(),
+    };
+    assert_eq!(env.table.get(&snap, &env.at(2)?)?, Some(row(2, 2, "n2")));
+    // A second reader that opens its snapshot half-way keeps its version too.
+    let mut ms = env.session()?;
+    let mut middle = None;
+    let mut ws = env.session()?;
+    for i in 1..=UPDATES {
+        let mut w = env.begin(&mut ws, IsolationLevel::RepeatableRead)?;
+        env.table
+            .update(&mut w, &env.at(2)?, &row(2, 1000 + i, "n2"))?;
+        w.commit()?;
+        if i == UPDATES / 2 {
+            let mut t = ms.begin(TrxOptions::read_only(IsolationLevel::RepeatableRead))?;
+            let v = ReadContext {
+                view: t.read_view(),
+            };
+            middle = Some((t, v));
+        }
+    }
+    assert!(env.services.versions_pruned() >= (UPDATES - 10) as u64);
+    let before = env.services.versions_visited();
+    assert_eq!(env.table.get(&snap, &env.at(2)?)?, Some(row(2, 2, "n2")));
+    let visited = env.services.versions_visited() - before;
+    assert!(visited <= 4, "the old snapshot walked {visited} versions");
+    let (mt, mv) = middle.ok_or_else(|| EngineError::Internal("no middle reader".into()))?;
+    let before = env.services.versions_visited();
+    assert_eq!(
+        env.table.get(&mv, &env.at(2)?)?,
+        Some(row(2, 1000 + UPDATES / 2, "n2"))
+    );
+    assert!(env.services.versions_visited() - before <= 4);
+    // Covering and non-covering scans of the secondary index agree.
+    assert_eq!(env.by_k(&snap, true)?, env.by_k(&snap, false)?);
+    assert!(env
+        .by_k(&snap, true)?
+        .contains(&(Value::Int(2), Value::Int(2))));
+    mt.commit()?;
+    reader.commit()?;
+    // With the snapshots gone, purge frees the history and its undo pages.
+    purge_all(&env.services)?;
+    assert_eq!(env.services.undo.history_len(), 0);
+    let pages_after = env.services.undo.undo_pages();
+    assert!(
+        pages_after <= pages_before + 4,
+        "undo pages: {pages_before} before, {pages_after} after purge"
+    );
+    env.assert_healthy()
+}

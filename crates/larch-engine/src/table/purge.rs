@@ -168,7 +168,10 @@ pub(crate) fn purge_one_log(services: &TransactionServices, stop: &AtomicBool) -
         }
         from = last + 1;
     }
-    services.undo.free_history(log)?;
+    {
+        let _no_pruner_reads = services.chain_guard.write();
+        services.undo.free_history(log)?;
+    }
     services.purge.logs_purged.fetch_add(1, Ordering::Relaxed);
     Ok(true)
 }
@@ -231,6 +234,7 @@ impl Table {
                 let tree = &self.secondary[s];
                 if let Some(f) = tree.get(pool, &e.key)? {
                     if f.deleted && visible_to_all(trx_id_of(&f.value)) {
+                        self.inherit_gaps(s + 1, &e.key)?;
                         tree.delete(pool, &e.key)?;
                     }
                 }
@@ -254,6 +258,7 @@ impl Table {
                 }
                 let (row, external) = self.decode_with_external(&u.key, &cur.value)?;
                 purge_entries(&row)?;
+                self.inherit_gaps(super::CLUSTERED, &u.key)?;
                 self.clustered.delete(pool, &u.key)?;
                 let refs: Vec<_> = external.iter().map(|(_, _, r)| *r).collect();
                 self.free_chains(&refs);

@@ -15,13 +15,15 @@ use std::ops::Bound;
 
 use super::layout::column_value;
 use super::version::trx_id_of;
-use super::{ReadContext, RowRef, Table, CLUSTERED};
+use super::{ReadContext, RowRef, Table, TxnContext, CLUSTERED};
 use crate::btree::Cursor;
 use crate::error::{EngineError, Result};
+use crate::lock::{KeyRef, LockKind, LockMode, LockOutcome, WaitPolicy};
 use crate::record::key::{encode_key_prefix, prefix_end, KeyPart};
 use crate::record::overflow;
 use crate::record::row::{ColumnBytes, ExternRef, RowView};
 use crate::record::value::Value;
+use crate::txn::IsolationLevel;
 
 /// A range of an index, as bounds on leading key values.
 #[derive(Debug, Clone, PartialEq)]
@@ -102,6 +104,23 @@ pub struct RowCursor<'t> {
     columns: Vec<usize>,
     covering: bool,
     read: ReadContext,
+    /// Set for locking reads: rows are locked as they are read, and read in
+    /// their newest version.
+    lock: Option<ScanLock<'t>>,
+}
+
+/// How a locking scan locks (see `gap`).
+struct ScanLock<'t> {
+    ctx: &'t TxnContext,
+    mode: LockMode,
+    policy: Option<WaitPolicy>,
+    /// Lock the gaps (REPEATABLE READ, SERIALIZABLE).
+    gaps: bool,
+    /// A unique equality lookup: a found row is locked alone.
+    point: bool,
+    found: bool,
+    /// The range's upper end in the index's byte order, for the gap beyond it.
+    upper: Bound<Vec<u8>>,
 }
 
 impl std::fmt::Debug for RowCursor<'_> {
@@ -122,6 +141,9 @@ impl RowCursor<'_> {
 
     /// The next row: its address and the requested column values.
     pub fn next_row(&mut self) -> Result<Option<(RowRef, Vec<Value>)>> {
+        if self.lock.is_some() {
+            return self.next_locked_row();
+        }
         let Some(cursor) = self.cursor.as_mut() else {
             return Ok(None);
         };
@@ -168,6 +190,89 @@ impl RowCursor<'_> {
         self.cursor = None;
         Ok(None)
     }
+}
+
+impl RowCursor<'_> {
+    /// [`next_row`](Self::next_row) of a locking scan.
+    fn next_locked_row(&mut self) -> Result<Option<(RowRef, Vec<Value>)>> {
+        let t = self.table;
+        let pool = t.storage.pool();
+        let (Some(cursor), Some(l)) = (self.cursor.as_mut(), self.lock.as_mut()) else {
+            return Ok(None);
+        };
+        let index_id = t.index_lock_id(self.index);
+        let tree = t.index_tree(self.index);
+        let kind = if l.gaps && !l.point {
+            LockKind::NextKey
+        } else {
+            LockKind::RecordOnly
+        };
+        while let Some(e) = cursor.next_entry()? {
+            let outcome =
+                l.ctx
+                    .lock_entry(index_id, KeyRef::Key(&e.key), l.mode, kind, l.policy)?;
+            if outcome == LockOutcome::Skipped {
+                continue;
+            }
+            // The newest state, now that no one else can change it.
+            let Some(f) = tree.get(pool, &e.key)?.filter(|f| !f.deleted) else {
+                continue;
+            };
+            l.found = true;
+            if self.index == CLUSTERED {
+                let row = t.decode_row(&e.key, &f.value, Some(&self.columns))?;
+                return Ok(Some((RowRef(e.key), project(row, &self.columns))));
+            }
+            let s = self.index - 1;
+            let (_, clustered_key) = t.layout.split_secondary_key(s, &e.key)?;
+            let at = RowRef(clustered_key.to_vec());
+            let outcome = l.ctx.lock_record(t.lock_index(), &at.0, l.mode, l.policy)?;
+            if outcome == LockOutcome::Skipped {
+                continue;
+            }
+            let Some(found) = t.clustered.get(pool, &at.0)?.filter(|f| !f.deleted) else {
+                continue;
+            };
+            let full = t.decode_row(&at.0, &found.value, None)?;
+            let full: Vec<Value> = full.into_iter().map(|v| v.unwrap_or(Value::Null)).collect();
+            let (prefix, _) = t.layout.secondary_prefix(s, &full)?;
+            if !e.key.starts_with(&prefix) || e.key.len() != prefix.len() + at.0.len() {
+                continue;
+            }
+            return Ok(Some((
+                at,
+                self.columns.iter().map(|&c| full[c].clone()).collect(),
+            )));
+        }
+        self.cursor = None;
+        if l.gaps && !(l.point && l.found) {
+            // The gap after the range: no insert may land there either.
+            let next = t.successor(
+                self.index,
+                match &l.upper {
+                    Bound::Unbounded => return lock_supremum(l, index_id),
+                    Bound::Included(u) => Bound::Excluded(u.clone()),
+                    Bound::Excluded(u) => Bound::Included(u.clone()),
+                },
+            )?;
+            let target = next.as_deref().map_or(KeyRef::Supremum, KeyRef::Key);
+            let _granted =
+                l.ctx
+                    .lock_entry(index_id, target, l.mode, LockKind::GapOnly, l.policy)?;
+        }
+        Ok(None)
+    }
+}
+
+fn lock_supremum(l: &ScanLock<'_>, index_id: u64) -> Result<Option<(RowRef, Vec<Value>)>> {
+    let _granted = l.ctx.lock_entry(
+        index_id,
+        KeyRef::Supremum,
+        l.mode,
+        LockKind::GapOnly,
+        l.policy,
+    )?;
+    Ok(None)
 }
 
 fn project(row: Vec<Option<Value>>, columns: &[usize]) -> Vec<Value> {
@@ -258,6 +363,58 @@ impl Table {
         ))
     }
 
+    /// A locking scan (`SELECT ... FOR UPDATE` / `FOR SHARE`, the current read
+    /// of UPDATE and DELETE): like [`scan`](Self::scan), but every row is
+    /// locked in `mode` as it is read (with next-key and gap locks at
+    /// REPEATABLE READ and SERIALIZABLE, see `gap`) and returned in its newest
+    /// version. Rows SKIP LOCKED passes over are not returned.
+    #[allow(clippy::too_many_arguments)]
+    pub fn scan_locking<'t>(
+        &'t self,
+        ctx: &'t TxnContext,
+        index: usize,
+        range: &KeyRange,
+        reverse: bool,
+        columns: Option<&[usize]>,
+        mode: LockMode,
+        policy: Option<WaitPolicy>,
+    ) -> Result<RowCursor<'t>> {
+        let mut c = self.scan(&ReadContext::NEWEST, index, range, reverse, columns)?;
+        let l = &self.layout;
+        let (parts, unique) = if index == CLUSTERED {
+            (&l.clustered.parts, !l.clustered.hidden_row_id)
+        } else {
+            let sl = &l.secondary[index - 1];
+            (&sl.parts, sl.unique)
+        };
+        let point = unique
+            && match (&range.lower, &range.upper) {
+                (Bound::Included(a), Bound::Included(b)) => {
+                    a == b && a.len() == parts.len() && !a.iter().any(Value::is_null)
+                }
+                _ => false,
+            };
+        let gaps = !matches!(
+            ctx.isolation(),
+            IsolationLevel::ReadCommitted | IsolationLevel::ReadUncommitted
+        );
+        let upper = if parts.is_empty() {
+            Bound::Unbounded
+        } else {
+            range.encode(parts)?.upper
+        };
+        c.lock = Some(ScanLock {
+            ctx,
+            mode,
+            policy,
+            gaps,
+            point,
+            found: false,
+            upper,
+        });
+        Ok(c)
+    }
+
     /// Scans index `index` ([`CLUSTERED`] or 1 + secondary number) over
     /// `range`, returning `columns` (all columns when `None`).
     pub fn scan(
@@ -311,6 +468,7 @@ impl Table {
             columns,
             covering,
             read: *read,
+            lock: None,
         })
     }
 }

@@ -17,7 +17,7 @@
 
 use super::undo_entry::{RowUndo, UndoKind};
 use super::version::{roll_ptr_of, trx_id_of};
-use super::{Table, TransactionServices};
+use super::{Table, TransactionServices, CLUSTERED};
 use crate::btree::OnDuplicate;
 use crate::error::Result;
 use crate::record::row::ExternRef;
@@ -76,8 +76,10 @@ impl Table {
                     .iter()
                     .enumerate()
                 {
+                    self.inherit_gaps(s + 1, &e.key)?;
                     self.secondary[s].delete(pool, &e.key)?;
                 }
+                self.inherit_gaps(CLUSTERED, &u.key)?;
                 self.clustered.delete(pool, &u.key)?;
                 self.free_chains(&cur_refs);
             }
@@ -110,6 +112,7 @@ impl Table {
                 if u.preexisting.get(s).copied().unwrap_or(false) {
                     tree.rewrite(pool, &c.key, &c.value, true)?;
                 } else {
+                    self.inherit_gaps(s + 1, &c.key)?;
                     tree.delete(pool, &c.key)?;
                 }
             }

@@ -12,6 +12,16 @@
 //! snapshot sees that transaction, and a walk only reaches undo of
 //! transactions its snapshot does not see.
 //!
+//! Chains are pruned as they grow ([`Table::pruned_previous`]): when a writer
+//! turns the newest committed version `V` into an undo record, it checks the
+//! versions behind `V`: a version written with CSN `c` whose successor
+//! committed with CSN `c'` is seen exactly by snapshots in `[c, c')`; if no
+//! live snapshot lies there (new snapshots are all at or above the published
+//! CSN, hence above `c'`), no reader will ever stop at it, and `V`'s roll
+//! pointer is moved past it. So one snapshot held open while a row is updated
+//! a million times leaves a chain of the newest version, the one before it
+//! and the one the snapshot sees: a bounded walk, however old the snapshot.
+//!
 //! Secondary entries carry a 6-byte stamp: the id of the last transaction that
 //! inserted, delete-marked, un-marked or rewrote the entry. If the stamp is
 //! visible to `V`, the entry's state (present or delete-marked, and its
@@ -25,13 +35,15 @@ use std::sync::atomic::Ordering;
 use super::Table;
 use crate::error::{EngineError, Result};
 use crate::record::row::{MAX_48, ROLL_PTR_LEN, ROLL_PTR_OFFSET, TRX_ID_LEN, TRX_ID_OFFSET};
-use crate::txn::ReadView;
+use crate::txn::{Csn, LiveSnapshots, ReadView, TrxStatus};
 use crate::undo::RollPtr;
 
 use super::undo_entry::{RowUndo, UndoKind};
 
 /// Longest version chain a read follows before reporting corruption (a cycle).
 const MAX_CHAIN: usize = 1 << 24;
+/// Versions a writer examines for pruning per change.
+const PRUNE_STEPS: usize = 8;
 
 fn be(b: &[u8]) -> u64 {
     b.iter().fold(0u64, |a, &x| (a << 8) | u64::from(x))
@@ -51,6 +63,12 @@ pub(super) fn roll_ptr_of(value: &[u8]) -> RollPtr {
             .get(ROLL_PTR_OFFSET..ROLL_PTR_OFFSET + ROLL_PTR_LEN)
             .map_or(0, be),
     )
+}
+
+/// Writes the roll pointer into a clustered record value.
+fn set_roll(value: &mut [u8], roll: RollPtr) {
+    let r = roll.0.to_be_bytes();
+    value[ROLL_PTR_OFFSET..ROLL_PTR_OFFSET + ROLL_PTR_LEN].copy_from_slice(&r[8 - ROLL_PTR_LEN..]);
 }
 
 /// Writes the transaction id and roll pointer into a clustered record value.
@@ -98,6 +116,73 @@ impl Table {
             "table '{}': a row version chain is longer than {MAX_CHAIN}",
             self.layout.def.name
         )))
+    }
+
+    /// `value`, the newest committed version of a row that the caller (holding
+    /// the row's exclusive lock) is about to keep in an undo record, with its
+    /// roll pointer moved past the versions no live snapshot can see (see the
+    /// module documentation). Versions of a transaction that has not
+    /// committed are left alone.
+    pub(super) fn pruned_previous(&self, mut value: Vec<u8>) -> Result<Vec<u8>> {
+        let Some(services) = self.services.as_ref() else {
+            return Ok(value);
+        };
+        let sys = &services.system;
+        let csn_of = |writer: u64| -> Option<Csn> {
+            if writer < sys.low_watermark() {
+                return Some(0);
+            }
+            match sys.status(writer) {
+                TrxStatus::Committed(c) => Some(c),
+                TrxStatus::Forgotten => Some(0),
+                TrxStatus::Active | TrxStatus::RolledBack => None,
+            }
+        };
+        let Some(mut upper) = csn_of(trx_id_of(&value)) else {
+            return Ok(value);
+        };
+        let start = roll_ptr_of(&value);
+        if start == RollPtr::NONE || start.is_insert() {
+            return Ok(value);
+        }
+        let live: LiveSnapshots = sys.live_snapshots();
+        let needed = |lo: Csn, hi: Csn| live.csns.iter().any(|&s| s >= lo && s < hi);
+        let _guard = services.chain_guard.read();
+        let mut pruned = 0u64;
+        for _ in 0..PRUNE_STEPS {
+            if !needed(0, upper) {
+                // Every live snapshot sees this version: nothing behind it is needed.
+                if roll_ptr_of(&value) != RollPtr::NONE {
+                    set_roll(&mut value, RollPtr::NONE);
+                    pruned += 1;
+                }
+                break;
+            }
+            let roll = roll_ptr_of(&value);
+            if roll == RollPtr::NONE || roll.is_insert() {
+                break;
+            }
+            let rec = services.undo.read(roll)?;
+            let u = RowUndo::decode(&rec.payload)?;
+            if u.kind == UndoKind::Insert {
+                break;
+            }
+            let Some(lo) = csn_of(trx_id_of(&u.old_value)) else {
+                break;
+            };
+            if needed(lo, upper) {
+                break; // a live snapshot stops at this version
+            }
+            set_roll(&mut value, roll_ptr_of(&u.old_value));
+            pruned += 1;
+            upper = lo;
+        }
+        if pruned > 0 {
+            services
+                .versions_pruned
+                .fetch_add(pruned, Ordering::Relaxed);
+        }
+        Ok(value)
     }
 
     /// Whether a secondary entry stamped by `stamp` answers for `view` by

@@ -17,7 +17,7 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
-use larch_engine::lock::{LockMode, LockOutcome, WaitPolicy};
+use larch_engine::lock::{LockMode, WaitPolicy};
 use larch_engine::record::value::{ColumnType, Value};
 use larch_engine::table::{KeyRange, ReadContext, RowRef, Table, TxnContext, CLUSTERED};
 
@@ -404,30 +404,23 @@ pub(crate) fn for_each_row(
     // case-insensitive collation): each row is passed once.
     let mut seen = (ranges.len() > 1).then(std::collections::HashSet::<Vec<u8>>::new);
     for range in ranges {
-        let mut cursor = table.scan(&reading.read, index, range, reverse, needed)?;
+        let mut cursor = match reading.lock {
+            Some((ctx, mode, policy)) => {
+                table.scan_locking(ctx, index, range, reverse, needed, mode, policy)?
+            }
+            None => table.scan(&reading.read, index, range, reverse, needed)?,
+        };
         loop {
             if kill.load(std::sync::atomic::Ordering::Relaxed) {
                 return Err(SqlError::new(1317, "Query execution was interrupted"));
             }
-            let Some((at, mut vals)) = cursor.next_row()? else {
+            let Some((at, vals)) = cursor.next_row()? else {
                 break;
             };
             if let Some(seen) = seen.as_mut() {
                 if !seen.insert(at.0.clone()) {
                     continue;
                 }
-            }
-            if let Some((ctx, mode, policy)) = reading.lock {
-                if table.lock_row(ctx, &at, mode, policy)? == LockOutcome::Skipped {
-                    continue;
-                }
-                let Some(full) = table.get(&ReadContext::NEWEST, &at)? else {
-                    continue; // deleted while we waited
-                };
-                vals = match needed {
-                    None => full,
-                    Some(cols) => cols.iter().map(|&c| full[c].clone()).collect(),
-                };
             }
             let mut row = match needed {
                 None => vals,

@@ -164,6 +164,17 @@ impl Session {
         Ok(())
     }
 
+    /// True when plain reads must lock: SERIALIZABLE inside a transaction
+    /// (autocommit off or BEGIN), as InnoDB does.
+    pub(crate) fn serializable_reads(&self) -> bool {
+        let level = match self.txn.as_ref() {
+            Some(t) => t.ctx.isolation(),
+            None => self.next_isolation.unwrap_or_else(|| self.isolation()),
+        };
+        level == larch_engine::txn::IsolationLevel::Serializable
+            && (self.txn.as_ref().is_some_and(|t| t.explicit) || !self.autocommit())
+    }
+
     /// Ends what [`begin_read`](Self::begin_read) set up.
     pub(crate) fn end_read(&mut self) {
         self.read = ReadContext::NEWEST;

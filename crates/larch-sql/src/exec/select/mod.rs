@@ -49,7 +49,18 @@ pub(crate) fn execute(
         .com_select
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let warnings = RefCell::new(Vec::new());
-    let r = if let Some(lock) = q.locks.first() {
+    // SERIALIZABLE: plain reads inside a transaction lock what they read
+    // (shared), as InnoDB turns them into LOCK IN SHARE MODE.
+    let serializable = ast::LockClause {
+        lock_type: ast::LockType::Share,
+        of: None,
+        nonblock: None,
+    };
+    let lock = q
+        .locks
+        .first()
+        .or_else(|| s.serializable_reads().then_some(&serializable));
+    let r = if let Some(lock) = lock {
         locking_query(s, q, params, &warnings, lock)
     } else {
         s.begin_read()?;
