@@ -52,7 +52,10 @@ fn transfer(s: &mut Session, rng: &mut u64, writer: u64, seq: u64) -> R<bool> {
     let abort = next() % 5 == 0;
     s.execute("BEGIN")?;
     for (acct, delta) in [(a, -amount), (b, amount)] {
-        let row = ints(s, &format!("SELECT ver, bal FROM acct WHERE id = {acct} FOR UPDATE"))?;
+        let row = ints(
+            s,
+            &format!("SELECT ver, bal FROM acct WHERE id = {acct} FOR UPDATE"),
+        )?;
         let [ver, _bal] = row.first().map(|r| [r[0], r[1]]).ok_or("missing account")?;
         s.execute(&format!(
             "UPDATE acct SET ver = ver + 1, bal = bal + {delta} WHERE id = {acct}"
@@ -141,8 +144,15 @@ fn concurrent_transfers_are_explained_by_their_history() -> R<()> {
     // The serial model: per account, the logged versions are 0, 1, 2, ...
     // each exactly once, and replaying the deltas gives the balance.
     let accounts = ints(&mut s, "SELECT id, ver, bal FROM acct ORDER BY id")?;
-    let hist = ints(&mut s, "SELECT acct, ver, delta FROM hist ORDER BY acct, ver")?;
-    assert_eq!(hist.len() as u64, 2 * n, "history rows of committed transfers only");
+    let hist = ints(
+        &mut s,
+        "SELECT acct, ver, delta FROM hist ORDER BY acct, ver",
+    )?;
+    assert_eq!(
+        hist.len() as u64,
+        2 * n,
+        "history rows of committed transfers only"
+    );
     let mut by_acct: BTreeMap<i64, Vec<(i64, i64)>> = BTreeMap::new();
     for h in &hist {
         by_acct.entry(h[0]).or_default().push((h[1], h[2]));
@@ -151,9 +161,16 @@ fn concurrent_transfers_are_explained_by_their_history() -> R<()> {
         let (id, ver, bal) = (a[0], a[1], a[2]);
         let h = by_acct.remove(&id).unwrap_or_default();
         let versions: Vec<i64> = h.iter().map(|x| x.0).collect();
-        assert_eq!(versions, (0..ver).collect::<Vec<_>>(), "account {id}: lost or doubled update");
+        assert_eq!(
+            versions,
+            (0..ver).collect::<Vec<_>>(),
+            "account {id}: lost or doubled update"
+        );
         let replayed = 1000 + h.iter().map(|x| x.1).sum::<i64>();
-        assert_eq!(replayed, bal, "account {id}: balance not explained by its history");
+        assert_eq!(
+            replayed, bal,
+            "account {id}: balance not explained by its history"
+        );
     }
     let check = ints(&mut s, "SELECT COUNT(*) FROM hist WHERE ver < 0")?;
     assert_eq!(check[0][0], 0);

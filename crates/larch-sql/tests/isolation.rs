@@ -350,14 +350,21 @@ fn locking_reads_are_phantom_free_at_repeatable_read_only() -> R<()> {
             assert_eq!((inside, above), (Some(1205), Some(1205)), "gaps are locked");
             assert_eq!(one(&mut a, range)?, "2", "no phantom");
         } else {
-            assert_eq!((inside, above), (None, None), "no gap locks at READ COMMITTED");
+            assert_eq!(
+                (inside, above),
+                (None, None),
+                "no gap locks at READ COMMITTED"
+            );
             assert_eq!(one(&mut a, range)?, "3", "a phantom, as InnoDB shows it");
         }
         a.execute("COMMIT")?;
         b.execute("INSERT INTO t VALUES (8, 26)")?;
         // Locking a missing key locks the gap where it would go.
         a.execute("BEGIN")?;
-        assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t WHERE id = 50 FOR UPDATE")?, "0");
+        assert_eq!(
+            one(&mut a, "SELECT COUNT(*) FROM t WHERE id = 50 FOR UPDATE")?,
+            "0"
+        );
         let missing = code(b.execute("INSERT INTO t VALUES (50, 1)"));
         if level == "REPEATABLE READ" {
             assert_eq!(missing, Some(1205));
@@ -376,12 +383,18 @@ fn serializable_reads_lock_inside_transactions_only() -> R<()> {
     let mut b = env.at("REPEATABLE READ")?;
     a.execute("BEGIN")?;
     assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t WHERE v > 15")?, "2");
-    assert_eq!(code(b.execute("UPDATE t SET v = 21 WHERE id = 2")), Some(1205));
+    assert_eq!(
+        code(b.execute("UPDATE t SET v = 21 WHERE id = 2")),
+        Some(1205)
+    );
     assert_eq!(code(b.execute("INSERT INTO t VALUES (7, 70)")), Some(1205));
     // Rows and gaps a did not read are free ((11, 1) would go into the gap
     // before (20, 2), which a's next-key lock covers, as in InnoDB).
     b.execute("UPDATE t SET v = 5 WHERE id = 1")?;
-    assert_eq!(code(b.execute("UPDATE t SET v = 11 WHERE id = 1")), Some(1205));
+    assert_eq!(
+        code(b.execute("UPDATE t SET v = 11 WHERE id = 1")),
+        Some(1205)
+    );
     a.execute("COMMIT")?;
     b.execute("UPDATE t SET v = 21 WHERE id = 2")?;
     // An autocommit SELECT at SERIALIZABLE is a consistent read: no waiting.

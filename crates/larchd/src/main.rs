@@ -127,6 +127,9 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
         .enable_all()
         .thread_name("larchd-worker")
         .max_blocking_threads(opts.max_connections as usize + 64)
+        .on_thread_start(|| {
+            larch_engine::io::blocking::set_thread_hook(Some(session::leave_worker));
+        })
         .build()
     {
         Ok(rt) => rt,

@@ -156,7 +156,7 @@ pub async fn serve(
     let config = ServerConfig {
         server_version: SERVER_VERSION.to_owned(),
         max_allowed_packet: opts.max_allowed_packet,
-        execution: ExecutionMode::BlockInPlace,
+        execution: ExecutionMode::Inline,
         idle_timeout: Some(Duration::from_secs(opts.wait_timeout)),
         ..ServerConfig::default()
     };

@@ -13,8 +13,12 @@
 //! - `allocate(len)` makes the file at least `len` bytes long (never shrinks it);
 //! - buffers passed to data files opened with `direct` may be unaligned: the
 //!   implementation copies them through an aligned bounce buffer when needed.
+//!
+//! [`blocking`] marks the places where the engine waits, for hosts that run it
+//! on async worker threads.
 
 mod aligned;
+pub mod blocking;
 mod os;
 mod sim;
 

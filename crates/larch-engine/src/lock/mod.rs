@@ -265,7 +265,9 @@ impl LockManager {
         };
         drop(map);
         trx.held.push(waited_on.clone());
-        let result = self.wait(&trx.shared, &waited_on, timeout, options.cancel);
+        let result = crate::io::blocking::blocking(|| {
+            self.wait(&trx.shared, &waited_on, timeout, options.cancel)
+        });
         if !matches!(result, Ok(LockOutcome::Granted)) {
             trx.forget(&waited_on);
         }

@@ -440,6 +440,14 @@ impl RedoLog {
     pub fn flush_for_commit(&self, lsn: u64) -> Result<()> {
         match self.flush_at_commit {
             0 => self.check_writable(),
+            _ if self.flushed_lsn() >= lsn => Ok(()),
+            _ => crate::io::blocking::blocking(|| self.flush_for_commit_now(lsn)),
+        }
+    }
+
+    fn flush_for_commit_now(&self, lsn: u64) -> Result<()> {
+        match self.flush_at_commit {
+            0 => self.check_writable(),
             2 => {
                 while self.written_lsn() < lsn {
                     self.write_out(lsn)?;

@@ -546,7 +546,7 @@ fn sleep(secs: &Value, ctx: &mut EvalContext<'_>) -> Value {
         return Value::Int(0);
     }
     let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(s.min(1e9));
-    loop {
+    larch_engine::io::blocking::blocking(|| loop {
         if ctx
             .kill
             .is_some_and(|k| k.load(std::sync::atomic::Ordering::Relaxed))
@@ -558,5 +558,5 @@ fn sleep(secs: &Value, ctx: &mut EvalContext<'_>) -> Value {
             return Value::Int(0);
         }
         std::thread::sleep((end - now).min(std::time::Duration::from_millis(10)));
-    }
+    })
 }

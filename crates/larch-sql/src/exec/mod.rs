@@ -71,7 +71,8 @@ pub(crate) fn execute(
             Ok(QueryResult::ok())
         }
         Statement::LoadData(_) => Err(SqlError::not_supported("LOAD DATA")),
-        other => match crate::ddl::execute_extra(s, other) {
+        other => match larch_engine::io::blocking::blocking(|| crate::ddl::execute_extra(s, other))
+        {
             Some(r) => r,
             None => Err(SqlError::not_supported("this statement")),
         },
@@ -166,7 +167,8 @@ fn execute_sql(
             if let Some(r) = show::execute(s, stmt) {
                 return r;
             }
-            match crate::ddl::execute(s, stmt) {
+            // DDL writes files and may copy whole tables.
+            match larch_engine::io::blocking::blocking(|| crate::ddl::execute(s, stmt)) {
                 Some(r) => r,
                 None => Err(SqlError::not_supported(&format!(
                     "'{}'",

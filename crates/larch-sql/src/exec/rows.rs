@@ -381,6 +381,26 @@ pub(crate) fn for_each_row(
     reading: &RowReading<'_>,
     each: &mut dyn FnMut(RowRef, Vec<Value>) -> Result<bool, SqlError>,
 ) -> Result<(), SqlError> {
+    if matches!(access, Access::Scan) {
+        // A full scan may run long: let the server move other connections'
+        // work off this thread first.
+        return larch_engine::io::blocking::blocking(|| {
+            read_rows(table, access, reverse, needed, kill, reading, each)
+        });
+    }
+    read_rows(table, access, reverse, needed, kill, reading, each)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_rows(
+    table: &Arc<Table>,
+    access: &Access,
+    reverse: bool,
+    needed: Option<&[usize]>,
+    kill: &std::sync::atomic::AtomicBool,
+    reading: &RowReading<'_>,
+    each: &mut dyn FnMut(RowRef, Vec<Value>) -> Result<bool, SqlError>,
+) -> Result<(), SqlError> {
     let ncols = table.def().columns.len();
     let enum_cols: Vec<(usize, &ColumnType)> = table
         .def()
