@@ -19,12 +19,23 @@
 //! dictionary) use [`TxnContext::internal`]: transaction id 0, no undo, no
 //! locks.
 //!
+//! Observability: every [`TxnContext`] with services is listed, from
+//! [`TxnContext::new`] until it is dropped, in the services' registry of
+//! active transactions ([`TransactionServices::active_transactions`]): its
+//! lock owner and lock counters ([`TrxLockStats`]), its undo records, its id,
+//! and the connection and session slot the SQL layer gives it
+//! ([`TxnContext::set_connection`]). That is what joins the transaction
+//! system's `INNODB_TRX` rows (keyed by session slot) and the lock manager's
+//! locks (keyed by owner) to transactions. Registration costs one shard mutex
+//! and one small allocation per transaction, never anything per row.
+//!
 //! Invariants: a transaction's undo records are applied in reverse order by
 //! exactly one thread (the owner, or recovery); the table registry holds weak
-//! references, so a dropped table's undo records are skipped.
+//! references, so a dropped table's undo records are skipped; a context is in
+//! the active registry exactly while it exists (internal contexts never).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -33,8 +44,8 @@ use parking_lot::RwLock;
 use super::Table;
 use crate::error::{EngineError, Result};
 use crate::lock::{
-    KeyRef, LockKind, LockManager, LockMode, LockOutcome, LockRequest, OwnerId, TrxLocks,
-    WaitOptions, WaitPolicy,
+    KeyRef, LockKind, LockManager, LockMode, LockOutcome, LockRequest, OwnerId, TrxLockStats,
+    TrxLocks, WaitOptions, WaitPolicy,
 };
 use crate::storage::Storage;
 use crate::txn::{ReadView, Transaction, TransactionSystem, TrxId, TrxSysOptions};
@@ -42,6 +53,58 @@ use crate::undo::{RollPtr, UndoLog, UndoStore};
 
 /// Opens a table by (tablespace, clustered root).
 pub type TableOpener = Box<dyn Fn(u32, u32) -> Option<Arc<Table>> + Send + Sync>;
+
+/// Shards of the registry of active transaction contexts.
+const ACTIVE_SHARDS: usize = 16;
+/// `TrxObserved::slot` when the SQL layer did not say.
+const NO_SLOT: u32 = u32::MAX;
+
+/// One shard of the active-transaction registry, on its own cache line.
+#[derive(Default)]
+#[repr(align(64))]
+struct ActiveShard(parking_lot::Mutex<HashMap<u64, Arc<TrxObserved>>>);
+
+/// What other threads may read of one live [`TxnContext`] (shared between the
+/// context and the registry; written only by the context's owner thread).
+#[derive(Debug)]
+struct TrxObserved {
+    owner: OwnerId,
+    locks: TrxLockStats,
+    /// Undo records written (InnoDB's `trx->undo_no`), kept current by the
+    /// owner after every append and partial rollback.
+    undo_records: AtomicU64,
+    /// The transaction id, 0 until the first write.
+    trx_id: AtomicU64,
+    /// The connection id (`trx_mysql_thread_id`), 0 if none was given.
+    thread_id: AtomicU64,
+    /// The session slot of the transaction system, [`NO_SLOT`] if unknown.
+    slot: AtomicU32,
+    /// Set while the whole transaction is being rolled back.
+    rolling_back: AtomicBool,
+}
+
+/// One live transaction context, as [`TransactionServices::active_transactions`]
+/// reports it (for `INFORMATION_SCHEMA.INNODB_TRX`, `INNODB_LOCKS`,
+/// `INNODB_LOCK_WAITS` and `SHOW ENGINE INNODB STATUS`).
+#[derive(Debug, Clone)]
+pub struct ActiveTrx {
+    /// The lock owner of the transaction (what `LockManager::snapshot` and
+    /// `lock_waits` name).
+    pub owner: OwnerId,
+    /// The transaction id, 0 until the first write.
+    pub trx_id: TrxId,
+    /// The session slot (`TrxInfo::session`), if the SQL layer gave it.
+    pub session_slot: Option<u32>,
+    /// The connection id, if the SQL layer gave it.
+    pub thread_id: Option<u64>,
+    /// Undo records written (`trx_rows_modified`).
+    pub undo_records: u64,
+    /// True while the whole transaction is being rolled back.
+    pub rolling_back: bool,
+    /// The transaction's lock counters and wait (`trx_lock_structs`,
+    /// `trx_rows_locked`, `trx_requested_lock_id`, `trx_wait_started`).
+    pub locks: TrxLockStats,
+}
 
 /// Engine-wide services every table's row operations use.
 pub struct TransactionServices {
@@ -56,12 +119,14 @@ pub struct TransactionServices {
     pub purge: super::PurgeStats,
     /// Older versions read from undo by consistent reads (all time).
     pub(crate) versions_visited: AtomicU64,
-    /// Held shared while a writer walks a version chain to prune it, and
-    /// exclusively by purge while it frees undo (a writer holds no snapshot
-    /// that would keep the records it reads alive).
+    /// Held shared while a version chain is walked (consistent reads, a
+    /// writer pruning), exclusively while undo pages are freed (rollback,
+    /// purge): no walk reads a freed page.
     pub(crate) chain_guard: RwLock<()>,
     /// Versions pruned from chains (no live snapshot could see them).
     pub(crate) versions_pruned: AtomicU64,
+    /// Live transaction contexts by lock owner, sharded by owner.
+    active: Box<[ActiveShard]>,
 }
 
 impl std::fmt::Debug for TransactionServices {
@@ -84,6 +149,7 @@ impl TransactionServices {
             versions_visited: AtomicU64::new(0),
             chain_guard: RwLock::new(()),
             versions_pruned: AtomicU64::new(0),
+            active: (0..ACTIVE_SHARDS).map(|_| ActiveShard::default()).collect(),
         })
     }
 
@@ -164,6 +230,46 @@ impl TransactionServices {
     fn owner_id(&self) -> OwnerId {
         OwnerId(self.next_owner.fetch_add(1, Ordering::Relaxed))
     }
+
+    fn active_shard(&self, owner: OwnerId) -> &ActiveShard {
+        &self.active[(owner.0 % ACTIVE_SHARDS as u64) as usize]
+    }
+
+    fn register_active(&self, observed: &Arc<TrxObserved>) {
+        self.active_shard(observed.owner)
+            .0
+            .lock()
+            .insert(observed.owner.0, Arc::clone(observed));
+    }
+
+    fn unregister_active(&self, owner: OwnerId) {
+        self.active_shard(owner).0.lock().remove(&owner.0);
+    }
+
+    /// Every live transaction context (begun with [`TxnContext::new`] and not
+    /// yet dropped), by owner. Locks the registry's shards one at a time, so
+    /// the list is consistent per transaction, not across them.
+    pub fn active_transactions(&self) -> Vec<ActiveTrx> {
+        let mut out = Vec::new();
+        for shard in self.active.iter() {
+            let map = shard.0.lock();
+            out.extend(map.values().map(|o| {
+                let slot = o.slot.load(Ordering::Relaxed);
+                let thread = o.thread_id.load(Ordering::Relaxed);
+                ActiveTrx {
+                    owner: o.owner,
+                    trx_id: o.trx_id.load(Ordering::Relaxed),
+                    session_slot: (slot != NO_SLOT).then_some(slot),
+                    thread_id: (thread != 0).then_some(thread),
+                    undo_records: o.undo_records.load(Ordering::Relaxed),
+                    rolling_back: o.rolling_back.load(Ordering::Relaxed),
+                    locks: o.locks.clone(),
+                }
+            }));
+        }
+        out.sort_by_key(|a| a.owner);
+        out
+    }
 }
 
 /// How a read chooses the row version it returns.
@@ -200,6 +306,9 @@ pub struct TxnContext {
     pub lock_wait_timeout: Duration,
     /// Set by KILL QUERY / KILL to end a lock wait.
     pub cancel: Arc<AtomicBool>,
+    /// This context's entry in the services' active registry (`None` for
+    /// internal writers).
+    observed: Option<Arc<TrxObserved>>,
 }
 
 impl std::fmt::Debug for TxnContext {
@@ -215,14 +324,52 @@ impl TxnContext {
     /// A transaction of the engine's services around `trx`.
     pub fn new(services: &Arc<TransactionServices>, trx: Transaction) -> Self {
         let owner = services.owner_id();
+        let locks = TrxLocks::new(owner);
+        let observed = Arc::new(TrxObserved {
+            owner,
+            locks: locks.stats_handle(),
+            undo_records: AtomicU64::new(0),
+            trx_id: AtomicU64::new(trx.id().unwrap_or(0)),
+            thread_id: AtomicU64::new(0),
+            slot: AtomicU32::new(NO_SLOT),
+            rolling_back: AtomicBool::new(false),
+        });
+        services.register_active(&observed);
         Self {
-            locks: parking_lot::Mutex::new(Some(TrxLocks::new(owner))),
+            locks: parking_lot::Mutex::new(Some(locks)),
             services: Some(services.clone()),
             trx: Some(trx),
             undo: None,
             owner,
             lock_wait_timeout: Duration::from_secs(50),
             cancel: Arc::new(AtomicBool::new(false)),
+            observed: Some(observed),
+        }
+    }
+
+    /// Records the connection (`trx_mysql_thread_id`) and the transaction
+    /// system's session slot (what `TransactionSystem::innodb_trx` keys its
+    /// rows by) running this transaction, for
+    /// [`TransactionServices::active_transactions`]. No effect on internal
+    /// contexts.
+    pub fn set_connection(&self, thread_id: u64, session_slot: u32) {
+        if let Some(o) = &self.observed {
+            o.thread_id.store(thread_id, Ordering::Relaxed);
+            o.slot.store(session_slot, Ordering::Relaxed);
+        }
+    }
+
+    /// Publishes the undo record count after it changed.
+    fn publish_undo_records(&self) {
+        if let Some(o) = &self.observed {
+            o.undo_records.store(self.undo_records(), Ordering::Relaxed);
+        }
+    }
+
+    /// Shows the transaction as rolling back (or not) from now on.
+    fn publish_rolling_back(&self, on: bool) {
+        if let Some(o) = &self.observed {
+            o.rolling_back.store(on, Ordering::Relaxed);
         }
     }
 
@@ -237,6 +384,7 @@ impl TxnContext {
             owner: OwnerId(0),
             lock_wait_timeout: Duration::from_secs(50),
             cancel: Arc::new(AtomicBool::new(false)),
+            observed: None,
         }
     }
 
@@ -278,10 +426,14 @@ impl TxnContext {
 
     /// The id for a write (assigned at the first one).
     pub(super) fn id_for_write(&mut self) -> Result<TrxId> {
-        match self.trx.as_mut() {
-            Some(t) => t.id_for_write(),
-            None => Ok(0),
+        let id = match self.trx.as_mut() {
+            Some(t) => t.id_for_write()?,
+            None => return Ok(0),
+        };
+        if let Some(o) = &self.observed {
+            o.trx_id.store(id, Ordering::Relaxed);
         }
+        Ok(id)
     }
 
     /// Appends an undo record for a change about to be made; returns its roll
@@ -298,6 +450,7 @@ impl TxnContext {
             return Err(EngineError::Internal("undo log vanished".into()));
         };
         let (ptr, _) = services.undo.append(log, is_insert, payload)?;
+        self.publish_undo_records();
         Ok(ptr)
     }
 
@@ -369,9 +522,11 @@ impl TxnContext {
 
     /// Rolls the whole transaction back and releases its locks.
     pub fn rollback(mut self) -> Result<()> {
+        self.publish_rolling_back(true);
         let r = self.undo_back_to(0);
         if let (Some(s), Some(log)) = (self.services.as_ref(), self.undo.take()) {
             if r.is_ok() {
+                let _no_walks = s.chain_guard.write();
                 s.undo.discard(log)?;
             }
         }
@@ -385,7 +540,9 @@ impl TxnContext {
     /// Rolls back the changes made after `mark` (savepoints, failed
     /// statements); locks stay.
     pub fn rollback_to(&mut self, mark: UndoMark) -> Result<()> {
-        self.undo_back_to(mark.0)
+        let r = self.undo_back_to(mark.0);
+        self.publish_undo_records();
+        r
     }
 
     fn undo_back_to(&mut self, to: u64) -> Result<()> {
@@ -413,9 +570,11 @@ impl TxnContext {
 impl Drop for TxnContext {
     fn drop(&mut self) {
         if self.trx.is_some() {
+            self.publish_rolling_back(true);
             if let Err(e) = self.undo_back_to(0) {
                 tracing::error!(error = %e, "rolling back a dropped transaction failed");
             } else if let (Some(s), Some(log)) = (self.services.as_ref(), self.undo.take()) {
+                let _no_walks = s.chain_guard.write();
                 if let Err(e) = s.undo.discard(log) {
                     tracing::warn!(error = %e, "could not free the undo log of a dropped transaction");
                 }
@@ -425,5 +584,8 @@ impl Drop for TxnContext {
             }
         }
         self.release_locks();
+        if let (Some(s), Some(o)) = (self.services.as_ref(), self.observed.take()) {
+            s.unregister_active(o.owner);
+        }
     }
 }

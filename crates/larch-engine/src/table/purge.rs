@@ -141,7 +141,10 @@ fn run(services: &TransactionServices, recovered: Vec<UndoLog>, stop: &AtomicBoo
 fn rollback_recovered(services: &TransactionServices, mut log: UndoLog) -> Result<()> {
     let id = log.trx_id();
     super::rollback::roll_back_log(services, &mut log, 0)?;
-    services.undo.discard(log)?;
+    {
+        let _no_walks = services.chain_guard.write();
+        services.undo.discard(log)?;
+    }
     services.system.rollback_recovered(id)
 }
 

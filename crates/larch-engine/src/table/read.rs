@@ -152,7 +152,7 @@ impl RowCursor<'_> {
         while let Some(e) = cursor.next_entry()? {
             if self.index == CLUSTERED {
                 let deleted = e.is_deleted();
-                let Some(value) = t.visible_version(view, e.value, deleted)? else {
+                let Some(value) = t.visible_version(view, &e.key, e.value, deleted)? else {
                     continue;
                 };
                 let row = t.decode_row(&e.key, &value, Some(&self.columns))?;
@@ -173,7 +173,7 @@ impl RowCursor<'_> {
             let Some(found) = t.clustered.get(t.storage.pool(), &at.0)? else {
                 continue; // purged meanwhile
             };
-            let Some(value) = t.visible_version(view, found.value, found.deleted)? else {
+            let Some(value) = t.visible_version(view, &at.0, found.value, found.deleted)? else {
                 continue;
             };
             let full = t.decode_row(&at.0, &value, None)?;
@@ -214,11 +214,12 @@ impl RowCursor<'_> {
             if outcome == LockOutcome::Skipped {
                 continue;
             }
+            // The key exists (a unique lookup needs no gap lock beyond it).
+            l.found = true;
             // The newest state, now that no one else can change it.
             let Some(f) = tree.get(pool, &e.key)?.filter(|f| !f.deleted) else {
                 continue;
             };
-            l.found = true;
             if self.index == CLUSTERED {
                 let row = t.decode_row(&e.key, &f.value, Some(&self.columns))?;
                 return Ok(Some((RowRef(e.key), project(row, &self.columns))));
@@ -353,7 +354,8 @@ impl Table {
         let Some(found) = self.clustered.get(self.storage.pool(), &at.0)? else {
             return Ok(None);
         };
-        let Some(value) = self.visible_version(read.view.as_ref(), found.value, found.deleted)?
+        let Some(value) =
+            self.visible_version(read.view.as_ref(), &at.0, found.value, found.deleted)?
         else {
             return Ok(None);
         };

@@ -43,6 +43,7 @@ pub(super) fn roll_back_log(
         for rec in &batch {
             apply(services, trx_id, rec)?;
         }
+        let _no_walks = services.chain_guard.write();
         services.undo.truncate(log, last)?;
     }
     Ok(())

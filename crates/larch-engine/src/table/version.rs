@@ -85,6 +85,7 @@ impl Table {
     pub(super) fn visible_version(
         &self,
         view: Option<&ReadView>,
+        key: &[u8],
         mut value: Vec<u8>,
         mut deleted: bool,
     ) -> Result<Option<Vec<u8>>> {
@@ -94,6 +95,18 @@ impl Table {
         let Some(services) = self.services.as_ref() else {
             return Ok((!deleted).then_some(value));
         };
+        if services.system.is_visible(view, trx_id_of(&value)) {
+            return Ok((!deleted).then_some(value));
+        }
+        // A walk into undo: hold the guard that keeps rollback and purge from
+        // freeing undo pages, and start again from the record as it is now
+        // (the version read before the guard may point into undo freed since).
+        let _guard = services.chain_guard.read();
+        let Some(now) = self.clustered.get(self.storage.pool(), key)? else {
+            return Ok(None);
+        };
+        value = now.value;
+        deleted = now.deleted;
         for _ in 0..MAX_CHAIN {
             let writer = trx_id_of(&value);
             if services.system.is_visible(view, writer) {

@@ -583,6 +583,8 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
             .filter(|p| p.state.lock().command != "Sleep")
             .count()
             .to_string();
+    let locks = s.db.services().locks.stats();
+    let wait_ms = locks.total_wait_time.as_millis();
     let mut list: Vec<(&str, String)> = vec![
         ("Com_commit", n(&c.com_commit)),
         ("Com_delete", n(&c.com_delete)),
@@ -603,6 +605,24 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
             "Innodb_history_list_length",
             s.db.services().undo.history_len().to_string(),
         ),
+        ("Innodb_deadlocks", locks.deadlocks.to_string()),
+        (
+            "Innodb_row_lock_current_waits",
+            locks.current_waits.to_string(),
+        ),
+        ("Innodb_row_lock_time", wait_ms.to_string()),
+        (
+            "Innodb_row_lock_time_avg",
+            wait_ms
+                .checked_div(u128::from(locks.total_waits))
+                .unwrap_or(0)
+                .to_string(),
+        ),
+        (
+            "Innodb_row_lock_time_max",
+            locks.max_wait_time.as_millis().to_string(),
+        ),
+        ("Innodb_row_lock_waits", locks.total_waits.to_string()),
         ("Innodb_rows_deleted", n(&c.rows_deleted)),
         ("Innodb_rows_inserted", n(&c.rows_inserted)),
         ("Innodb_rows_read", n(&c.rows_read)),
@@ -781,7 +801,7 @@ fn innodb_status(s: &Session) -> String {
     format!(
         "\n=====================================\nLARCH INNODB MONITOR OUTPUT\n=====================================\n\
          ------------\nTRANSACTIONS\n------------\n\
-         Trx id counter {}\nPurge done for trx's n:o < {}\nHistory list length {}\n\
+         Trx id counter {}\nPurge done for trx's n:o < {}\nHistory list length {}\n{}\
          ---\nLOG\n---\nLog sequence number {}\n\
          ----------------------\nBUFFER POOL AND MEMORY\n----------------------\n\
          Buffer pool size   {}\n\
@@ -789,6 +809,7 @@ fn innodb_status(s: &Session) -> String {
         trx.next_trx_id(),
         trx.low_watermark(),
         s.db.services().undo.history_len(),
+        super::select::innodb_tables::monitor_transactions(s),
         log.current_lsn(),
         storage.pool().capacity(),
     )

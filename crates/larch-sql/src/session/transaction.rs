@@ -89,9 +89,11 @@ impl Session {
     }
 
     /// The engine context of a new transaction, with the session's lock wait
-    /// timeout and KILL flag.
+    /// timeout and KILL flag, labelled with the connection id and session slot
+    /// for INNODB_TRX, INNODB_LOCKS and SHOW ENGINE INNODB STATUS.
     fn engine_context(&self, trx: larch_engine::txn::Transaction) -> TxnContext {
         let mut ctx = TxnContext::new(self.db.services(), trx);
+        ctx.set_connection(self.process.id, self.trx_session.slot_index());
         ctx.lock_wait_timeout = self.lock_wait_timeout();
         ctx.cancel = self.process.kill_query.clone();
         ctx

@@ -7,8 +7,9 @@
 //!   NULL partition fields, as for a table without partitions);
 //! - from the server: ENGINES, PLUGINS, CHARACTER_SETS, COLLATIONS,
 //!   COLLATION_CHARACTER_SET_APPLICABILITY, PROCESSLIST, GLOBAL_VARIABLES,
-//!   SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, USER_PRIVILEGES,
-//!   INNODB_TRX;
+//!   SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, USER_PRIVILEGES;
+//! - from the engine's transactions and row locks: INNODB_TRX, INNODB_LOCKS,
+//!   INNODB_LOCK_WAITS (in `super::innodb_tables`);
 //! - objects Larch does not have yet, so always empty: VIEWS, TRIGGERS,
 //!   ROUTINES, PARAMETERS, EVENTS, FILES, REFERENTIAL_CONSTRAINTS,
 //!   CHECK_CONSTRAINTS, SCHEMA_PRIVILEGES, TABLE_PRIVILEGES,
@@ -40,6 +41,8 @@ pub(crate) const TABLE_NAMES: &[&str] = &[
     "FILES",
     "GLOBAL_STATUS",
     "GLOBAL_VARIABLES",
+    "INNODB_LOCKS",
+    "INNODB_LOCK_WAITS",
     "INNODB_TRX",
     "KEY_COLUMN_USAGE",
     "PARAMETERS",
@@ -1185,27 +1188,8 @@ pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
                 ("VARIABLE_VALUE", T::S(2048), NN),
             ])
         }
-        "INNODB_TRX" => {
-            for t in sess.db.transactions().innodb_trx() {
-                rows.push(vec![
-                    s(&t.trx_id.to_string()),
-                    s(t.state.name()),
-                    Value::UInt(u64::from(t.session)),
-                    s(t.isolation.name()),
-                    Value::UInt(u64::from(t.read_only)),
-                    Value::UInt(u64::from(t.autocommit_non_locking)),
-                ]);
-            }
-            let mut c = cols(&[("trx_id", T::S(20), NN), ("trx_state", T::S(13), NN)]);
-            c.push(ResultColumn::bigint("trx_mysql_thread_id", true, false));
-            c.extend(cols(&[("trx_isolation_level", T::S(16), NN)]));
-            c.push(ResultColumn::bigint("trx_read_only", true, false));
-            c.push(ResultColumn::bigint(
-                "trx_autocommit_non_locking",
-                true,
-                false,
-            ));
-            c
+        n if super::innodb_tables::NAMES.contains(&n) => {
+            return super::innodb_tables::table(sess, n);
         }
         _ => {
             return Err(SqlError::new(

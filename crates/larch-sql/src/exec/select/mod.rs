@@ -17,6 +17,7 @@
 
 mod aggregate;
 pub(crate) mod information_schema;
+pub(crate) mod innodb_tables;
 pub(crate) mod join;
 pub(crate) mod source;
 mod subquery;
