@@ -17,10 +17,10 @@ mod btree_speed;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
-use larch_bench::harness::{machine_facts, Mode, Report, Result};
+use larch_bench::harness::{machine_facts, utc_stamp, Mode, Report, Result};
 use larch_engine::config::EngineConfig;
 use larch_engine::io::OsVfs;
 use larch_engine::page::PageSize;
@@ -82,36 +82,6 @@ struct Args {
     /// Run only these sections (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     only: Vec<Section>,
-}
-
-/// `YYYYMMDD-HHMMSS` in UTC, now.
-fn utc_stamp() -> String {
-    stamp_of(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
-    )
-}
-
-/// `YYYYMMDD-HHMMSS` in UTC of `secs` seconds after the Unix epoch.
-fn stamp_of(secs: u64) -> String {
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
 }
 
 fn open_storage(dir: &Path, page_size: PageSize, pool_bytes: u64) -> Result<Storage> {
@@ -220,17 +190,4 @@ fn main() -> Result<()> {
         tsv.display()
     );
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stamps_are_utc_calendar_times() {
-        assert_eq!(stamp_of(0), "19700101-000000");
-        assert_eq!(stamp_of(951_782_400), "20000229-000000");
-        assert_eq!(stamp_of(1_700_000_000), "20231114-221320");
-        assert_eq!(stamp_of(4_107_542_399), "21000228-235959");
-    }
 }

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Barrier;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Error type of the benchmarks: anything printable.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -261,6 +261,36 @@ pub fn rss_bytes() -> Result<u64> {
     Ok(kb * 1024)
 }
 
+/// `YYYYMMDD-HHMMSS` in UTC, now.
+pub fn utc_stamp() -> String {
+    stamp_of(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    )
+}
+
+/// `YYYYMMDD-HHMMSS` in UTC of `secs` seconds after the Unix epoch.
+pub fn stamp_of(secs: u64) -> String {
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
 /// File system type and device of the mount holding `path` (from `/proc/mounts`).
 pub fn fs_of(path: &Path) -> String {
     let Ok(path) = path.canonicalize() else {
@@ -331,6 +361,14 @@ mod tests {
             median_by(&[(1, 5.0), (2, 1.0), (3, 3.0)], |x| x.1).map(|x| x.0),
             Some(3)
         );
+    }
+
+    #[test]
+    fn stamps_are_utc_calendar_times() {
+        assert_eq!(stamp_of(0), "19700101-000000");
+        assert_eq!(stamp_of(951_782_400), "20000229-000000");
+        assert_eq!(stamp_of(1_700_000_000), "20231114-221320");
+        assert_eq!(stamp_of(4_107_542_399), "21000228-235959");
     }
 
     #[test]
