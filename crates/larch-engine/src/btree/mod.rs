@@ -298,6 +298,55 @@ impl BTree {
         Ok(true)
     }
 
+    /// Writes `value` for `key` with the delete mark `deleted`, keeping the
+    /// last `tail` bytes of the value already stored (secondary entries keep
+    /// the stamp of the transaction that created them this way). An absent
+    /// key is inserted with `value` as given, unless `deleted` (then nothing
+    /// is written). Returns whether the key existed.
+    pub fn upsert_keeping_tail(
+        &self,
+        pool: &BufferPool,
+        key: &[u8],
+        value: &[u8],
+        deleted: bool,
+        tail: usize,
+    ) -> Result<bool> {
+        let flags = if deleted { FLAG_DELETED } else { 0 };
+        let merged = {
+            let mut mtr = Mtr::start(pool)?;
+            let leaf = self.leaf_exclusive(pool, &mut mtr, key)?;
+            let n = Node(mtr.data(leaf));
+            match n.search(key) {
+                Err(_) => {
+                    mtr.commit()?;
+                    if deleted {
+                        return Ok(false);
+                    }
+                    self.insert(pool, key, value, OnDuplicate::Replace)?;
+                    return Ok(false);
+                }
+                Ok(i) => {
+                    let old = n.entry(i).value;
+                    let mut merged = value.to_vec();
+                    if old.len() >= tail && merged.len() >= tail {
+                        let at = merged.len() - tail;
+                        merged[at..].copy_from_slice(&old[old.len() - tail..]);
+                    }
+                    if old.len() == merged.len() {
+                        node::overwrite_value(&mut mtr, leaf, i, &merged);
+                        node::set_flags(&mut mtr, leaf, i, flags);
+                        mtr.commit()?;
+                        return Ok(true);
+                    }
+                    mtr.commit()?;
+                    merged
+                }
+            }
+        };
+        self.rewrite(pool, key, &merged, deleted)?;
+        Ok(true)
+    }
+
     /// Sets or clears the delete mark of `key`. Returns false if absent.
     pub fn set_delete_mark(&self, pool: &BufferPool, key: &[u8], deleted: bool) -> Result<bool> {
         let mut mtr = Mtr::start(pool)?;

@@ -3,6 +3,7 @@
 //! and what readers see are described in `write`; the helpers (entries,
 //! unique checks, record building) live there.
 
+use super::layout::SECONDARY_CREATED_LEN as CREATED;
 use super::undo_entry::{RowUndo, UndoKind};
 use super::version::set_hidden;
 use super::write::SecondaryEntry;
@@ -151,7 +152,7 @@ impl Table {
             });
         }
         for (s, e) in entries.iter().enumerate() {
-            self.secondary[s].insert(pool, &e.key, &e.value, OnDuplicate::Replace)?;
+            self.secondary[s].upsert_keeping_tail(pool, &e.key, &e.value, false, CREATED)?;
         }
         Ok(RowRef(key))
     }
@@ -265,13 +266,13 @@ impl Table {
             let tree = &self.secondary[s];
             if old.key != new.key {
                 if mvcc {
-                    tree.rewrite(pool, &old.key, &old.value, true)?;
+                    tree.upsert_keeping_tail(pool, &old.key, &old.value, true, CREATED)?;
                 } else {
                     tree.delete(pool, &old.key)?;
                 }
-                tree.insert(pool, &new.key, &new.value, OnDuplicate::Replace)?;
+                tree.upsert_keeping_tail(pool, &new.key, &new.value, false, CREATED)?;
             } else if old.value[SECONDARY_STAMP_LEN..] != new.value[SECONDARY_STAMP_LEN..] {
-                tree.insert(pool, &new.key, &new.value, OnDuplicate::Replace)?;
+                tree.upsert_keeping_tail(pool, &new.key, &new.value, false, CREATED)?;
             }
         }
         if !mvcc {
@@ -315,7 +316,7 @@ impl Table {
         set_hidden(&mut marked, trx_id, roll);
         self.clustered.rewrite(pool, &at.0, &marked, true)?;
         for (s, e) in entries.iter().enumerate() {
-            self.secondary[s].rewrite(pool, &e.key, &e.value, true)?;
+            self.secondary[s].upsert_keeping_tail(pool, &e.key, &e.value, true, CREATED)?;
         }
         Ok(true)
     }

@@ -13,10 +13,14 @@
 //! Secondary index (one entry per row):
 //! - key: the secondary key parts followed by the clustered key (so entries are
 //!   unique and every entry names its row);
-//! - value: a secondary record: the 6-byte transaction stamp, then the *carried*
+//! - value: a secondary record: the 6-byte transaction stamp (the last
+//!   transaction that wrote, marked or un-marked the entry), then the *carried*
 //!   columns, the full values of non-reversible, non-prefix key columns (of the
 //!   secondary and of the primary key), so that a covering read returns stored
-//!   values (original case, trailing spaces) without a clustered lookup.
+//!   values (original case, trailing spaces) without a clustered lookup; then
+//!   the 6-byte *creation stamp* ([`SECONDARY_CREATED_LEN`]): the transaction
+//!   that inserted the entry (0 when unknown), kept by every later rewrite, so
+//!   that a snapshot older than the entry skips it without a clustered lookup.
 //!
 //! [`SecondaryLayout::covers`] says which table columns a secondary entry alone
 //! can produce.
@@ -31,6 +35,9 @@ use crate::record::row::{
 use crate::record::value::{decode_value, encode_value, Value};
 
 use super::schema::{ColumnDef, IndexDef, TableDef};
+
+/// Bytes of the creation stamp at the end of a secondary entry value.
+pub const SECONDARY_CREATED_LEN: usize = 6;
 
 /// The clustered index of a table.
 #[derive(Debug, Clone)]
@@ -233,7 +240,8 @@ impl TableLayout {
         Ok((key, has_null))
     }
 
-    /// The value of secondary index `s` for `row`, stamped with `trx_id`.
+    /// The value of secondary index `s` for `row`, stamped with `trx_id` (as
+    /// writer and as creator).
     pub fn secondary_value(&self, s: usize, row: &[Value], trx_id: u64) -> Result<Vec<u8>> {
         let l = &self.secondary[s];
         let bytes = encode_columns(&self.def, &l.carried, row)?;
@@ -247,6 +255,7 @@ impl TableLayout {
         };
         let mut out = Vec::new();
         crate::record::row::encode_row(&l.value, &hidden, &cols, &mut out)?;
+        out.extend_from_slice(&(trx_id & crate::record::row::MAX_48).to_be_bytes()[2..]);
         Ok(out)
     }
 
@@ -270,7 +279,17 @@ impl TableLayout {
         let (sec, clustered_key) = self.split_secondary_key(s, key)?;
         decode_key_columns(&l.parts, &l.key_columns, sec, out)?;
         self.decode_clustered_key(clustered_key, out)?;
-        let view = RowView::parse(&l.value, value)?;
+        let Some(record) = value
+            .len()
+            .checked_sub(SECONDARY_CREATED_LEN)
+            .map(|n| &value[..n])
+        else {
+            return Err(corrupt_entry(format!(
+                "secondary value of {} bytes",
+                value.len()
+            )));
+        };
+        let view = RowView::parse(&l.value, record)?;
         for (i, &c) in l.carried.iter().enumerate() {
             out[c] = Some(column_value(&self.def.columns[c], &view, i, None)?);
         }

@@ -477,8 +477,14 @@ fn an_old_snapshot_reads_a_hot_row_in_a_bounded_number_of_steps() -> Result<()> 
         Some(row(2, 1000 + UPDATES / 2, "n2"))
     );
     assert!(env.services.versions_visited() - before <= 4);
-    // Covering and non-covering scans of the secondary index agree.
-    assert_eq!(env.by_k(&snap, true)?, env.by_k(&snap, false)?);
+    // Covering and non-covering scans of the secondary index agree, and the
+    // old snapshot skips the thousands of entries created after it by their
+    // creation stamps instead of checking each against the clustered row.
+    let before = env.services.versions_visited();
+    let covering = env.by_k(&snap, true)?;
+    let walked = env.services.versions_visited() - before;
+    assert!(walked <= 4, "the covering scan walked {walked} versions");
+    assert_eq!(covering, env.by_k(&snap, false)?);
     assert!(env
         .by_k(&snap, true)?
         .contains(&(Value::Int(2), Value::Int(2))));

@@ -14,7 +14,7 @@
 use std::ops::Bound;
 
 use super::layout::column_value;
-use super::version::trx_id_of;
+use super::version::{created_of, trx_id_of};
 use super::{ReadContext, RowRef, Table, TxnContext, CLUSTERED};
 use crate::btree::Cursor;
 use crate::error::{EngineError, Result};
@@ -161,6 +161,9 @@ impl RowCursor<'_> {
             let s = self.index - 1;
             let (_, clustered_key) = t.layout.split_secondary_key(s, &e.key)?;
             let at = RowRef(clustered_key.to_vec());
+            if !t.stamp_visible(view, created_of(&e.value)) {
+                continue; // the entry was created after the snapshot
+            }
             let settled = t.stamp_visible(view, trx_id_of(&e.value));
             if settled && e.is_deleted() {
                 continue;

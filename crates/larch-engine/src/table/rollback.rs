@@ -15,10 +15,10 @@
 //! new stamp also saw the entry in this state (at worst a reader falls back to
 //! the clustered version walk more often than needed).
 
+use super::layout::SECONDARY_CREATED_LEN as CREATED;
 use super::undo_entry::{RowUndo, UndoKind};
 use super::version::{roll_ptr_of, trx_id_of};
 use super::{Table, TransactionServices, CLUSTERED};
-use crate::btree::OnDuplicate;
 use crate::error::Result;
 use crate::record::row::ExternRef;
 use crate::record::value::Value;
@@ -111,7 +111,7 @@ impl Table {
             let tree = &self.secondary[s];
             if o.key != c.key {
                 if u.preexisting.get(s).copied().unwrap_or(false) {
-                    tree.rewrite(pool, &c.key, &c.value, true)?;
+                    tree.upsert_keeping_tail(pool, &c.key, &c.value, true, CREATED)?;
                 } else {
                     self.inherit_gaps(s + 1, &c.key)?;
                     tree.delete(pool, &c.key)?;
@@ -121,9 +121,12 @@ impl Table {
             if !changed && !u.old_deleted {
                 continue;
             }
-            if !tree.rewrite(pool, &o.key, &o.value, u.old_deleted)? && !u.old_deleted {
-                tree.insert(pool, &o.key, &o.value, OnDuplicate::Replace)?;
-            }
+            // An entry recreated here gets creation stamp 0 (unknown, older
+            // than every snapshot); an existing one keeps its own.
+            let mut value = o.value.clone();
+            let at = value.len().saturating_sub(CREATED);
+            value[at..].fill(0);
+            tree.upsert_keeping_tail(pool, &o.key, &value, u.old_deleted, CREATED)?;
         }
         Ok(())
     }

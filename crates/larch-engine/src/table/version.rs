@@ -22,6 +22,12 @@
 //! a million times leaves a chain of the newest version, the one before it
 //! and the one the snapshot sees: a bounded walk, however old the snapshot.
 //!
+//! Secondary entries also carry a creation stamp (the transaction that
+//! inserted the entry; kept by later rewrites, 0 when unknown): a snapshot
+//! that does not see it skips the entry at once. Under hot updates of an
+//! indexed column, each update creates a new entry and delete-marks the
+//! previous one; an old snapshot skips all of those but the one it needs.
+//!
 //! Secondary entries carry a 6-byte stamp: the id of the last transaction that
 //! inserted, delete-marked, un-marked or rewrote the entry. If the stamp is
 //! visible to `V`, the entry's state (present or delete-marked, and its
@@ -54,6 +60,12 @@ pub(super) fn trx_id_of(value: &[u8]) -> u64 {
     value
         .get(TRX_ID_OFFSET..TRX_ID_OFFSET + TRX_ID_LEN)
         .map_or(0, be)
+}
+
+/// The creation stamp at the end of a secondary entry value.
+pub(super) fn created_of(value: &[u8]) -> u64 {
+    let n = super::layout::SECONDARY_CREATED_LEN;
+    value.len().checked_sub(n).map_or(0, |at| be(&value[at..]))
 }
 
 /// The roll pointer of a clustered record value.
