@@ -2,61 +2,35 @@
 //! isolation level with InnoDB's outcomes (which anomalies occur, which
 //! statements block or fail), lock wait timeouts, deadlocks and locking reads.
 
-use std::sync::Arc;
+mod support;
+
 use std::time::{Duration, Instant};
 
-use larch_engine::config::EngineConfig;
-use larch_sql::database::Database;
 use larch_sql::result::QueryResult;
 use larch_sql::session::Session;
+use support::{one, TestDb, R};
 
-type R<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
-
-struct Env {
-    _dir: tempfile::TempDir,
-    db: Arc<Database>,
-}
+struct Env(TestDb);
 
 impl Env {
     /// A database with `t(id INT PRIMARY KEY, v INT, KEY(v))` holding
     /// (1,10), (2,20), (3,30).
     fn new() -> R<Env> {
-        let dir = tempfile::tempdir()?;
-        let db = Database::open(EngineConfig::new(dir.path()))?;
-        let env = Env { _dir: dir, db };
-        let mut s = env.session()?;
-        s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT, KEY kv (v))")?;
-        s.execute("INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)")?;
-        Ok(env)
+        Ok(Env(TestDb::new(&[
+            "CREATE TABLE t (id INT PRIMARY KEY, v INT, KEY kv (v))",
+            "INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)",
+        ])?))
     }
 
     fn session(&self) -> R<Session> {
-        let mut s = self.db.new_session(0, "root", "localhost")?;
-        s.use_database("test")?;
-        Ok(s)
+        self.0.session(50)
     }
 
     /// A session at `level` with a short lock wait timeout.
     fn at(&self, level: &str) -> R<Session> {
-        let mut s = self.session()?;
+        let mut s = self.0.session(1)?;
         s.execute(&format!("SET SESSION TRANSACTION ISOLATION LEVEL {level}"))?;
-        s.execute("SET SESSION innodb_lock_wait_timeout = 1")?;
         Ok(s)
-    }
-}
-
-fn one(s: &mut Session, sql: &str) -> R<String> {
-    match s.execute(sql)? {
-        QueryResult::Rows(set) => Ok(set
-            .rows
-            .first()
-            .and_then(|r| r.first())
-            .map(|v| match larch_sql::value::to_text(v, &set.columns[0].ty) {
-                Some(b) => String::from_utf8_lossy(&b).into_owned(),
-                None => "NULL".into(),
-            })
-            .unwrap_or_default()),
-        other => Err(format!("expected rows from {sql}, got {other:?}").into()),
     }
 }
 

@@ -4,71 +4,31 @@
 //! the `Innodb_row_lock_*` and `Innodb_deadlocks` status counters, per
 //! transaction lock and undo counts, and `SHOW ENGINE INNODB STATUS`.
 
-use std::sync::Arc;
+mod support;
+
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use larch_engine::config::EngineConfig;
-use larch_sql::database::Database;
-use larch_sql::result::QueryResult;
 use larch_sql::session::Session;
+use support::{query, rows, TestDb, R};
 
-type R<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
-
-struct Env {
-    _dir: tempfile::TempDir,
-    db: Arc<Database>,
-}
+struct Env(TestDb);
 
 impl Env {
     /// A database with `t(id INT PRIMARY KEY, v INT)` holding (1,10), (2,20),
     /// (3,30).
     fn new() -> R<Env> {
-        let dir = tempfile::tempdir()?;
-        let db = Database::open(EngineConfig::new(dir.path()))?;
-        let env = Env { _dir: dir, db };
-        let mut s = env.session()?;
-        s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")?;
-        s.execute("INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)")?;
-        Ok(env)
+        Ok(Env(TestDb::new(&[
+            "CREATE TABLE t (id INT PRIMARY KEY, v INT)",
+            "INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)",
+        ])?))
     }
 
     /// A session in `test` with a lock wait timeout long enough for the test
     /// to look at the wait.
     fn session(&self) -> R<Session> {
-        let mut s = self.db.new_session(0, "root", "localhost")?;
-        s.use_database("test")?;
-        s.execute("SET SESSION innodb_lock_wait_timeout = 30")?;
-        Ok(s)
+        self.0.session(30)
     }
-}
-
-/// A result as text: column names and rows ("NULL" for NULL).
-fn query(s: &mut Session, sql: &str) -> R<(Vec<String>, Vec<Vec<String>>)> {
-    match s.execute(sql)? {
-        QueryResult::Rows(set) => {
-            let names = set.columns.iter().map(|c| c.name.clone()).collect();
-            let rows = set
-                .rows
-                .iter()
-                .map(|r| {
-                    r.iter()
-                        .zip(&set.columns)
-                        .map(|(v, c)| match larch_sql::value::to_text(v, &c.ty) {
-                            Some(b) => String::from_utf8_lossy(&b).into_owned(),
-                            None => "NULL".into(),
-                        })
-                        .collect()
-                })
-                .collect();
-            Ok((names, rows))
-        }
-        other => Err(format!("expected rows from {sql}, got {other:?}").into()),
-    }
-}
-
-fn rows(s: &mut Session, sql: &str) -> R<Vec<Vec<String>>> {
-    Ok(query(s, sql)?.1)
 }
 
 /// The single row of `sql`.

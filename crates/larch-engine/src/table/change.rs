@@ -54,29 +54,16 @@ impl Table {
             0
         };
         let key = self.layout.clustered_key(row, row_id)?;
-        let at = self.insert_at(ctx, row, key, row_id, None, false)?;
-        self.recheck_insert(ctx, &at.0, row)?;
+        let (at, entries) = self.insert_at(ctx, row, key, row_id, None, None)?;
+        // The second insert-intention check (see `gap`), with no latch held.
+        self.insert_intentions(ctx, Some(&at.0), &entry_keys(&entries))?;
         Ok(at)
     }
 
-    /// The second insert-intention check of a new row (see `gap`), made with
-    /// no latch held.
-    fn recheck_insert(&self, ctx: &TxnContext, key: &[u8], row: &[Value]) -> Result<()> {
-        if ctx.is_internal() {
-            return Ok(());
-        }
-        let entries = self.secondary_entries(row, key, 0)?;
-        let sec: Vec<(usize, &[u8])> = entries
-            .iter()
-            .enumerate()
-            .map(|(s, e)| (s + 1, e.key.as_slice()))
-            .collect();
-        self.insert_intentions(ctx, Some(key), &sec)
-    }
-
-    /// Inserts `row` under clustered key `key`; `own` names the row an update
-    /// is moving (its entries do not count as duplicates); `prechecked` when
-    /// the caller ran the unique checks and holds the unique latch.
+    /// Inserts `row` under clustered key `key` and returns its address and
+    /// secondary entries. `own` names the row an update is moving (its entries
+    /// do not count as duplicates); `prechecked` holds the entries when the
+    /// caller ran their unique checks and holds the unique latch.
     fn insert_at(
         &self,
         ctx: &mut TxnContext,
@@ -84,22 +71,19 @@ impl Table {
         key: Vec<u8>,
         row_id: u64,
         own: Option<&[u8]>,
-        prechecked: bool,
-    ) -> Result<RowRef> {
+        prechecked: Option<Vec<SecondaryEntry>>,
+    ) -> Result<(RowRef, Vec<SecondaryEntry>)> {
         let mvcc = !ctx.is_internal();
         let trx_id = ctx.id_for_write()?;
         let _granted = self.lock_key(ctx, &key, LockMode::Exclusive, None)?;
-        let entries = self.secondary_entries(row, &key, trx_id)?;
-        {
-            let sec: Vec<(usize, &[u8])> = entries
-                .iter()
-                .enumerate()
-                .map(|(s, e)| (s + 1, e.key.as_slice()))
-                .collect();
-            self.insert_intentions(ctx, Some(&key), &sec)?;
-        }
+        let checked = prechecked.is_some();
+        let entries = match prechecked {
+            Some(e) => e,
+            None => self.secondary_entries(row, &key, trx_id)?,
+        };
+        self.insert_intentions(ctx, Some(&key), &entry_keys(&entries))?;
         let all = vec![true; entries.len()];
-        let _unique = if prechecked {
+        let _unique = if checked {
             None
         } else {
             self.unique_checked(ctx, &entries, &all, row, own)?
@@ -154,7 +138,7 @@ impl Table {
         for (s, e) in entries.iter().enumerate() {
             self.secondary[s].upsert_keeping_tail(pool, &e.key, &e.value, false, CREATED)?;
         }
-        Ok(RowRef(key))
+        Ok((RowRef(key), entries))
     }
 
     /// Replaces the row at `at` by `new_row`. Returns the row's new address
@@ -195,10 +179,10 @@ impl Table {
             if !self.delete(ctx, at)? {
                 return Ok(None);
             }
-            let r = self.insert_at(ctx, new_row, new_key, row_id, Some(&at.0), true);
+            let r = self.insert_at(ctx, new_row, new_key, row_id, Some(&at.0), Some(entries));
             drop(guard);
-            let moved = r?;
-            self.recheck_insert(ctx, &moved.0, new_row)?;
+            let (moved, entries) = r?;
+            self.insert_intentions(ctx, Some(&moved.0), &entry_keys(&entries))?;
             return Ok(Some(moved));
         }
         let pool = self.storage.pool();
@@ -320,6 +304,16 @@ impl Table {
         }
         Ok(true)
     }
+}
+
+/// `(index number, entry key)` of a row's secondary entries, for
+/// [`Table::insert_intentions`].
+fn entry_keys(entries: &[SecondaryEntry]) -> Vec<(usize, &[u8])> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(s, e)| (s + 1, e.key.as_slice()))
+        .collect()
 }
 
 /// The off-page chains a clustered record value references.
