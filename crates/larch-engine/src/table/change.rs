@@ -5,7 +5,7 @@
 
 use super::layout::SECONDARY_CREATED_LEN as CREATED;
 use super::undo_entry::{RowUndo, UndoKind};
-use super::version::set_hidden;
+use super::version::{set_hidden, PrunedRecords};
 use super::write::SecondaryEntry;
 use super::{RowRef, Table, TxnContext};
 use crate::btree::OnDuplicate;
@@ -94,6 +94,7 @@ impl Table {
             return Err(self.duplicate_primary(row));
         }
         let mut rec = self.build_record(trx_id, row, key.len(), row_id, &[])?;
+        let mut pruned = PrunedRecords::default();
         let undo = match existing.filter(|_| mvcc) {
             None => RowUndo::insert(self.space, self.clustered.root, &key),
             Some(old) => {
@@ -104,10 +105,12 @@ impl Table {
                     preexisting.push(self.secondary[s].get(pool, &e.key)?.is_some());
                 }
                 let dropped = external_refs(self, &old.value)?;
+                let (old_value, skipped) = self.pruned_previous(old.value)?;
+                pruned = skipped;
                 RowUndo {
                     kind: UndoKind::Update,
                     old_deleted: true,
-                    old_value: self.pruned_previous(old.value)?,
+                    old_value,
                     preexisting,
                     dropped,
                     ..RowUndo::insert(self.space, self.clustered.root, &key)
@@ -135,6 +138,7 @@ impl Table {
                 e => e,
             });
         }
+        self.release_pruned(pruned);
         for (s, e) in entries.iter().enumerate() {
             self.secondary[s].upsert_keeping_tail(pool, &e.key, &e.value, false, CREATED)?;
         }
@@ -217,15 +221,18 @@ impl Table {
             .filter(|r| !kept.contains(r))
             .collect();
         let mvcc = !ctx.is_internal();
+        let mut pruned = PrunedRecords::default();
         if mvcc {
             let mut preexisting = Vec::with_capacity(new_entries.len());
             for (s, (o, n)) in old_entries.iter().zip(&new_entries).enumerate() {
                 preexisting.push(o.key != n.key && self.secondary[s].get(pool, &n.key)?.is_some());
             }
+            let (old_value, skipped) = self.pruned_previous(found.value)?;
+            pruned = skipped;
             let undo = RowUndo {
                 kind: UndoKind::Update,
                 old_deleted: false,
-                old_value: self.pruned_previous(found.value)?,
+                old_value,
                 preexisting,
                 dropped: dropped.clone(),
                 ..RowUndo::insert(self.space, self.clustered.root, &at.0)
@@ -246,6 +253,7 @@ impl Table {
             self.free_chains(&rec.stored);
             return Err(e);
         }
+        self.release_pruned(pruned);
         for (s, (old, new)) in old_entries.iter().zip(&new_entries).enumerate() {
             let tree = &self.secondary[s];
             if old.key != new.key {
@@ -290,15 +298,17 @@ impl Table {
             return Ok(true);
         }
         let mut marked = found.value.clone();
+        let (old_value, pruned) = self.pruned_previous(found.value)?;
         let undo = RowUndo {
             kind: UndoKind::DeleteMark,
             old_deleted: false,
-            old_value: self.pruned_previous(found.value)?,
+            old_value,
             ..RowUndo::insert(self.space, self.clustered.root, &at.0)
         };
         let roll = ctx.append_undo(false, &undo.encode())?;
         set_hidden(&mut marked, trx_id, roll);
         self.clustered.rewrite(pool, &at.0, &marked, true)?;
+        self.release_pruned(pruned);
         for (s, e) in entries.iter().enumerate() {
             self.secondary[s].upsert_keeping_tail(pool, &e.key, &e.value, true, CREATED)?;
         }

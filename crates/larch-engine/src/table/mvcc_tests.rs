@@ -2,6 +2,7 @@
 //! (whole, to a savepoint, and after a crash) restores rows and every index,
 //! purge removes what no snapshot needs, and row locks serialize writers.
 
+use std::ops::Bound;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -123,6 +124,18 @@ impl Env {
         }
         t.commit()?;
         Ok(())
+    }
+
+    /// Entries of index `index` (1 + secondary number), delete-marked ones included.
+    fn index_entries(&self, index: usize) -> Result<usize> {
+        let tree = &self.table.secondary[index - 1];
+        let pool = self.storage.pool();
+        let mut c = tree.range(pool, Bound::Unbounded, Bound::Unbounded, false);
+        let mut n = 0;
+        while c.next_entry()?.is_some() {
+            n += 1;
+        }
+        Ok(n)
     }
 
     fn assert_healthy(&self) -> Result<()> {
@@ -438,7 +451,9 @@ fn recovery_rolls_back_what_a_crash_left_uncommitted() -> Result<()> {
 
 #[test]
 fn an_old_snapshot_reads_a_hot_row_in_a_bounded_number_of_steps() -> Result<()> {
-    const UPDATES: i64 = 10_000;
+    const UPDATES: i64 = 100_000;
+    /// Purge runs this often during the updates, as the purge thread would.
+    const PURGE_EVERY: i64 = 1_000;
     let env = Env::new(Arc::new(SimVfs::new()))?;
     env.load(3)?;
     let pages_before = env.services.undo.undo_pages();
@@ -457,6 +472,20 @@ fn an_old_snapshot_reads_a_hot_row_in_a_bounded_number_of_steps() -> Result<()> 
         env.table
             .update(&mut w, &env.at(2)?, &row(2, 1000 + i, "n2"))?;
         w.commit()?;
+        if i % PURGE_EVERY == 0 {
+            // Undo stays bounded while the snapshots are held: the logs of the
+            // versions pruned from the chain are purged ahead of their turn,
+            // with the index entries their versions had.
+            purge_all(&env.services)?;
+            let pages = env.services.undo.undo_pages();
+            assert!(
+                pages <= pages_before + 8,
+                "after {i} updates under two snapshots: {pages} undo pages ({pages_before} before)"
+            );
+            assert!(env.services.undo.history_len() <= 4);
+            let entries = env.index_entries(1)?;
+            assert!(entries <= 3 + 4, "index k holds {entries} entries after {i} updates");
+        }
         if i == UPDATES / 2 {
             let mut t = ms.begin(TrxOptions::read_only(IsolationLevel::RepeatableRead))?;
             let v = ReadContext {

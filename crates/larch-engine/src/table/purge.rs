@@ -28,11 +28,11 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::undo_entry::{RowUndo, UndoKind};
-use super::version::trx_id_of;
+use super::version::{created_of, trx_id_of};
 use super::{Table, TransactionServices};
 use crate::error::{EngineError, Result};
 use crate::lock::{LockKind, LockMode, LockRequest, OwnerId, WaitOptions, WaitPolicy};
-use crate::txn::ReadView;
+use crate::txn::{Csn, TrxStatus};
 use crate::undo::{UndoLog, UndoRecord};
 
 /// Undo records read per batch.
@@ -46,6 +46,8 @@ const PURGE_OWNER: OwnerId = OwnerId(u64::MAX);
 #[derive(Debug, Default)]
 pub struct PurgeStats {
     pub logs_purged: AtomicU64,
+    /// Logs purged ahead of their turn because no version chain reached them.
+    pub logs_purged_early: AtomicU64,
     pub records_purged: AtomicU64,
     pub rows_removed: AtomicU64,
     /// Transactions recovered as active and rolled back.
@@ -126,7 +128,10 @@ fn run(services: &TransactionServices, recovered: Vec<UndoLog>, stop: &AtomicBoo
             .fetch_sub(1, Ordering::Relaxed);
     }
     while !stop.load(Ordering::Acquire) {
-        match purge_one_log(services, stop) {
+        let r = purge_one_log(services, stop).and_then(|in_order| {
+            Ok(purge_unreachable_log(services, stop)? || in_order)
+        });
+        match r {
             Ok(true) => {}
             Ok(false) => std::thread::sleep(IDLE),
             Err(e) => {
@@ -155,6 +160,55 @@ pub(crate) fn purge_one_log(services: &TransactionServices, stop: &AtomicBool) -
     let Some(log) = services.undo.oldest_history(view.snapshot())? else {
         return Ok(false);
     };
+    let unneeded = |_created: u64, stamp: u64| services.system.is_visible(&view, stamp);
+    purge_log(services, log, &unneeded, stop)?;
+    Ok(true)
+}
+
+/// Purges the oldest log that no version chain reaches any more, ahead of
+/// its turn in the history (see `UndoStore::forget_record`). Its changes are
+/// purged as usual, except that a delete-marked secondary entry goes only if
+/// no live snapshot lies between the entry's creation and its delete-mark
+/// (snapshots outside that span skip it by its stamps). Returns false when
+/// there was none.
+pub(crate) fn purge_unreachable_log(
+    services: &TransactionServices,
+    stop: &AtomicBool,
+) -> Result<bool> {
+    let Some(log) = services.undo.unreachable_history() else {
+        return Ok(false);
+    };
+    let sys = &services.system;
+    let live = sys.live_snapshots();
+    let unneeded = |created: u64, stamp: u64| {
+        let csn_of = |id: u64| -> Option<Csn> {
+            if id < sys.low_watermark() {
+                return Some(0);
+            }
+            match sys.status(id) {
+                TrxStatus::Committed(c) => Some(c),
+                TrxStatus::Forgotten => Some(0),
+                TrxStatus::Active | TrxStatus::RolledBack => None,
+            }
+        };
+        match (csn_of(created), csn_of(stamp)) {
+            (Some(lo), Some(hi)) => !live.csns.iter().any(|&s| s >= lo && s < hi),
+            _ => false,
+        }
+    };
+    purge_log(services, log, &unneeded, stop)?;
+    services.purge.logs_purged_early.fetch_add(1, Ordering::Relaxed);
+    Ok(true)
+}
+
+/// Purges every record of `log`, then frees it. `unneeded(created, stamp)`
+/// says whether a delete-marked secondary entry with those stamps may go.
+fn purge_log(
+    services: &TransactionServices,
+    log: crate::undo::HistoryLog,
+    unneeded: &dyn Fn(u64, u64) -> bool,
+    stop: &AtomicBool,
+) -> Result<()> {
     let mut from = 0;
     let mut locks = crate::lock::TrxLocks::new(PURGE_OWNER);
     loop {
@@ -163,7 +217,7 @@ pub(crate) fn purge_one_log(services: &TransactionServices, stop: &AtomicBool) -
             break;
         };
         for rec in &batch {
-            purge_record(services, &mut locks, log.trx_id, rec, &view, stop)?;
+            purge_record(services, &mut locks, log.trx_id, rec, unneeded, stop)?;
             services
                 .purge
                 .records_purged
@@ -176,7 +230,7 @@ pub(crate) fn purge_one_log(services: &TransactionServices, stop: &AtomicBool) -
         services.undo.free_history(log)?;
     }
     services.purge.logs_purged.fetch_add(1, Ordering::Relaxed);
-    Ok(true)
+    Ok(())
 }
 
 fn purge_record(
@@ -184,7 +238,7 @@ fn purge_record(
     locks: &mut crate::lock::TrxLocks,
     trx_id: u64,
     rec: &UndoRecord,
-    view: &ReadView,
+    unneeded: &dyn Fn(u64, u64) -> bool,
     stop: &AtomicBool,
 ) -> Result<()> {
     let u = RowUndo::decode(&rec.payload)?;
@@ -215,7 +269,7 @@ fn purge_record(
             Err(e) => return Err(e),
         }
     }
-    let r = table.purge_change(trx_id, &u, view);
+    let r = table.purge_change(trx_id, &u, unneeded);
     services.locks.release_all(locks);
     if r.as_ref().is_ok_and(|&removed| removed) {
         services.purge.rows_removed.fetch_add(1, Ordering::Relaxed);
@@ -226,17 +280,18 @@ fn purge_record(
 impl Table {
     /// Purges one change of committed transaction `trx_id` (the caller holds
     /// the row lock). Returns true if the row's record was removed.
-    fn purge_change(&self, trx_id: u64, u: &RowUndo, view: &ReadView) -> Result<bool> {
+    fn purge_change(
+        &self,
+        trx_id: u64,
+        u: &RowUndo,
+        unneeded: &dyn Fn(u64, u64) -> bool,
+    ) -> Result<bool> {
         let pool = self.storage.pool();
-        let Some(services) = self.services.as_ref() else {
-            return Ok(false);
-        };
-        let visible_to_all = |stamp: u64| services.system.is_visible(view, stamp);
         let purge_entries = |row: &[crate::record::value::Value]| -> Result<()> {
             for (s, e) in self.secondary_entries(row, &u.key, 0)?.iter().enumerate() {
                 let tree = &self.secondary[s];
                 if let Some(f) = tree.get(pool, &e.key)? {
-                    if f.deleted && visible_to_all(trx_id_of(&f.value)) {
+                    if f.deleted && unneeded(created_of(&f.value), trx_id_of(&f.value)) {
                         self.inherit_gaps(s + 1, &e.key)?;
                         tree.delete(pool, &e.key)?;
                     }
@@ -281,7 +336,7 @@ impl Table {
 pub fn purge_all(services: &TransactionServices) -> Result<u64> {
     let stop = AtomicBool::new(false);
     let mut n = 0;
-    while purge_one_log(services, &stop)? {
+    while purge_one_log(services, &stop)? || purge_unreachable_log(services, &stop)? {
         n += 1;
     }
     Ok(n)

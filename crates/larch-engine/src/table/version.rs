@@ -91,6 +91,12 @@ pub(super) fn set_hidden(value: &mut [u8], trx_id: u64, roll: RollPtr) {
     value[ROLL_PTR_OFFSET..ROLL_PTR_OFFSET + ROLL_PTR_LEN].copy_from_slice(&r[8 - ROLL_PTR_LEN..]);
 }
 
+/// Undo records taken out of version chains by [`Table::pruned_previous`]:
+/// (undo space, first page of the record's log), one entry per record.
+#[derive(Debug, Default)]
+#[must_use = "pass to Table::release_pruned once the new version is in place"]
+pub(super) struct PrunedRecords(Vec<(u32, u32)>);
+
 impl Table {
     /// The version of a clustered record (`value`, `deleted`: the newest one)
     /// that `view` sees: `None` when the row does not exist for it.
@@ -148,9 +154,14 @@ impl Table {
     /// roll pointer moved past the versions no live snapshot can see (see the
     /// module documentation). Versions of a transaction that has not
     /// committed are left alone.
-    pub(super) fn pruned_previous(&self, mut value: Vec<u8>) -> Result<Vec<u8>> {
+    ///
+    /// Also returns the undo records skipped, which the caller passes to
+    /// [`Table::release_pruned`] once the clustered record holds the new
+    /// version (until then readers still reach them).
+    pub(super) fn pruned_previous(&self, mut value: Vec<u8>) -> Result<(Vec<u8>, PrunedRecords)> {
+        let mut skipped = PrunedRecords::default();
         let Some(services) = self.services.as_ref() else {
-            return Ok(value);
+            return Ok((value, skipped));
         };
         let sys = &services.system;
         let csn_of = |writer: u64| -> Option<Csn> {
@@ -164,11 +175,11 @@ impl Table {
             }
         };
         let Some(mut upper) = csn_of(trx_id_of(&value)) else {
-            return Ok(value);
+            return Ok((value, skipped));
         };
         let start = roll_ptr_of(&value);
         if start == RollPtr::NONE || start.is_insert() {
-            return Ok(value);
+            return Ok((value, skipped));
         }
         let live: LiveSnapshots = sys.live_snapshots();
         let needed = |lo: Csn, hi: Csn| live.csns.iter().any(|&s| s >= lo && s < hi);
@@ -201,13 +212,32 @@ impl Table {
             set_roll(&mut value, roll_ptr_of(&u.old_value));
             pruned += 1;
             upper = lo;
+            // The skipped record's log may be purged early once nothing else
+            // of it is reachable, unless the record frees off-page values:
+            // an older version, still reachable, may share them.
+            if u.dropped.is_empty() {
+                skipped.0.push((roll.space(), rec.log_page));
+            }
         }
         if pruned > 0 {
             services
                 .versions_pruned
                 .fetch_add(pruned, Ordering::Relaxed);
         }
-        Ok(value)
+        Ok((value, skipped))
+    }
+
+    /// Tells the undo store that the records `pruned_previous` skipped are
+    /// out of every version chain: call once the clustered record holds the
+    /// version whose roll pointer skips them. (If the change is rolled back
+    /// instead, the restored version is the pruned one, so the records stay
+    /// unreachable; not calling only delays their purge.)
+    pub(super) fn release_pruned(&self, skipped: PrunedRecords) {
+        if let Some(services) = self.services.as_ref() {
+            for (space, log_page) in skipped.0 {
+                services.undo.forget_record(space, log_page);
+            }
+        }
     }
 
     /// Whether a secondary entry stamped by `stamp` answers for `view` by

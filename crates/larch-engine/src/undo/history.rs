@@ -18,7 +18,9 @@ use std::sync::atomic::Ordering;
 use parking_lot::Mutex;
 
 use super::format::{corruption, page_records, slot_offset, LogHeader, LogState, PageInfo};
-use super::{rseg, step_done, HistoryLog, RollPtr, UndoRecord, UndoStore, FREE_BATCH};
+use super::{
+    rseg, step_done, HistEntry, HistoryIndex, HistoryLog, RollPtr, UndoRecord, UndoStore, FREE_BATCH,
+};
 use crate::buffer::Latch;
 use crate::error::{EngineError, Result};
 use crate::page::{offset, PageId, PageType, FIL_NULL};
@@ -53,18 +55,45 @@ impl UndoStore {
             }));
         }
         let map = self.history.lock();
-        Ok(map.iter().next().and_then(|(&(csn, space, page), e)| {
-            (csn <= horizon).then(|| HistoryLog {
-                trx_id: e.trx_id,
-                csn,
-                rseg: e.rseg,
-                space,
-                first_page: page,
-                recovered: false,
-                pages: e.pages,
-                hint: Mutex::new((page, 0)),
-            })
-        }))
+        Ok(map
+            .by_csn
+            .iter()
+            .next()
+            .and_then(|(&key, e)| (key.0 <= horizon).then(|| HistoryLog::of(key, e))))
+    }
+
+    /// Notes that version chains no longer reach the non-insert record of
+    /// the log starting at page `log_page` of `space` (a writer moved a roll
+    /// pointer past it, see `table::version`). Once no record of a committed
+    /// log is reachable, [`UndoStore::unreachable_history`] hands it out for
+    /// purge ahead of its turn. Each record must be reported at most once;
+    /// logs not in the in-memory history (recovered ones) are ignored.
+    pub fn forget_record(&self, space: u32, log_page: u32) {
+        let mut h = self.history.lock();
+        let Some(&csn) = h.csn_of.get(&(space, log_page)) else {
+            return;
+        };
+        let key = (csn, space, log_page);
+        let Some(e) = h.by_csn.get_mut(&key) else {
+            return;
+        };
+        e.reachable = e.reachable.saturating_sub(1);
+        if e.reachable == 0 {
+            h.unreachable.insert(key);
+        }
+    }
+
+    /// The oldest committed log that no version chain reaches any more (see
+    /// [`UndoStore::forget_record`]), whatever its commit order, or `None`.
+    pub fn unreachable_history(&self) -> Option<HistoryLog> {
+        let h = self.history.lock();
+        let key = *h.unreachable.iter().next()?;
+        h.by_csn.get(&key).map(|e| HistoryLog::of(key, e))
+    }
+
+    /// Logs waiting in [`UndoStore::unreachable_history`].
+    pub fn unreachable_len(&self) -> usize {
+        self.history.lock().unreachable.len()
     }
 
     /// Records of a history log with undo number `>= from_undo_no`, oldest
@@ -113,6 +142,7 @@ impl UndoStore {
                     trx_id: info.trx_id,
                     payload: r.payload.to_vec(),
                     ptr: RollPtr::new(r.is_insert, log.space, page, r.offset as u16),
+                    log_page: log.first_page,
                 });
                 if out.len() == limit {
                     return Ok(out);
@@ -145,7 +175,7 @@ impl UndoStore {
             {
                 return Err(gone());
             }
-        } else if !self.history.lock().contains_key(&key) {
+        } else if !self.history.lock().by_csn.contains_key(&key) {
             return Err(gone());
         }
         let hid = PageId::new(log.space, log.first_page);
@@ -201,7 +231,7 @@ impl UndoStore {
         if log.recovered {
             inner.recovered_history -= 1;
         } else {
-            self.history.lock().remove(&key);
+            self.history.lock().remove(key);
         }
         drop(inner);
         self.history_len.fetch_sub(1, Ordering::SeqCst);
@@ -216,5 +246,38 @@ impl UndoStore {
             }
         }
         Ok(())
+    }
+}
+
+impl HistoryLog {
+    /// The handle of history entry `key` = (csn, space, first page).
+    fn of(key: (u64, u32, u32), e: &HistEntry) -> Self {
+        let (csn, space, page) = key;
+        HistoryLog {
+            trx_id: e.trx_id,
+            csn,
+            rseg: e.rseg,
+            space,
+            first_page: page,
+            recovered: false,
+            pages: e.pages,
+            hint: Mutex::new((page, 0)),
+        }
+    }
+}
+
+impl HistoryIndex {
+    pub(super) fn insert(&mut self, key: (u64, u32, u32), e: HistEntry) {
+        self.csn_of.insert((key.1, key.2), key.0);
+        if e.reachable == 0 {
+            self.unreachable.insert(key);
+        }
+        self.by_csn.insert(key, e);
+    }
+
+    fn remove(&mut self, key: (u64, u32, u32)) {
+        self.by_csn.remove(&key);
+        self.csn_of.remove(&(key.1, key.2));
+        self.unreachable.remove(&key);
     }
 }

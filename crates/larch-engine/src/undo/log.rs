@@ -98,6 +98,7 @@ impl UndoStore {
             trx_id,
             next_undo_no: 0,
             has_update: false,
+            update_records: 0,
         })
     }
 
@@ -165,6 +166,7 @@ impl UndoStore {
         }
         log.next_undo_no = undo_no + 1;
         log.has_update |= !is_insert;
+        log.update_records += u64::from(!is_insert);
         Ok((
             RollPtr::new(is_insert, space, target_page, off as u16),
             undo_no,
@@ -317,6 +319,7 @@ impl UndoStore {
                 trx_id: log.trx_id,
                 rseg: log.rseg,
                 pages: log.page_count,
+                reachable: log.update_records,
             },
         );
         Ok(lsn)

@@ -59,7 +59,7 @@ mod tests;
 #[cfg(test)]
 mod tests_recovery;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -166,6 +166,9 @@ pub struct UndoRecord {
     pub trx_id: u64,
     pub payload: Vec<u8>,
     pub ptr: RollPtr,
+    /// First page of the log holding the record (with `ptr.space()`, the
+    /// log's identity; see [`UndoStore::forget_record`]).
+    pub log_page: u32,
 }
 
 /// One transaction's undo log, owned by the transaction (not shared).
@@ -180,6 +183,9 @@ pub struct UndoLog {
     trx_id: u64,
     next_undo_no: u64,
     has_update: bool,
+    /// Non-insert records appended (not lowered by truncation, so it may
+    /// overcount, which only delays an early free). `u64::MAX` = unknown.
+    update_records: u64,
 }
 
 impl UndoLog {
@@ -251,6 +257,21 @@ struct HistEntry {
     trx_id: u64,
     rseg: usize,
     pages: u32,
+    /// Non-insert records of the log that version chains may still reach
+    /// (see [`UndoStore::forget_record`]); the log can be purged early at 0.
+    reachable: u64,
+}
+
+/// The logs committed since open, in purge order, with the lookups the
+/// early purge of unreachable logs needs.
+#[derive(Debug, Default)]
+struct HistoryIndex {
+    /// By (csn, space, first page): purge order.
+    by_csn: BTreeMap<(u64, u32, u32), HistEntry>,
+    /// (space, first page) -> csn.
+    csn_of: HashMap<(u32, u32), u64>,
+    /// Logs no version chain reaches any more, in purge order.
+    unreachable: BTreeSet<(u64, u32, u32)>,
 }
 
 /// The undo log store of an engine. See the module documentation.
@@ -258,7 +279,7 @@ pub struct UndoStore {
     storage: Arc<Storage>,
     rsegs: Vec<rseg::Rseg>,
     next_rseg: AtomicUsize,
-    history: Mutex<BTreeMap<(u64, u32, u32), HistEntry>>,
+    history: Mutex<HistoryIndex>,
     history_len: AtomicU64,
     undo_pages: AtomicU64,
     trx_id_bound: AtomicU64,

@@ -44,6 +44,7 @@ impl UndoStore {
             trx_id: info.trx_id,
             payload: r.payload.to_vec(),
             ptr,
+            log_page: info.log_page,
         })
     }
 
@@ -96,6 +97,7 @@ impl UndoStore {
                     trx_id: info.trx_id,
                     payload: r.payload.to_vec(),
                     ptr: RollPtr::new(r.is_insert, log.space, page, r.offset as u16),
+                    log_page: log.first_page,
                 });
                 if out.len() == limit || expect == down_to {
                     return Ok(out);

@@ -15,7 +15,6 @@
 //! (see `history`), and the page and history counters are set from the
 //! rollback segment headers and the logs in slots.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -23,7 +22,7 @@ use parking_lot::Mutex;
 
 use super::format::{corruption, slot_offset, LogHeader, LogState};
 use super::rseg::{self, Rseg, RsegInner};
-use super::{RecoveredUndo, RollPtr, UndoLog, UndoStore};
+use super::{HistoryIndex, RecoveredUndo, RollPtr, UndoLog, UndoStore};
 use crate::buffer::Latch;
 use crate::error::{EngineError, Result};
 use crate::page::{PageId, FIL_NULL};
@@ -69,7 +68,7 @@ pub(super) fn open(storage: Arc<Storage>) -> Result<(UndoStore, RecoveredUndo)> 
         storage,
         rsegs,
         next_rseg: AtomicUsize::new(0),
-        history: Mutex::new(BTreeMap::new()),
+        history: Mutex::new(HistoryIndex::default()),
         history_len: AtomicU64::new(0),
         undo_pages: AtomicU64::new(0),
         trx_id_bound: AtomicU64::new(bound),
@@ -135,6 +134,7 @@ impl UndoStore {
                         trx_id: lh.trx_id,
                         next_undo_no: lh.records,
                         has_update: lh.has_update,
+                        update_records: u64::MAX,
                     };
                     if lh.records > 0 {
                         // The header's record count must match the newest record.
