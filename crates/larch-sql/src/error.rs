@@ -207,8 +207,8 @@ impl SqlError {
         SqlError::new(code::BAD_DB, format!("Unknown database '{db}'"))
     }
 
-    /// 1054 Unknown column `name` in the clause `clause` ('field list', 'where
-    /// clause', ...).
+    /// 1054 Unknown column `name` in the clause `clause` ('SELECT', 'WHERE',
+    /// 'ORDER BY', ...), as MariaDB 10.11 names them.
     pub fn unknown_column(name: &str, clause: &str) -> SqlError {
         SqlError::new(
             code::BAD_FIELD,

@@ -1,8 +1,9 @@
 //! Small MariaDB behaviours that MariaDB's own test files (tests/compat)
 //! depend on: INFORMATION_SCHEMA.SYSTEM_VARIABLES, the server character set
 //! and collation moving together and giving new databases their default,
-//! `INSERT ... VALUES ()` as a row of defaults, and MariaDB's wording of
-//! "function does not exist" and read-only transaction errors.
+//! `INSERT ... VALUES ()` as a row of defaults, MariaDB's wording of
+//! "function does not exist", read-only transaction and unknown column
+//! errors, the optimizer and engine tunables tests set, and `@@timestamp`.
 
 mod support;
 
@@ -109,5 +110,97 @@ fn error_wording_matches_mariadb() -> R<()> {
         e.to_string(),
         "Cannot execute statement in a READ ONLY transaction"
     );
+    Ok(())
+}
+
+fn code(s: &mut larch_sql::session::Session, sql: &str) -> R<u16> {
+    Ok(s.execute(sql).err().ok_or("no error")?.code())
+}
+
+#[test]
+fn unknown_column_names_the_clause_as_mariadb() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE w (a INT)"])?;
+    let mut s = t.session(50)?;
+    for (sql, clause) in [
+        ("SELECT b FROM w", "SELECT"),
+        ("SELECT a FROM w WHERE b = 1", "WHERE"),
+        ("SELECT a FROM w ORDER BY b", "ORDER BY"),
+        ("SELECT COUNT(*) FROM w GROUP BY b", "GROUP BY"),
+        ("SELECT COUNT(*) FROM w HAVING b > 1", "HAVING"),
+        ("SELECT 1 FROM w JOIN w AS v ON b = 1", "ON"),
+        ("INSERT INTO w (b) VALUES (1)", "INSERT INTO"),
+        ("INSERT INTO w VALUES (b)", "VALUES"),
+        ("UPDATE w SET b = 1", "SET"),
+        ("UPDATE w SET a = 1 WHERE b = 1", "WHERE"),
+        ("DELETE FROM w WHERE b = 1", "WHERE"),
+    ] {
+        let e = s.execute(sql).err().ok_or("no error")?;
+        assert_eq!(e.code(), 1054, "{sql}");
+        assert_eq!(
+            e.to_string(),
+            format!("Unknown column 'b' in '{clause}'"),
+            "{sql}"
+        );
+    }
+    // DROP TABLE IF EXISTS names all missing tables in one note.
+    s.execute("DROP TABLE IF EXISTS x1, x2")?;
+    assert_eq!(
+        rows(&mut s, "SHOW WARNINGS")?,
+        vec![vec!["Note", "1051", "Unknown table 'test.x1,test.x2'"]]
+    );
+    Ok(())
+}
+
+#[test]
+fn tunables_have_mariadb_scope_default_and_limits() -> R<()> {
+    let t = TestDb::new(&[])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        one(&mut s, "SELECT @@join_cache_level + @@global.join_cache_level")?,
+        "4"
+    );
+    s.execute("SET join_cache_level = 9")?;
+    assert_eq!(one(&mut s, "SELECT @@session.join_cache_level")?, "8");
+    assert_eq!(one(&mut s, "SELECT @@global.join_cache_level")?, "2");
+    assert_eq!(one(&mut s, "SELECT @@global.innodb_stats_persistent")?, "1");
+    // Global-only, read-only and start-up-only settings refuse as MariaDB does.
+    assert_eq!(code(&mut s, "SET innodb_stats_persistent = 0")?, 1229);
+    assert_eq!(code(&mut s, "SET GLOBAL have_dynamic_loading = 'YES'")?, 1238);
+    assert_eq!(
+        code(&mut s, "SET GLOBAL thread_handling = 'no-threads'")?,
+        1238
+    );
+    assert_eq!(code(&mut s, "SET GLOBAL event_scheduler = DISABLED")?, 1231);
+    assert_eq!(code(&mut s, "SET GLOBAL concurrent_insert = 'SOMETIMES'")?, 1231);
+    s.execute("SET GLOBAL innodb_file_per_table = OFF")?;
+    assert_eq!(one(&mut s, "SELECT @@global.innodb_file_per_table")?, "0");
+    s.execute("SET GLOBAL innodb_file_per_table = DEFAULT")?;
+    assert_eq!(one(&mut s, "SELECT @@global.innodb_file_per_table")?, "1");
+    let r = rows(
+        &mut s,
+        "SELECT VARIABLE_SCOPE, DEFAULT_VALUE FROM information_schema.system_variables \
+         WHERE variable_name = 'innodb_read_only_compressed'",
+    )?;
+    assert_eq!(r, vec![vec!["GLOBAL", "OFF"]]);
+    Ok(())
+}
+
+#[test]
+fn session_timestamp_fixes_the_clock() -> R<()> {
+    let t = TestDb::new(&[])?;
+    let mut s = t.session(50)?;
+    s.execute("SET timestamp = 1.5")?;
+    assert_eq!(
+        rows(&mut s, "SELECT @@timestamp, NOW(6), UNIX_TIMESTAMP()")?,
+        vec![vec!["1.500000", "1970-01-01 00:00:01.500000", "1"]]
+    );
+    s.execute("SET timestamp = UNIX_TIMESTAMP('2010-12-31 23:59:59')")?;
+    assert_eq!(one(&mut s, "SELECT NOW()")?, "2010-12-31 23:59:59");
+    assert_eq!(code(&mut s, "SET GLOBAL timestamp = 1")?, 1228);
+    // DEFAULT (or 0) follows the system clock again.
+    s.execute("SET timestamp = DEFAULT")?;
+    assert_eq!(one(&mut s, "SELECT @@timestamp > 1700000000")?, "1");
+    s.execute("SET timestamp = 0")?;
+    assert_eq!(one(&mut s, "SELECT YEAR(NOW()) > 2020")?, "1");
     Ok(())
 }

@@ -325,7 +325,7 @@ fn filter_rows(
             };
             let opts = crate::eval::CompileOptions {
                 collation: s.connection_collation(),
-                clause: "where clause".into(),
+                clause: "WHERE".into(),
             };
             let c = crate::eval::compile(e, &resolve, &opts)?;
             let mut out = Vec::new();

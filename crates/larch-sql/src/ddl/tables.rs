@@ -2,7 +2,7 @@
 //!
 //! - `DROP TABLE [IF EXISTS] t1, t2 ...` drops every table that exists; the
 //!   missing ones are error 1051 naming all of them (`Unknown table
-//!   'db.t1,db.t2'`), or one note each with IF EXISTS. There are no temporary
+//!   'db.t1,db.t2'`), or a note naming them with IF EXISTS. There are no temporary
 //!   tables, so `DROP TEMPORARY TABLE` always finds none.
 //! - `TRUNCATE [TABLE] t` replaces the table by an empty one with the same
 //!   definition (the AUTO_INCREMENT counter starts again at 1): the new table
@@ -64,10 +64,12 @@ pub(super) fn drop_tables(
     if missing.is_empty() {
         return Ok(QueryResult::ok());
     }
+    // One note (or error) naming every missing table, as MariaDB reports it.
     if if_exists {
-        for m in missing {
-            s.push_warning(Warning::note(1051, format!("Unknown table '{m}'")));
-        }
+        s.push_warning(Warning::note(
+            1051,
+            format!("Unknown table '{}'", missing.join(",")),
+        ));
         return Ok(QueryResult::ok());
     }
     Err(SqlError::new(

@@ -33,7 +33,7 @@ pub type Resolver<'a> = dyn Fn(&[ast::Ident]) -> Option<(usize, ExprType)> + 'a;
 pub struct CompileOptions {
     /// Collation of string literals (`collation_connection`).
     pub collation: Collation,
-    /// Clause named in 1054 errors ("field list", "where clause", ...).
+    /// Clause named in 1054 errors ("SELECT", "WHERE", ...).
     pub clause: String,
 }
 
@@ -41,7 +41,7 @@ impl Default for CompileOptions {
     fn default() -> Self {
         CompileOptions {
             collation: Collation::Utf8mb4GeneralCi,
-            clause: "field list".into(),
+            clause: "SELECT".into(),
         }
     }
 }

@@ -317,7 +317,7 @@ fn eval_expr(s: &Session, e: &ast::Expr, params: &[Value]) -> Result<Value, SqlE
     let resolve = |_: &[ast::Ident]| None;
     let opts = eval::CompileOptions {
         collation: s.connection_collation(),
-        clause: "field list".into(),
+        clause: "SET".into(),
     };
     let c = eval::compile(e, &resolve, &opts)?;
     let mut ctx = s.eval_context(params);

@@ -436,7 +436,7 @@ fn apply_filter(
             };
             let opts = eval::CompileOptions {
                 collation: Collation::Utf8mb4GeneralCi,
-                clause: "where clause".into(),
+                clause: "WHERE".into(),
             };
             let c = eval::compile(e, &resolve, &opts)?;
             let mut ctx = s.eval_context(&[]);

@@ -243,7 +243,7 @@ fn insert(
     let mut cols: Vec<usize> = ins
         .columns
         .iter()
-        .map(|c| column_index(&t, &names::object_last(c), "field list"))
+        .map(|c| column_index(&t, &names::object_last(c), "INSERT INTO"))
         .collect::<Result<_, _>>()?;
     // Source rows as expressions (VALUES, SET) or values (SELECT).
     enum Src {
@@ -257,7 +257,7 @@ fn insert(
             let ast::AssignmentTarget::ColumnName(n) = &a.target else {
                 return Err(SqlError::not_supported("tuple assignment"));
             };
-            cols.push(column_index(&t, &names::object_last(n), "field list")?);
+            cols.push(column_index(&t, &names::object_last(n), "INSERT INTO")?);
             row.push(a.value.clone());
         }
         Src::Exprs(vec![row])
@@ -280,7 +280,7 @@ fn insert(
             .iter()
             .map(|a| match &a.target {
                 ast::AssignmentTarget::ColumnName(n) => Ok((
-                    column_index(&t, &names::object_last(n), "field list")?,
+                    column_index(&t, &names::object_last(n), "UPDATE")?,
                     a.value.clone(),
                 )),
                 _ => Err(SqlError::not_supported("tuple assignment")),
@@ -298,7 +298,7 @@ fn insert(
             let resolve = |_: &[ast::Ident]| None;
             let opts = CompileOptions {
                 collation: s.connection_collation(),
-                clause: "field list".into(),
+                clause: "VALUES".into(),
             };
             let mut next_param = 0;
             let mut out = Vec::with_capacity(rows.len());
@@ -581,7 +581,7 @@ fn matching_rows(
     };
     let opts = CompileOptions {
         collation: s.connection_collation(),
-        clause: "where clause".into(),
+        clause: "WHERE".into(),
     };
     let cond = selection
         .map(|e| eval::compile(e, &resolve, &opts))
@@ -709,7 +709,7 @@ fn update(
         .iter()
         .map(|a| match &a.target {
             ast::AssignmentTarget::ColumnName(n) => Ok((
-                column_index(&t, &names::object_last(n), "field list")?,
+                column_index(&t, &names::object_last(n), "SET")?,
                 a.value.clone(),
             )),
             _ => Err(SqlError::not_supported("tuple assignment")),
@@ -725,7 +725,7 @@ fn update(
     };
     let opts = CompileOptions {
         collation: s.connection_collation(),
-        clause: "field list".into(),
+        clause: "SET".into(),
     };
     // Prepared statements number their placeholders in text order, so the
     // SET list and the WHERE read the same parameter list.

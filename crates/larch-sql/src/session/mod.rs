@@ -388,6 +388,7 @@ impl Session {
                 return Value::UInt(n as u64);
             }
             "last_insert_id" | "identity" => return Value::UInt(self.last_insert_id),
+            "timestamp" => return Value::Double(self.now_micros() as f64 / 1e6),
             _ => {}
         }
         if def.scope != Scope::Global {
@@ -497,6 +498,18 @@ impl Session {
             }
             v => variables::normalize(def, v)?,
         };
+        // The scheduler can be DISABLED only at start-up; ORIGINAL is the
+        // start-up value (Larch starts it OFF).
+        let value = match (def.name, &value) {
+            ("event_scheduler", Value::Str(s)) if s == "DISABLED" => {
+                return Err(SqlError::new(
+                    1231,
+                    "Variable 'event_scheduler' can't be set to the value of 'DISABLED'",
+                ))
+            }
+            ("event_scheduler", Value::Str(s)) if s == "ORIGINAL" => Value::Str("OFF".into()),
+            _ => value,
+        };
         let alias = variables::alias_of(def.name).and_then(variables::lookup);
         if global {
             self.db.set_global(def, value.clone());
@@ -525,13 +538,21 @@ impl Session {
         Ok(())
     }
 
+    /// The session's current time in microseconds since the epoch: the
+    /// system clock, or `SET timestamp = N` when the session fixed it.
+    pub(crate) fn now_micros(&self) -> i64 {
+        match self.vars.get("timestamp") {
+            Some(Value::Double(t)) if *t > 0.0 => (t * 1e6).round() as i64,
+            _ => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_micros() as i64)
+                .unwrap_or(0),
+        }
+    }
+
     /// A fresh evaluation context for a statement.
     pub(crate) fn eval_context<'a>(&'a self, params: &'a [Value]) -> eval::EvalContext<'a> {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_micros() as i64)
-            .unwrap_or(0);
-        let mut ctx = eval::EvalContext::new(self, params, now);
+        let mut ctx = eval::EvalContext::new(self, params, self.now_micros());
         ctx.kill = Some(&self.process.kill_query);
         ctx
     }
@@ -560,6 +581,27 @@ impl eval::Session for Session {
 
     fn system_variable(&self, name: &str, scope: VarScope) -> Result<Value, SqlError> {
         let def = variables::lookup(name).ok_or_else(|| SqlError::unknown_variable(name))?;
+        // Seconds read with six decimals (`@@timestamp` is 1.500000), as
+        // MariaDB's DOUBLE variables with six decimals print.
+        let seconds = |v: Value| match (def.kind, v) {
+            (variables::Kind::Seconds { .. }, Value::Double(d)) => Value::Decimal(
+                larch_engine::record::value::Decimal::from_i128((d * 1e6).round() as i128, 6),
+            ),
+            (_, v) => v,
+        };
+        self.scoped_variable(def, scope).map(seconds)
+    }
+
+    fn user_variable(&self, name: &str) -> Value {
+        self.user_vars
+            .get(&name.to_ascii_lowercase())
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+}
+
+impl Session {
+    fn scoped_variable(&self, def: &VarDef, scope: VarScope) -> Result<Value, SqlError> {
         match scope {
             VarScope::Global => {
                 if def.scope == Scope::Session {
@@ -576,12 +618,5 @@ impl eval::Session for Session {
             )),
             _ => Ok(self.var(def)),
         }
-    }
-
-    fn user_variable(&self, name: &str) -> Value {
-        self.user_vars
-            .get(&name.to_ascii_lowercase())
-            .cloned()
-            .unwrap_or(Value::Null)
     }
 }

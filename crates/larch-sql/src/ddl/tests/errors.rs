@@ -114,10 +114,7 @@ fn missing_objects() -> R {
         .collect();
     assert_eq!(
         notes,
-        vec![
-            (1051, "Unknown table 'test.x1'".to_string()),
-            (1051, "Unknown table 'test.x2'".to_string())
-        ]
+        vec![(1051, "Unknown table 'test.x1,test.x2'".to_string())]
     );
     s.execute("CREATE TABLE t (a INT, b INT, KEY kb (b))")?;
     let e = error(&mut s, "DROP INDEX nope ON t");

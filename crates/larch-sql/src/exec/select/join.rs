@@ -46,7 +46,7 @@ pub(crate) fn join(
     let resolve = |parts: &[ast::Ident]| source::resolve(sources, parts).ok().flatten();
     let opts = CompileOptions {
         collation: s.connection_collation(),
-        clause: "on clause".into(),
+        clause: "ON".into(),
     };
     let ons: Vec<Option<Compiled>> = sources
         .iter()

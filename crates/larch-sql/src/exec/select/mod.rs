@@ -307,7 +307,7 @@ fn compile_order(
 ) -> Result<Vec<SortKey>, SqlError> {
     let opts = CompileOptions {
         collation: s.connection_collation(),
-        clause: "order clause".into(),
+        clause: "ORDER BY".into(),
     };
     order
         .iter()
@@ -321,7 +321,7 @@ fn compile_order(
                         if i == 0 || i > outputs.len() {
                             return Err(SqlError::new(
                                 1054,
-                                format!("Unknown column '{n}' in 'order clause'"),
+                                format!("Unknown column '{n}' in 'ORDER BY'"),
                             ));
                         }
                         Compiled {
@@ -485,7 +485,7 @@ fn run_select(
             let args = c
                 .args
                 .iter()
-                .map(|a| check(eval::compile(a, &resolve_source, &opts("field list"))))
+                .map(|a| check(eval::compile(a, &resolve_source, &opts("SELECT"))))
                 .collect::<Result<Vec<_>, _>>()?;
             let ty = aggregate::result_type(c.kind, args.first().map(|a| &a.ty));
             let collation = args
@@ -571,7 +571,7 @@ fn run_select(
                     ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
                     _ => None,
                 };
-                let expr = check(eval::compile(e, &resolve_out, &opts("field list")))?;
+                let expr = check(eval::compile(e, &resolve_out, &opts("SELECT")))?;
                 let mut column = match expr.expr {
                     eval::Expr::Column(c) if c < width => {
                         let src = sources.iter().rev().find(|s| s.offset <= c);
@@ -605,7 +605,7 @@ fn run_select(
         Some(w) => Some(check(eval::compile(
             w,
             &resolve_source,
-            &opts("where clause"),
+            &opts("WHERE"),
         ))?),
         None => None,
     };
@@ -613,7 +613,7 @@ fn run_select(
         Some(h) => Some(check(eval::compile(
             h,
             &resolve_out,
-            &opts("having clause"),
+            &opts("HAVING"),
         ))?),
         None => None,
     };
@@ -636,7 +636,7 @@ fn run_select(
                         .ok_or_else(|| {
                             SqlError::new(
                                 1054,
-                                format!("Unknown column '{n}' in 'group statement'"),
+                                format!("Unknown column '{n}' in 'GROUP BY'"),
                             )
                         });
                 }
@@ -648,7 +648,7 @@ fn run_select(
                     }
                 }
             }
-            check(eval::compile(g, &resolve_source, &opts("group statement")))
+            check(eval::compile(g, &resolve_source, &opts("GROUP BY")))
         })
         .collect::<Result<_, _>>()?;
 

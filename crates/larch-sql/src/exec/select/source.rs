@@ -281,7 +281,7 @@ pub(crate) fn resolve(
             .position(|c| c.name.eq_ignore_ascii_case(col))
         {
             if found.is_some() {
-                return Err(SqlError::ambiguous_column(col, "field list"));
+                return Err(SqlError::ambiguous_column(col, "SELECT"));
             }
             let c = &src.columns[i];
             found = Some((

@@ -58,7 +58,7 @@ fn matches(
     let resolve = |parts: &[ast::Ident]| source::resolve(sources, parts).ok().flatten();
     let opts = CompileOptions {
         collation: s.connection_collation(),
-        clause: "where clause".into(),
+        clause: "WHERE".into(),
     };
     let cond = selection
         .map(|e| eval::compile(e, &resolve, &opts))
@@ -96,7 +96,7 @@ pub(super) fn update(
     let resolve = |parts: &[ast::Ident]| source::resolve(&sources, parts).ok().flatten();
     let opts = CompileOptions {
         collation: s.connection_collation(),
-        clause: "field list".into(),
+        clause: "SET".into(),
     };
     // Each assignment: (source, column of that source, value).
     let mut sets: Vec<(usize, usize, eval::Compiled)> = Vec::new();
@@ -106,11 +106,11 @@ pub(super) fn update(
         };
         let parts: Vec<ast::Ident> = n.0.iter().filter_map(|p| p.as_ident()).cloned().collect();
         let (pos, _) = source::resolve(&sources, &parts)?
-            .ok_or_else(|| SqlError::unknown_column(&n.to_string(), "field list"))?;
+            .ok_or_else(|| SqlError::unknown_column(&n.to_string(), "SET"))?;
         let k = sources
             .iter()
             .rposition(|src| src.offset <= pos)
-            .ok_or_else(|| SqlError::unknown_column(&n.to_string(), "field list"))?;
+            .ok_or_else(|| SqlError::unknown_column(&n.to_string(), "SET"))?;
         let value = eval::compile(&a.value, &resolve, &opts)?;
         sets.push((k, pos - sources[k].offset, value));
     }
