@@ -270,9 +270,8 @@ impl UndoStore {
             self.cut_tail(
                 log.space,
                 log.addr(),
-                &pages,
+                &pages[..end],
                 start,
-                end,
                 last.then_some(cut),
                 Some(records),
             )?;
@@ -289,7 +288,7 @@ impl UndoStore {
         }
     }
 
-    /// One mini-transaction: frees `pages[start..end]` (the chain's tail;
+    /// One mini-transaction: frees `pages[start..]` (the chain's tail;
     /// `start >= 1`), making `pages[start - 1]` the last page, optionally with
     /// a new free offset, and optionally setting the header's record count.
     pub(super) fn cut_tail(
@@ -298,10 +297,10 @@ impl UndoStore {
         log: LogAddr,
         pages: &[u32],
         start: usize,
-        end: usize,
         new_free: Option<usize>,
         records: Option<u64>,
     ) -> Result<()> {
+        let end = pages.len();
         let mut mtr = self.storage.mtr()?;
         let hdr = mtr.page(PageId::new(space, pages[0]), Latch::Exclusive)?;
         let tail = mtr.page(PageId::new(space, pages[start - 1]), Latch::Exclusive)?;

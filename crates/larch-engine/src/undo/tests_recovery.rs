@@ -196,7 +196,6 @@ fn interrupted_commits_and_frees_are_finished() {
             b.addr(),
             &pages,
             pages.len() - FREE_BATCH,
-            pages.len(),
             None,
             None,
         )

@@ -160,7 +160,6 @@ fn shared_pages_survive_a_crash() {
     st.log()
         .flush_up_to(st.log().current_lsn())
         .expect("flush log");
-    drop(c);
     drop(store);
     let st = Arc::into_inner(st).expect("sole owner of the storage");
     st.abandon();
