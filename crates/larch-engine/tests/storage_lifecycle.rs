@@ -125,3 +125,52 @@ fn missing_directory_and_garbage_files_are_clear_errors() -> Result<()> {
     );
     Ok(())
 }
+
+/// A crash at any write of the creation of a data directory leaves one that
+/// the next start creates again (it never opens half made, and never refuses
+/// to start), while a complete one opens with its data.
+#[test]
+fn a_crash_during_creation_is_started_over() -> Result<()> {
+    let ps = PageSize::K4;
+    // Writes the creation makes, counted on a clean run.
+    let clean = SimVfs::new();
+    let s = Storage::create(config("/d", ps), Arc::new(clean.clone()))?;
+    let total = clean.write_count();
+    s.close()?;
+    assert!(total > 3, "creation writes {total} times");
+    let step = (total / 12).max(1);
+    for at in (0..total).step_by(step as usize) {
+        let sim = SimVfs::new();
+        let vfs: Arc<dyn Vfs> = Arc::new(sim.clone());
+        sim.set_fault(Some(larch_engine::io::SimFault::CrashAfterWrites {
+            writes: at,
+            torn: true,
+        }));
+        match Storage::create(config("/d", ps), vfs.clone()) {
+            Ok(s) => s.abandon(),
+            Err(_) => sim.crash(),
+        }
+        sim.set_fault(None);
+        if Storage::exists(&*vfs, "/d".as_ref()) {
+            // Complete before the crash: it opens as it is.
+            let s = Storage::open(config("/d", ps), vfs.clone())?;
+            assert!(s.check()?.is_clean(), "crash after write {at}");
+            s.close()?;
+            continue;
+        }
+        if vfs.exists("/d/ibdata1".as_ref()) {
+            let e = Storage::open(config("/d", ps), vfs.clone()).err();
+            assert!(
+                matches!(&e, Some(EngineError::DataDir { reason, .. }) if reason.contains("interrupted")),
+                "crash after write {at}: {e:?}"
+            );
+        }
+        let s = Storage::open_or_create(config("/d", ps), vfs.clone())?;
+        let w = Workload::create(&s, "db/t1.ibd", 20)?;
+        s.run_mtr_for_test(&w, 1)?;
+        assert!(s.check()?.is_clean(), "crash after write {at}");
+        s.close()?;
+        assert!(Storage::exists(&*vfs, "/d".as_ref()));
+    }
+    Ok(())
+}
