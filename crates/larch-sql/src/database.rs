@@ -287,6 +287,16 @@ impl Database {
         variables::default_value(def, self)
     }
 
+    /// True when `SET GLOBAL` gave the variable its value.
+    pub(crate) fn global_is_set(&self, name: &str) -> bool {
+        self.globals.read().contains_key(name)
+    }
+
+    /// True when the server set the variable's value at start-up.
+    pub(crate) fn server_fact_is_set(&self, name: &str) -> bool {
+        self.server_facts.read().contains_key(name)
+    }
+
     /// `SET GLOBAL name = value` (already checked against the definition).
     pub(crate) fn set_global(&self, def: &VarDef, value: Value) {
         self.globals.write().insert(def.name, value);

@@ -364,6 +364,9 @@ pub fn engine_code(e: &EngineError) -> u16 {
 /// The message MySQL would print for an engine error.
 fn engine_message(e: &EngineError) -> String {
     match e {
+        EngineError::ReadOnlyTransaction => {
+            "Cannot execute statement in a READ ONLY transaction".to_owned()
+        }
         EngineError::DuplicateKey { index_id } => {
             format!("Duplicate entry '' for key 'index {index_id}'")
         }

@@ -3,11 +3,14 @@
 #   mariadb-client  the `mariadb` command-line client (tests/server.rs
 #                   runs it against larchd; skipped when absent)
 #   sysbench        OLTP benchmarks against larchd and MariaDB
+#   mariadb-test    the `mariadb-test` (mysqltest) client and
+#   mariadb-test-data  MariaDB's own test files, which tests/compat/run runs
+#                   against larchd (tests/compat.rs; skipped when absent)
 # Debian/Ubuntu (apt-get), non-interactive and idempotent: packages already
 # installed are left alone. Needs root, or sudo.
 set -eu
 
-PACKAGES="mariadb-client sysbench"
+PACKAGES="mariadb-client sysbench mariadb-test mariadb-test-data"
 
 if [ "$(id -u)" -eq 0 ]; then
     SUDO=""

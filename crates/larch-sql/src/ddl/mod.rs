@@ -60,6 +60,7 @@ use crate::session::Session;
 
 pub use meta::{ColumnMeta, TableMeta};
 pub use render::column_type_text;
+pub(crate) use types::resolve_collation;
 
 /// Longest name of a column, index or table (MySQL's NAME_CHAR_LEN).
 const MAX_NAME_CHARS: usize = 64;

@@ -67,7 +67,7 @@ pub(super) fn charset_default(name: &str) -> Result<Collation, SqlError> {
 
 /// Resolves `CHARACTER SET x COLLATE y` against `default` (1115 unknown
 /// character set, 1273 unknown collation, 1253 collation of another set).
-pub(super) fn resolve_collation(
+pub(crate) fn resolve_collation(
     charset: Option<&str>,
     collate: Option<&str>,
     default: Collation,

@@ -91,8 +91,16 @@ fn execute_sql(
         S::CreateDatabase {
             db_name,
             if_not_exists,
+            default_charset,
+            default_collation,
             ..
-        } => schema::create_database(s, db_name, *if_not_exists),
+        } => schema::create_database(
+            s,
+            db_name,
+            *if_not_exists,
+            default_charset.as_deref(),
+            default_collation.as_deref(),
+        ),
         S::Drop {
             object_type: ast::ObjectType::Schema | ast::ObjectType::Database,
             if_exists,

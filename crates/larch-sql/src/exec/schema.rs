@@ -5,6 +5,7 @@
 
 use sqlparser::ast;
 
+use larch_engine::record::collation::Collation;
 use larch_engine::record::value::Value;
 
 use super::names;
@@ -12,10 +13,27 @@ use crate::error::{SqlError, Warning};
 use crate::result::{QueryResult, ResultColumn, RowSet};
 use crate::session::Session;
 
+/// A new database's default collation: its CHARACTER SET / COLLATE options
+/// resolved against the server's (`collation_server`), as MariaDB does.
+fn database_default_collation(
+    s: &Session,
+    charset: Option<&str>,
+    collate: Option<&str>,
+) -> Result<Collation, SqlError> {
+    let server = match s.var_by_name("collation_server") {
+        Value::Str(c) => Collation::from_name(&c),
+        _ => None,
+    }
+    .unwrap_or(Collation::Utf8mb4GeneralCi);
+    crate::ddl::resolve_collation(charset, collate, server)
+}
+
 pub(super) fn create_database(
     s: &mut Session,
     name: &ast::ObjectName,
     if_not_exists: bool,
+    charset: Option<&str>,
+    collate: Option<&str>,
 ) -> Result<QueryResult, SqlError> {
     s.commit()?;
     let name = names::object_last(name);
@@ -34,8 +52,9 @@ pub(super) fn create_database(
             format!("Can't create database '{name}'; database exists"),
         ));
     }
-    s.db.catalog()
-        .create_database(&name, b"utf8mb4\0utf8mb4_general_ci")?;
+    let collation = database_default_collation(s, charset, collate)?;
+    let meta = format!("{}\0{}", collation.charset().name(), collation.name());
+    s.db.catalog().create_database(&name, meta.as_bytes())?;
     Ok(QueryResult::affected(1))
 }
 

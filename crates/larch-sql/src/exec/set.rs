@@ -6,6 +6,7 @@
 //! A bare word on the right (`SET autocommit = ON`, `sql_mode = DEFAULT`)
 //! is the word itself, as MySQL reads it for system variables.
 
+use larch_engine::record::collation::Collation;
 use larch_engine::record::value::Value;
 use larch_engine::txn::IsolationLevel;
 use sqlparser::ast;
@@ -229,7 +230,48 @@ fn assign(
         }
         _ => word_or_eval(s, value, params)?,
     };
-    s.set_var(&var, scope, v)
+    let linked = linked_charset_setting(&var, &v);
+    s.set_var(&var, scope, v)?;
+    match linked {
+        Some((name, value)) => s.set_var(name, scope, Value::Str(value)),
+        None => Ok(()),
+    }
+}
+
+/// As in MariaDB, setting a server or database character set also sets the
+/// matching collation variable to the set's default collation, and setting
+/// the collation sets the character set: the variable to set with it and
+/// its value (None for other variables and for names Larch does not know).
+fn linked_charset_setting(var: &str, value: &Value) -> Option<(&'static str, String)> {
+    let Value::Str(name) = value else {
+        return None;
+    };
+    let name = name.to_ascii_lowercase();
+    match var {
+        "character_set_server" | "character_set_database" => {
+            let collation = default_collation(&name)?;
+            let target = if var == "character_set_server" {
+                "collation_server"
+            } else {
+                "collation_database"
+            };
+            Some((target, collation.to_owned()))
+        }
+        "collation_server" | "collation_database" => {
+            let charset = if name.starts_with("utf8mb3_") || name.starts_with("utf8_") {
+                "utf8mb3"
+            } else {
+                Collation::from_name(&name)?.charset().name()
+            };
+            let target = if var == "collation_server" {
+                "character_set_server"
+            } else {
+                "character_set_database"
+            };
+            Some((target, charset.to_owned()))
+        }
+        _ => None,
+    }
 }
 
 /// A bare word (`ON`, `DEFAULT`, `READ-COMMITTED` as an identifier) is its

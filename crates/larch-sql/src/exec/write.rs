@@ -326,6 +326,13 @@ fn insert(
     };
     for (n, vals) in rows_in.into_iter().enumerate() {
         let row_no = n as u64 + 1;
+        // `VALUES ()` without a column list (or with an empty one) is a
+        // row of defaults, as in MariaDB.
+        let vals = if vals.is_empty() && ins.columns.is_empty() && ins.assignments.is_empty() {
+            vec![None; cols.len()]
+        } else {
+            vals
+        };
         if vals.len() != cols.len() {
             return Err(SqlError::new(
                 1136,

@@ -331,10 +331,32 @@ impl Session {
             st.info = None;
             st.since = Some(std::time::Instant::now());
         }
+        let result = result.map_err(|e| self.qualify_unknown_function(e));
         if let Err(e) = &result {
             self.record_error(e);
         }
         result
+    }
+
+    /// MariaDB names an unknown function with the current database, as the
+    /// stored function it looked for: `FUNCTION test.f does not exist`.
+    fn qualify_unknown_function(&self, e: SqlError) -> SqlError {
+        match (&e, &self.current_db) {
+            (SqlError::Mysql { code, message }, Some(db))
+                if *code == crate::error::code::SP_DOES_NOT_EXIST =>
+            {
+                match message
+                    .strip_prefix("FUNCTION ")
+                    .and_then(|m| m.strip_suffix(" does not exist"))
+                {
+                    Some(name) if !name.contains('.') => {
+                        SqlError::new(*code, format!("FUNCTION {db}.{name} does not exist"))
+                    }
+                    _ => e,
+                }
+            }
+            _ => e,
+        }
     }
 
     fn record_error(&mut self, e: &SqlError) {

@@ -7,7 +7,8 @@
 //!   NULL partition fields, as for a table without partitions);
 //! - from the server: ENGINES, PLUGINS, CHARACTER_SETS, COLLATIONS,
 //!   COLLATION_CHARACTER_SET_APPLICABILITY, PROCESSLIST, GLOBAL_VARIABLES,
-//!   SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, USER_PRIVILEGES;
+//!   SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, USER_PRIVILEGES,
+//!   SYSTEM_VARIABLES (in `super::system_variables`);
 //! - from the engine's transactions and row locks: INNODB_TRX, INNODB_LOCKS,
 //!   INNODB_LOCK_WAITS (in `super::innodb_tables`);
 //! - objects Larch does not have yet, so always empty: VIEWS, TRIGGERS,
@@ -56,6 +57,7 @@ pub(crate) const TABLE_NAMES: &[&str] = &[
     "SESSION_STATUS",
     "SESSION_VARIABLES",
     "STATISTICS",
+    "SYSTEM_VARIABLES",
     "TABLES",
     "TABLE_CONSTRAINTS",
     "TABLE_PRIVILEGES",
@@ -1188,6 +1190,7 @@ pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
                 ("VARIABLE_VALUE", T::S(2048), NN),
             ])
         }
+        super::system_variables::NAME => return Ok(super::system_variables::table(sess)),
         n if super::innodb_tables::NAMES.contains(&n) => {
             return super::innodb_tables::table(sess, n);
         }

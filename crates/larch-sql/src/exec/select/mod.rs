@@ -21,6 +21,7 @@ pub(crate) mod innodb_tables;
 pub(crate) mod join;
 pub(crate) mod source;
 mod subquery;
+pub(crate) mod system_variables;
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
