@@ -235,3 +235,64 @@ fn concurrent_updates_through_a_small_pool_lose_nothing() -> Result<()> {
     assert!(s.check()?.is_clean());
     Ok(())
 }
+
+/// A page damaged on disk is never served: fixing it fails with an error that
+/// names the file, the space and the page, the bad image is not left in the
+/// pool (fixing it again reads and fails again), and the other pages of the
+/// tablespace are still served.
+#[test]
+fn a_corrupt_page_is_refused_and_not_cached() -> Result<()> {
+    use larch_engine::io::OpenOptions;
+    use larch_engine::EngineError;
+    let sim = SimVfs::new();
+    let vfs: Arc<dyn Vfs> = Arc::new(sim.clone());
+    // No doublewrite: it would repair the page from its copy at start-up.
+    let mut c = config(64, 0);
+    c.doublewrite = false;
+    let s = Storage::create(c.clone(), vfs.clone())?;
+    let (space, pages) = make_pages(&s, 8)?;
+    s.close()?;
+    let bad = PageId::new(space, pages[3]);
+    {
+        let f = vfs.open(std::path::Path::new("/d/db/t.ibd"), OpenOptions::existing())?;
+        let off = u64::from(bad.page) * 16384 + HEADER_SIZE as u64 + 100;
+        let mut b = [0u8; 1];
+        f.read_at(&mut b, off)?;
+        f.write_at(&[b[0] ^ 0x20], off)?;
+        f.sync_data()?;
+    }
+    let s = Storage::open(c, vfs)?;
+    for attempt in 0..2 {
+        match s.pool().fix(bad, Latch::Shared) {
+            Ok(_) => panic!("attempt {attempt}: the corrupt page was served"),
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(
+                    matches!(e, EngineError::Corruption { page, .. } if page == bad),
+                    "{msg}"
+                );
+                assert!(msg.contains("/d/db/t.ibd"), "names the file: {msg}");
+                assert!(
+                    msg.contains(&format!("space {space}"))
+                        && msg.contains(&format!("page {}", bad.page)),
+                    "names space and page: {msg}"
+                );
+            }
+        }
+        assert!(!s.pool().contains(bad), "the bad image is not cached");
+    }
+    assert_eq!(s.pool().fixed_frames(), 0, "no fix leaked");
+    for &p in pages.iter().filter(|&&p| p != bad.page) {
+        touch(&s, space, p)?;
+    }
+    let report = s.check()?;
+    assert!(
+        report
+            .problems()
+            .iter()
+            .any(|p| p.contains("t.ibd") && p.contains(&format!("page {}", bad.page))),
+        "{:?}",
+        report.problems()
+    );
+    Ok(())
+}
