@@ -454,3 +454,96 @@ fn bulk_build_fills_leaves_to_the_fill_factor() -> Result<()> {
     );
     Ok(())
 }
+
+/// A tree of several leaves under one root, and a leaf in its middle.
+fn damage_target(s: &Storage, name: &str, index_id: u64) -> Result<(BTree, crate::page::PageId)> {
+    let space = s.create_tablespace(name)?;
+    let tree = BTree::create(s.pool(), space, index_id)?;
+    for i in 0..3000u32 {
+        tree.insert(s.pool(), &i.to_be_bytes(), &[1u8; 20], OnDuplicate::Error)?;
+    }
+    assert!(check(&tree, s.pool())?.is_empty());
+    let leaf = tree.leaf_shared(s.pool(), &1500u32.to_be_bytes())?.id();
+    Ok((tree, leaf))
+}
+
+/// Applies `damage` to page `id` through a logged change.
+fn damage(s: &Storage, id: crate::page::PageId, damage: impl FnOnce(&mut crate::mtr::Mtr<'_>, crate::mtr::PageRef)) -> Result<()> {
+    let mut mtr = s.mtr()?;
+    let p = mtr.page(id, crate::buffer::Latch::Exclusive)?;
+    damage(&mut mtr, p);
+    mtr.commit()?;
+    Ok(())
+}
+
+fn assert_reported(s: &Storage, tree: &BTree, file: &str, want: &[&str]) -> Result<()> {
+    let problems = check(tree, s.pool())?;
+    assert!(
+        problems.iter().any(|p| want.iter().all(|w| p.contains(w))),
+        "expected a problem with {want:?}: {problems:?}"
+    );
+    let report = s.check()?;
+    assert!(
+        report
+            .problems()
+            .iter()
+            .any(|p| p.contains(file) && p.contains("B+tree") && want.iter().all(|w| p.contains(w))),
+        "{:?}",
+        report.problems()
+    );
+    Ok(())
+}
+
+#[test]
+fn check_reports_a_damaged_sibling_link() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let s = storage(PageSize::K4, 64, vfs)?;
+    let (tree, leaf) = damage_target(&s, "db/link.ibd", 12)?;
+    // The leaf's next link skips its right neighbour.
+    let (prev, next) = {
+        let g = s.pool().fix(leaf, crate::buffer::Latch::Shared)?;
+        let h = crate::page::PageHeader(g.data());
+        (h.prev(), h.next())
+    };
+    let after = {
+        let g = s.pool().fix(tree.page(next), crate::buffer::Latch::Shared)?;
+        crate::page::PageHeader(g.data()).next()
+    };
+    assert_ne!(after, crate::page::FIL_NULL, "the leaf is not next to last");
+    damage(&s, leaf, |m, p| m.write_u32(p, crate::page::offset::NEXT, after))?;
+    let want = format!(
+        "page {} (level 0): sibling links prev={prev} next={after}, expected prev={prev} next={next}",
+        leaf.page
+    );
+    assert_reported(&s, &tree, "db/link.ibd", &[&want])?;
+    Ok(())
+}
+
+#[test]
+fn check_reports_a_wrong_level() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let s = storage(PageSize::K4, 64, vfs)?;
+    let (tree, leaf) = damage_target(&s, "db/level.ibd", 13)?;
+    damage(&s, leaf, |m, p| m.write_u16(p, super::node::LEVEL, 1))?;
+    let page = format!("page {}: level 1 where 0 was expected", leaf.page);
+    assert_reported(&s, &tree, "db/level.ibd", &[&page])?;
+    Ok(())
+}
+
+#[test]
+fn check_reports_wrong_free_space_accounting() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let s = storage(PageSize::K4, 64, vfs)?;
+    let (tree, leaf) = damage_target(&s, "db/space.ibd", 14)?;
+    let garbage = {
+        let g = s.pool().fix(leaf, crate::buffer::Latch::Shared)?;
+        super::node::Node(g.data()).garbage()
+    };
+    // Garbage claimed that the heap does not hold.
+    damage(&s, leaf, |m, p| {
+        m.write_u16(p, super::node::GARBAGE, garbage as u16 + 8)
+    })?;
+    let page = format!("page {}: heap accounting", leaf.page);
+    assert_reported(&s, &tree, "db/space.ibd", &[&page])?;
+    Ok(())
+}
