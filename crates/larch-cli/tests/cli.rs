@@ -127,6 +127,60 @@ fn corrupt_page_is_named_and_check_fails() {
     assert!(out.contains("checksum"), "{out}");
 }
 
+fn truncate(path: &Path, len: u64) {
+    let r = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_len(len));
+    if let Err(e) = r {
+        panic!("truncate {}: {e}", path.display());
+    }
+}
+
+/// A fresh 4k data directory, returned with its path as text.
+fn init_4k(t: &tempfile::TempDir) -> (std::path::PathBuf, String) {
+    let d = t.path().join("data");
+    let ds = d.to_string_lossy().to_string();
+    let o = larch(&[
+        "init",
+        "--datadir",
+        &ds,
+        "--innodb-page-size=4k",
+        "--innodb-log-file-size=4M",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    (d, ds)
+}
+
+/// Corruption that stops the directory from opening fails the check and is
+/// named, even when the offline page scan of what is left finds nothing wrong.
+fn assert_open_failure_fails_check(ds: &str, file: &str) {
+    let o = larch(&["check", "--datadir", ds]);
+    let out = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{out}");
+    assert!(!out.contains("OK: no problems found"), "{out}");
+    assert!(
+        out.contains("cannot be opened") && out.contains(file),
+        "{out}"
+    );
+}
+
+#[test]
+fn truncated_system_tablespace_fails_check() {
+    let t = tmp();
+    let (d, ds) = init_4k(&t);
+    truncate(&d.join("ibdata1"), 8192);
+    assert_open_failure_fails_check(&ds, "ibdata1");
+}
+
+#[test]
+fn truncated_redo_log_fails_check() {
+    let t = tmp();
+    let (d, ds) = init_4k(&t);
+    truncate(&d.join("ib_logfile0"), 5000);
+    assert_open_failure_fails_check(&ds, "ib_logfile0");
+}
+
 #[test]
 fn defaults_file_groups_are_read() {
     let t = tmp();
@@ -297,6 +351,7 @@ mod tables {
         );
         Ok(())
     }
+
 }
 
 #[test]
