@@ -324,7 +324,10 @@ fn the_page_cleaner_writes_dirty_pages_and_checkpoints() -> Result<()> {
     }
     let end = s.log().current_lsn();
     assert!(s.log().checkpoint_lsn() < end);
-    let file = vfs.open(std::path::Path::new("/d/db/t.ibd"), OpenOptions::read_only())?;
+    let file = vfs.open(
+        std::path::Path::new("/d/db/t.ibd"),
+        OpenOptions::read_only(),
+    )?;
     let mut buf = vec![0u8; 16384];
     wait_until("the changed pages reach the file", || {
         for (i, &p) in pages.iter().enumerate() {

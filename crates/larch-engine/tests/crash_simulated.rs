@@ -237,7 +237,10 @@ fn failed_data_file_write_or_sync_stops_writes_and_loses_nothing_committed() -> 
             Ok(()) => panic!("{ctx}: flushing to a failing data file succeeded"),
             Err(e) => e.to_string(),
         };
-        assert!(err.contains("f.ibd"), "{ctx}: the error names the file: {err}");
+        assert!(
+            err.contains("f.ibd"),
+            "{ctx}: the error names the file: {err}"
+        );
         // Every further change is refused, and says why.
         match w.run_mtr(&s, durable + 1) {
             Err(EngineError::WritesDisabled { reason }) => {

@@ -184,6 +184,9 @@ fn truncated_tablespace_is_a_clear_error_naming_the_file() -> Result<()> {
     truncate(&*vfs, "/d/ibdata1", ps.bytes() as u64)?;
     let err = Storage::open(config("/d", ps), vfs.clone()).err();
     let msg = err.map(|e| e.to_string()).unwrap_or_default();
-    assert!(msg.contains("/d/ibdata1"), "the error names the file: {msg}");
+    assert!(
+        msg.contains("/d/ibdata1"),
+        "the error names the file: {msg}"
+    );
     Ok(())
 }

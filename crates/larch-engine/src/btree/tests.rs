@@ -468,7 +468,11 @@ fn damage_target(s: &Storage, name: &str, index_id: u64) -> Result<(BTree, crate
 }
 
 /// Applies `damage` to page `id` through a logged change.
-fn damage(s: &Storage, id: crate::page::PageId, damage: impl FnOnce(&mut crate::mtr::Mtr<'_>, crate::mtr::PageRef)) -> Result<()> {
+fn damage(
+    s: &Storage,
+    id: crate::page::PageId,
+    damage: impl FnOnce(&mut crate::mtr::Mtr<'_>, crate::mtr::PageRef),
+) -> Result<()> {
     let mut mtr = s.mtr()?;
     let p = mtr.page(id, crate::buffer::Latch::Exclusive)?;
     damage(&mut mtr, p);
@@ -484,10 +488,9 @@ fn assert_reported(s: &Storage, tree: &BTree, file: &str, want: &[&str]) -> Resu
     );
     let report = s.check()?;
     assert!(
-        report
-            .problems()
-            .iter()
-            .any(|p| p.contains(file) && p.contains("B+tree") && want.iter().all(|w| p.contains(w))),
+        report.problems().iter().any(|p| p.contains(file)
+            && p.contains("B+tree")
+            && want.iter().all(|w| p.contains(w))),
         "{:?}",
         report.problems()
     );
@@ -506,11 +509,15 @@ fn check_reports_a_damaged_sibling_link() -> Result<()> {
         (h.prev(), h.next())
     };
     let after = {
-        let g = s.pool().fix(tree.page(next), crate::buffer::Latch::Shared)?;
+        let g = s
+            .pool()
+            .fix(tree.page(next), crate::buffer::Latch::Shared)?;
         crate::page::PageHeader(g.data()).next()
     };
     assert_ne!(after, crate::page::FIL_NULL, "the leaf is not next to last");
-    damage(&s, leaf, |m, p| m.write_u32(p, crate::page::offset::NEXT, after))?;
+    damage(&s, leaf, |m, p| {
+        m.write_u32(p, crate::page::offset::NEXT, after)
+    })?;
     let want = format!(
         "page {} (level 0): sibling links prev={prev} next={after}, expected prev={prev} next={next}",
         leaf.page
