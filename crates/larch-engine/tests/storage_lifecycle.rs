@@ -172,6 +172,8 @@ fn a_crash_during_creation_is_started_over() -> Result<()> {
         s.close()?;
         assert!(Storage::exists(&*vfs, "/d".as_ref()));
     }
+    Ok(())
+}
 
 fn truncate(vfs: &dyn Vfs, path: &str, len: u64) -> Result<()> {
     let f = vfs.open(
