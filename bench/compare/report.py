@@ -7,7 +7,8 @@
                                (exit 1 when the log has no final statistics)
     report.py failure LOG      the sysbench error text of a failed run, one line
     report.py summary OUTDIR   OUTDIR/summary.md and one PNG per workload
-                               (gnuplot), from the files run.sh wrote there
+                               (gnuplot), from the files run.sh and
+                               scenarios.py wrote there
 
 Files read by `summary` (all tab-separated with a header line):
     results.tsv   engine workload threads tps qps lat_avg_ms lat_p95_ms errors rss_kb
@@ -15,6 +16,9 @@ Files read by `summary` (all tab-separated with a header line):
     runs.tsv      engine workload threads round position status reads writes other
                   reconnects log   (position: 1 = ran first in its pair, 2 = second)
     prepare.tsv   engine workload seconds status rss_kb
+    scenarios.tsv engine scenario step figure value unit status
+                  (scenarios.py; status ok, timeout, partial, fail, skipped)
+    series/       time series of the scenarios (RSS samples)
     failures.tsv  engine workload step message
     env.tsv       key value   (machine, versions, settings, commands)
 """
@@ -184,6 +188,366 @@ plot {", ".join(series[e] for e in have)}
     return png
 
 
+# ---------------------------------------------------------------- scenarios
+
+SCENARIO_TEXT = {
+    "long_report": (
+        "Long report beside hot updates",
+        "sysbench `oltp_update_index --rand-type=pareto` (16 threads) updates hot "
+        "rows of `sbtest1` while one REPEATABLE READ transaction opened with "
+        "`START TRANSACTION WITH CONSISTENT SNAPSHOT` runs `SELECT AVG(k) FROM "
+        "sbtest1` at growing snapshot ages. *idle*: the same query with no other "
+        "traffic (median of 3 after a warm-up); *no snapshot*: the update rate "
+        "before the snapshot is taken. At each age: the snapshot's real age when "
+        "the query starts (later than planned after a slow query), the query "
+        "time (a query that runs past the limit is killed with KILL QUERY and "
+        "shown as `≥ limit`), query time / idle time, the update rate while the "
+        "query ran, the history list length (`Innodb_history_list_length`), the "
+        "size of the undo and system tablespace files (`undo*`, `ibdata*` in "
+        "the data directory) and its growth since idle, and the server RSS."),
+    "many_index": (
+        "Many-index build",
+        "A 35-column table (BIGINT primary key; INT, BIGINT, DOUBLE, ENUM, DATE, "
+        "VARCHAR columns), loaded with 500-row INSERTs (the same rows on both "
+        "engines), then one `ALTER TABLE ... ADD INDEX` statement with 1, 8 and "
+        "32 ADD INDEX clauses (single- and multi-column keys), each followed by "
+        "one ALTER that drops them again. The server is restarted between the "
+        "load and the ALTERs, and the table is read once (`SELECT SUM(i1), "
+        "COUNT(v6)`, a clustered scan) before them. `innodb_sort_buffer_size` "
+        "is 64M on both. Before each ALTER the scenario waits (boundedly) until the RSS is "
+        "steady, so memory still being given back after the load does not hide "
+        "the build's own; RSS is then sampled every 0.2 s during the ALTER: the "
+        "peak increase is the highest sample minus the RSS just before it."),
+    "many_tables": (
+        "Many tables",
+        "`CREATE TABLE` of N small tables (`id INT PRIMARY KEY, a INT, b "
+        "VARCHAR(64), KEY (a)`) one after the other on one connection, then per "
+        "table one INSERT and one SELECT through the secondary index (*touch*), "
+        "then `DROP DATABASE`. RSS per table: RSS increase since before the "
+        "first CREATE, divided by N. MariaDB runs with its default "
+        "`table_open_cache` (2000 here)."),
+    "status": (
+        "Status calls with idle connections",
+        "Latency of `SHOW GLOBAL STATUS` and `SHOW ENGINE INNODB STATUS` on one "
+        "connection (5 warm-up calls, then the median and the 99th percentile), "
+        "with only that connection open and then with idle connections added "
+        "(raw TCP connections that completed the login handshake) up to the "
+        "count shown. Rows and bytes of the answers are given because the two "
+        "servers do not return the same amount of text. RSS per connection: "
+        "RSS increase from the first to the last step, divided by the idle "
+        "connections added."),
+    "rss_mixed": (
+        "RSS over a long mixed run",
+        "sysbench `oltp_read_write` (16 threads) for the whole run; the server "
+        "RSS is sampled every second. Growth: last sample minus first; slope: "
+        "least-squares RSS trend over the second half of the run (kB per "
+        "minute), which leaves out the warm-up."),
+}
+
+FIG_TEXT = {
+    "load_s": "load time", "query_s": "query time", "age_s": "snapshot age",
+    "history": "history list length", "undo_bytes": "undo + system tablespace files",
+    "undo_growth_bytes": "undo growth since idle", "rss_kb": "RSS",
+    "update_tps": "update rate", "query_vs_idle": "query time / idle",
+    "innodb_sort_buffer_size": "innodb_sort_buffer_size", "alter_s": "ALTER time",
+    "drop_s": "drop time", "rss_before_kb": "RSS before",
+    "rss_peak_increase_kb": "peak RSS increase", "rss_after_kb": "RSS after",
+    "tables": "tables", "create_s": "time", "touch_s": "time",
+    "ms_per_table": "time per table", "rss_per_table_kb": "RSS per table",
+    "connections": "connections open", "open_s": "time to open them",
+    "rss_per_conn_kb": "RSS per idle connection",
+    "rss_settle_s": "wait for a steady RSS before", "tps": "sysbench tps",
+    "rss_first_kb": "RSS first sample", "rss_last_kb": "RSS last sample",
+    "rss_max_kb": "RSS max", "rss_growth_kb": "RSS growth",
+    "rss_slope_2nd_half_kb_per_min": "RSS slope, 2nd half",
+    "scenario_s": "whole scenario (wall time)",
+    "scenario_s_load": "load phase (wall time)",
+    "scenario_s_build": "build phase (wall time)",
+    "rss_restarted_kb": "RSS after the restart",
+    "scan_s": "first scan after the restart (cold)",
+}
+
+
+def step_text(sc, step):
+    m = re.fullmatch(r"age(\d+)", step)
+    if m:
+        return f"snapshot age {m.group(1)} s"
+    m = re.fullmatch(r"keys(\d+)", step)
+    if m:
+        return f"ADD INDEX ×{m.group(1)}"
+    m = re.fullmatch(r"conns(\d+)", step)
+    if m:
+        return f"{m.group(1)} connection(s)"
+    return {"no_snapshot": "no snapshot", "total": "total", "touch": "touch",
+            "end": "end"}.get(step, step)
+
+
+def fig_text(fig):
+    if fig in FIG_TEXT:
+        return FIG_TEXT[fig]
+    m = re.fullmatch(r"(global_status|innodb_status)_(median_ms|p99_ms|rows|bytes)", fig)
+    if m:
+        stmt = "SHOW GLOBAL STATUS" if m.group(1) == "global_status" else "SHOW ENGINE INNODB STATUS"
+        what = {"median_ms": "median", "p99_ms": "p99", "rows": "rows",
+                "bytes": "bytes of text"}[m.group(2)]
+        return f"`{stmt}` {what}"
+    return fig
+
+
+def scale(unit, vals):
+    """(divisor, shown unit) for a row's values."""
+    big = max((abs(v) for v in vals if v is not None), default=0)
+    if unit == "kB":
+        return (1024, "MiB") if big >= 1024 else (1, "kB")
+    if unit == "B":
+        if big >= 1 << 20:
+            return (1 << 20, "MiB")
+        return (1024, "KiB") if big >= 1024 else (1, "B")
+    if unit == "kB/min":
+        return (1024, "MiB/min") if big >= 1024 else (1, "kB/min")
+    if unit == "s" and big and big < 1:
+        return (0.001, "ms")
+    return (1, unit)
+
+
+def scenario_rows(outdir, sc):
+    """[(step, figure)] in order of appearance, and {(engine, step, figure): (value, unit, status)}."""
+    order, vals = [], {}
+    for r in read_tsv(os.path.join(outdir, "scenarios.tsv")):
+        if r["scenario"] != sc:
+            continue
+        key = (r["step"], r["figure"])
+        if key not in order:
+            order.append(key)
+        vals[(r["engine"], r["step"], r["figure"])] = (fnum(r["value"]), r["unit"], r["status"])
+    order.sort(key=lambda k: k[0] == "total")    # wall times last
+    return order, vals
+
+
+def cell_text(v, div, status):
+    if status == "skipped":
+        return "skipped"
+    if v is None:
+        return "fail" if status in ("fail", "timeout") else "—"
+    x = v / div
+    if div == 1 and x == int(x):
+        t = f"{x:,.0f}"
+    elif x and abs(x) < 0.01:
+        t = f"{x:.2g}"
+    else:
+        t = fmt(x)
+    if status == "timeout":
+        return f"≥ {t} (timeout)"
+    if status == "partial":
+        return f"{t} (partial)"
+    return t
+
+
+def scenario_ratio(l, m):
+    """Larch / MariaDB of two (value, unit, status) cells, with ≥ / ≤ for timeouts."""
+    if l is None or m is None or l[0] is None or m[0] is None or m[0] == 0:
+        return "—"
+    if "skipped" in (l[2], m[2]) or "fail" in (l[2], m[2]):
+        return "—"
+    if l[0] < 0 or m[0] < 0:                 # a shrinking figure: no meaningful ratio
+        return "—"
+    r = l[0] / m[0]
+    lt, mt = l[2] == "timeout", m[2] == "timeout"
+    if lt and mt:
+        return "—"
+    if mt:
+        return f"**≤ {r:.2f}**"
+    if lt:
+        return f"**≥ {r:.2f}**"
+    return f"**{r:.2f}**"
+
+
+def scenario_section(outdir, sc, engines, env, w):
+    title, text = SCENARIO_TEXT[sc]
+    w(f"## {title} (`{sc}`)")
+    w("")
+    w(text)
+    w("")
+    if env.get(f"scenario_{sc}"):
+        w(f"Sizes: {env[f'scenario_{sc}']}.")
+        w("")
+    order, vals = scenario_rows(outdir, sc)
+    if sc == "long_report":
+        # Derived: query time / idle query time per engine.
+        for e in engines:
+            idle = vals.get((e, "idle", "query_s"))
+            for step, fig in list(order):
+                if fig != "query_s" or not step.startswith("age"):
+                    continue
+                q = vals.get((e, step, "query_s"))
+                if idle and idle[0] and idle[2] == "ok" and q and q[0] is not None:
+                    vals[(e, step, "query_vs_idle")] = (q[0] / idle[0], "x", q[2])
+        new = []
+        for key in order:
+            new.append(key)
+            if key[1] == "query_s" and key[0].startswith("age"):
+                new.append((key[0], "query_vs_idle"))
+        order = new
+    if not order:
+        w("No figures (see the failures below).")
+        w("")
+        return
+    head = ["step", "figure", "unit"] + [LABEL[e] for e in engines]
+    if len(engines) == 2:
+        head.append("Larch / MariaDB")
+    w("| " + " | ".join(head) + " |")
+    w("|" + "---|" * len(head))
+    for step, fig in order:
+        cells = [vals.get((e, step, fig)) for e in engines]
+        if all(c is None for c in cells):
+            continue
+        unit = next(c[1] for c in cells if c is not None)
+        div, shown = scale(unit, [c[0] for c in cells if c is not None])
+        row = [step_text(sc, step), fig_text(fig), shown]
+        for c in cells:
+            row.append("—" if c is None else cell_text(c[0], div, c[2]))
+        if len(engines) == 2:
+            # The snapshot's age is a condition of the measurement, not a result.
+            row.append("—" if fig == "age_s" else scenario_ratio(cells[1], cells[0]))
+        w("| " + " | ".join(row) + " |")
+    w("")
+    png = {"long_report": plot_long_report, "many_index": plot_many_index,
+           "rss_mixed": plot_rss_mixed}.get(sc)
+    if png:
+        name = png(outdir, engines, vals, order)
+        if name:
+            w(f"![{sc}]({name})")
+            w("")
+
+
+def gnuplot(outdir, name, script):
+    gp = shutil.which("gnuplot")
+    if not gp:
+        return None
+    try:
+        subprocess.run([gp], input=script, text=True, check=True,
+                       capture_output=True, timeout=60)
+    except (subprocess.SubprocessError, OSError) as e:
+        sys.stderr.write(f"report.py: gnuplot failed for {name}: {e}\n")
+        return None
+    return name
+
+
+def read_series(outdir, sc, engine, suffix=""):
+    rows = read_tsv(os.path.join(outdir, "series", f"{sc}-{engine}{suffix}.tsv"))
+    return [(fnum(r["seconds"]), fnum(r["rss_kb"])) for r in rows
+            if fnum(r["seconds"]) is not None and fnum(r["rss_kb"]) is not None]
+
+
+STYLE = {"mariadb": "lc rgb '#1f77b4'", "larch": "lc rgb '#d62728'"}
+
+
+def plot_long_report(outdir, engines, vals, order):
+    series = []
+    for e in engines:
+        data = os.path.join(outdir, f"plot-long_report-{e}.dat")
+        n = 0
+        with open(data, "w") as f:
+            f.write("# snapshot_age_s query_s completed(1)|timeout(0)\n")
+            for step, fig in order:
+                if fig != "query_s" or not step.startswith("age"):
+                    continue
+                q, age = vals.get((e, step, "query_s")), vals.get((e, step, "age_s"))
+                if q is None or age is None or q[0] is None or age[0] is None:
+                    continue
+                f.write(f"{age[0]:.2f} {q[0]:.6f} {0 if q[2] == 'timeout' else 1}\n")
+                n += 1
+        if not n:
+            continue
+        series.append(f"'{data}' using 1:($3 == 1 ? $2 : 1/0) with linespoints lw 2 pt 7 "
+                      f"{STYLE[e]} title '{LABEL[e]}'")
+        series.append(f"'{data}' using 1:($3 == 0 ? $2 : 1/0) with points pt 9 ps 2 "
+                      f"{STYLE[e]} title '{LABEL[e]}: stopped at the limit'")
+        idle = vals.get((e, "idle", "query_s"))
+        if idle and idle[0]:
+            series.append(f"{idle[0]:.6f} with lines dt 2 {STYLE[e]} title '{LABEL[e]} idle'")
+    if not series:
+        return None
+    png = "long_report.png"
+    return gnuplot(outdir, png, f"""
+set terminal pngcairo size 960,500 font ',10'
+set output '{os.path.join(outdir, png)}'
+set title 'long report: SELECT AVG(k) time vs snapshot age, hot updates running' noenhanced
+set xlabel 'snapshot age when the query starts (s)'
+set ylabel 'query time (s, log scale)'
+set logscale y
+set grid
+set key outside right top
+plot {", ".join(series)}
+""")
+
+
+def plot_many_index(outdir, engines, vals, order):
+    steps = [s for s, f in order if f == "alter_s"]
+    panels = []
+    for e in engines:
+        series = []
+        for i, step in enumerate(steps):
+            pts = read_series(outdir, "many_index", e, f"-{step}")
+            if not pts:
+                continue
+            base = pts[0][1]
+            data = os.path.join(outdir, f"plot-many_index-{e}-{step}.dat")
+            with open(data, "w") as f:
+                f.write("# seconds_since_alter_start rss_increase_mib\n")
+                for t, v in pts:
+                    f.write(f"{t:.2f} {(v - base) / 1024:.2f}\n")
+            series.append(f"'{data}' using 1:2 with lines lw 2 dt {i + 1} "
+                          f"title '{step_text('many_index', step)}'")
+        if series:
+            panels.append((e, series))
+    if not panels:
+        return None
+    png = "many_index.png"
+    body = ""
+    for e, series in panels:
+        body += (f"set title '{LABEL[e]}: RSS during ALTER TABLE ... ADD INDEX' noenhanced\n"
+                 f"plot {', '.join(series)}\n")
+    return gnuplot(outdir, png, f"""
+set terminal pngcairo size {560 * len(panels)},450 font ',10'
+set output '{os.path.join(outdir, png)}'
+set multiplot layout 1,{len(panels)}
+set xlabel 'seconds since the ALTER started'
+set ylabel 'RSS increase (MiB)'
+set grid
+set key outside below
+{body}unset multiplot
+""")
+
+
+def plot_rss_mixed(outdir, engines, vals, order):
+    series = []
+    for e in engines:
+        pts = read_series(outdir, "rss_mixed", e)
+        if not pts:
+            continue
+        data = os.path.join(outdir, f"plot-rss_mixed-{e}.dat")
+        with open(data, "w") as f:
+            f.write("# seconds rss_mib\n")
+            for t, v in pts:
+                f.write(f"{t:.1f} {v / 1024:.2f}\n")
+        series.append(f"'{data}' using 1:2 with lines lw 2 {STYLE[e]} title '{LABEL[e]}'")
+    if not series:
+        return None
+    png = "rss_mixed.png"
+    return gnuplot(outdir, png, f"""
+set terminal pngcairo size 800,500 font ',10'
+set output '{os.path.join(outdir, png)}'
+set title 'server RSS during sysbench oltp_read_write' noenhanced
+set xlabel 'seconds since the run started'
+set ylabel 'VmRSS (MiB)'
+set yrange [0:*]
+set grid
+set key bottom right
+plot {", ".join(series)}
+""")
+
+
 # ---------------------------------------------------------------- summary
 
 def summary(outdir):
@@ -194,7 +558,8 @@ def summary(outdir):
     failures = read_tsv(os.path.join(outdir, "failures.tsv"))
 
     workloads = env.get("workloads", "").split(",")
-    workloads = [w for w in workloads if w]
+    scen_names = [w for w in workloads if w in SCENARIO_TEXT]
+    workloads = [w for w in workloads if w and w not in SCENARIO_TEXT]
     threads = [int(t) for t in env.get("threads", "").split(",") if t]
     engines = [e for e in ENGINES if env.get(f"run_{e}", "1") == "1"]
 
@@ -349,6 +714,9 @@ def summary(outdir):
             w(f"![{wl}]({png})")
             w("")
 
+    for sc in scen_names:
+        scenario_section(outdir, sc, engines, env, w)
+
     # Failures.
     w("## Failures")
     w("")
@@ -388,8 +756,12 @@ def summary(outdir):
                      ("log_file_size", "innodb_log_file_size"),
                      ("flush_log", "innodb_flush_log_at_trx_commit"),
                      ("doublewrite", "innodb_doublewrite"),
-                     ("page_size", "innodb_page_size")):
+                     ("page_size", "innodb_page_size"),
+                     ("sort_buffer", "innodb_sort_buffer_size (MariaDB startup "
+                      "option; Larch: SET GLOBAL in many_index)")):
         w(f"- {label}: {env.get(k, '?')}")
+    for sc in scen_names:
+        w(f"- scenario {sc}: {env.get('scenario_' + sc, '?')}")
     w("")
     for e in engines:
         if f"effective_{e}" in env:

@@ -13,7 +13,9 @@
 #        MariaDB: mariadb-install-db + mariadbd --no-defaults (binary log off);
 #        Larch:   larchd with the same mysqld-style options.
 #      Both run for the whole benchmark; all traffic stays on 127.0.0.1.
-#   3. For each workload (a sysbench 1.0 OLTP script):
+#   3. For each workload, in the order given: a sysbench 1.0 OLTP script or one of
+#      the scenarios (step 4).
+#      For a sysbench workload:
 #        - both engines: DROP/CREATE DATABASE sbtest, `sysbench ... prepare`
 #          (timed: the load figure), then one untimed warm-up run;
 #        - for each thread count and each round: one timed `sysbench ... run` per
@@ -26,13 +28,22 @@
 #      recorded with sysbench's error text and that engine skips the rest of the
 #      workload; the other engine and the next workloads go on. A server that
 #      died is restarted (same data directory) before the next workload.
-#   4. Stop both servers with SIGTERM (SIGKILL after 120 s), also on Ctrl-C and
+#   4. A scenario (long_report, many_index, many_tables, status, rss_mixed; see
+#      bench/compare/scenarios.py and bench/README.md) runs on one engine, then
+#      on the other (the first engine alternates from one workload to the next),
+#      each on a freshly restarted server (same data directory), through
+#      scenarios.py, which records its figures in OUT/scenarios.tsv and a
+#      failing step (with the server's error text) in OUT/failures.tsv.
+#   5. Stop both servers with SIGTERM (SIGKILL after 120 s), also on Ctrl-C and
 #      errors; delete the temporary directory unless --keep.
-#   5. Write OUT/results.tsv, OUT/summary.md (Larch/MariaDB ratio of every figure,
-#      machine, versions, settings, commands, failures) and OUT/<workload>.png.
+#   6. Write OUT/results.tsv, OUT/scenarios.tsv, OUT/summary.md (Larch/MariaDB
+#      ratio of every figure, machine, versions, settings, commands, failures) and
+#      the PNG plots.
 #
 # Every wait is bounded: server start 120 s, prepare 120 s + 1 s per 500 rows,
-# each run its duration + 120 s, cleanup 300 s, shutdown 120 s.
+# each run its duration + 120 s, cleanup 300 s, shutdown 120 s, a scenario on
+# one engine its limit (`scenarios.py limit MODE NAME`; each of its statements
+# and sysbench processes has a limit of its own).
 # Needs: bench/compare/install-deps.sh (mariadb-server, mariadb-client, sysbench,
 # gnuplot-nox, python3). Results are only meaningful as ratios from one run.
 set -Eeuo pipefail
@@ -40,6 +51,7 @@ set -Eeuo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 REPORT="$HERE/report.py"
+SCEN="$HERE/scenarios.py"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
@@ -48,11 +60,15 @@ usage() {
 Usage: bench/compare/run.sh [options]
 
   --quick               oltp_point_select, oltp_read_only at 1,4,16 threads, 10,000
-                        rows, 10 s runs, 1 round (default; about 3 minutes)
+                        rows, 10 s runs, 1 round, then the scenarios at small
+                        sizes (default; under 10 minutes)
   --full                oltp_point_select, oltp_read_only, oltp_read_write,
                         oltp_update_index, oltp_insert at 1,4,16,64,256,1024 threads,
-                        1,000,000 rows, 30 s runs, 2 rounds (about 1.5 hours)
-  --workloads a,b       sysbench OLTP scripts to run (override the mode's list)
+                        1,000,000 rows, 30 s runs, 2 rounds, then the scenarios at
+                        full size (several hours)
+  --workloads a,b       what to run (override the mode's list): sysbench OLTP
+                        scripts and the scenarios long_report, many_index,
+                        many_tables, status, rss_mixed (sizes: scenarios.py settings)
   --threads 1,4,16      client thread counts (override)
   --table-size N        rows in sbtest1 (override)
   --time S              seconds per timed run (override)
@@ -131,7 +147,8 @@ else
     THREADS=1,4,16,64,256,1024 TABLE_SIZE=1000000
     TIME=30 WARMUP=20 ROUNDS=2 BUFFER_POOL=2G LOG_FILE_SIZE=1G
 fi
-WORKLOADS=${O_WORKLOADS:-$WORKLOADS} THREADS=${O_THREADS:-$THREADS}
+SCENARIO_NAMES=long_report,many_index,many_tables,status,rss_mixed
+WORKLOADS=${O_WORKLOADS:-$WORKLOADS,$SCENARIO_NAMES} THREADS=${O_THREADS:-$THREADS}
 TABLE_SIZE=${O_TABLE:-$TABLE_SIZE} TIME=${O_TIME:-$TIME} WARMUP=${O_WARMUP:-$WARMUP}
 ROUNDS=${O_ROUNDS:-$ROUNDS} BUFFER_POOL=${O_BP:-$BUFFER_POOL}
 LOG_FILE_SIZE=${O_LOGSZ:-$LOG_FILE_SIZE}
@@ -144,6 +161,7 @@ int --rounds "$ROUNDS"; int --flush-log "$FLUSH"; int --doublewrite "$DOUBLEWRIT
 [[ $WORKLOADS =~ ^[a-z_0-9]+(,[a-z_0-9]+)*$ ]] || die "--workloads wants names like oltp_point_select,oltp_read_only"
 case "$PS_MODE" in auto|disable) ;; *) die "--ps-mode is auto or disable" ;; esac
 IFS=, read -r -a WL_LIST <<<"$WORKLOADS"
+is_scenario() { [[ ,$SCENARIO_NAMES, == *,$1,* ]]; }
 IFS=, read -r -a TH_LIST <<<"$THREADS"
 
 # ------------------------------------------------------------------ tools
@@ -160,6 +178,7 @@ fi
 MARIADBD=$(command -v mariadbd || echo /usr/sbin/mariadbd)
 command -v gnuplot >/dev/null || log "gnuplot not found: no plots (bench/compare/install-deps.sh installs it)"
 for wl in "${WL_LIST[@]}"; do
+    is_scenario "$wl" && continue
     [ -f "/usr/share/sysbench/$wl.lua" ] || [ -f "$wl" ] ||
         log "warning: no /usr/share/sysbench/$wl.lua; sysbench will look for '$wl' itself"
 done
@@ -171,8 +190,10 @@ STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$ROOT/bench/results/compare-$STAMP-$MODE}
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
-for f in results.tsv runs.tsv prepare.tsv failures.tsv env.tsv summary.md; do rm -f "$OUT/$f"; done
+for f in results.tsv scenarios.tsv runs.tsv prepare.tsv failures.tsv env.tsv summary.md; do rm -f "$OUT/$f"; done
+rm -rf "$OUT/series"
 printf 'engine\tworkload\tthreads\ttps\tqps\tlat_avg_ms\tlat_p95_ms\terrors\trss_kb\n' >"$OUT/results.tsv"
+printf 'engine\tscenario\tstep\tfigure\tvalue\tunit\tstatus\n' >"$OUT/scenarios.tsv"
 printf 'engine\tworkload\tthreads\tround\tposition\tstatus\treads\twrites\tother\treconnects\tlog\n' >"$OUT/runs.tsv"
 printf 'engine\tworkload\tseconds\tstatus\trss_kb\n' >"$OUT/prepare.tsv"
 printf 'engine\tworkload\tstep\tmessage\n' >"$OUT/failures.tsv"
@@ -227,7 +248,7 @@ fi
 mkdir -p "$DIR"
 SCRATCH=$(mktemp -d "$DIR/larch-compare.XXXXXX")
 declare -A PID=() PORT=() DEAD=() SKIP=() ERRLOG=()
-SUMMARY_DONE=0
+SUMMARY_DONE=0 SC_PID=""
 
 free_port() {
     "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -265,6 +286,14 @@ ENGINE_OPTS=(
     --skip-log-bin
     --skip-name-resolve
 )
+# innodb_sort_buffer_size (the many_index scenario): a read-only startup option
+# of MariaDB; larchd has no such option but a dynamic global variable, which
+# scenarios.py sets to the same value.
+SORT_BUFFER=64M
+# MariaDB saves the list of its buffer pool pages at shutdown and reads them
+# back at start-up; larchd starts cold. The scenarios restart the servers, so
+# both start cold.
+MARIADB_COLD=(--innodb-buffer-pool-dump-at-shutdown=0 --innodb-buffer-pool-load-at-startup=0)
 ROOT_USER=()
 [ "$(id -u)" -eq 0 ] && ROOT_USER=(--user=root)   # mariadbd refuses root without it
 
@@ -274,7 +303,7 @@ server_cmd() { # engine -> the command line in SERVER_CMD
         SERVER_CMD=("$MARIADBD" --no-defaults --datadir="$d/data" --socket="$d/mariadb.sock"
             --pid-file="$d/mariadb.pid" --log-error="${ERRLOG[$e]}" --port="${PORT[$e]}"
             --bind-address=127.0.0.1 "${ENGINE_OPTS[@]}" --max-prepared-stmt-count=1048576
-            "${ROOT_USER[@]}")
+            --innodb-sort-buffer-size="$SORT_BUFFER" "${MARIADB_COLD[@]}" "${ROOT_USER[@]}")
     else
         SERVER_CMD=("$LARCHD_BIN" --no-defaults --datadir="$d/data" --socket="$d/larchd.sock"
             --pid-file="$d/larchd.pid" --log-error="${ERRLOG[$e]}" --port="${PORT[$e]}"
@@ -338,10 +367,16 @@ stop_server() { # engine: SIGTERM, wait up to 120 s, then SIGKILL
 on_exit() {
     local rc=$?
     trap - EXIT INT TERM
+    # A scenario still running: its process group (timeout, scenarios.py, sysbench).
+    if [ -n "$SC_PID" ] && kill -0 "$SC_PID" 2>/dev/null; then
+        kill -TERM -- -"$SC_PID" 2>/dev/null || kill -TERM "$SC_PID" 2>/dev/null || true
+        wait "$SC_PID" 2>/dev/null || true
+    fi
     for e in "${ENGINES[@]}"; do stop_server "$e"; done
     [ -f "${ERRLOG[mariadb]}" ] && cp "${ERRLOG[mariadb]}" "$OUT/mariadb.err"
     [ -f "${ERRLOG[larch]}" ] && cp "${ERRLOG[larch]}" "$OUT/larchd.err"
-    if [ "$SUMMARY_DONE" = 0 ] && [ "$(wc -l <"$OUT/results.tsv")" -gt 1 ]; then
+    if [ "$SUMMARY_DONE" = 0 ] && { [ "$(wc -l <"$OUT/results.tsv")" -gt 1 ] ||
+            [ "$(wc -l <"$OUT/scenarios.tsv")" -gt 1 ]; }; then
         envset finished "$(date -u '+%Y-%m-%d %H:%M:%S') (interrupted, exit $rc)"
         "$PY" "$REPORT" summary "$OUT" >/dev/null 2>&1 &&
             log "partial summary: $OUT/summary.md"
@@ -393,6 +428,11 @@ envset log_file_size "$LOG_FILE_SIZE"
 envset flush_log "$FLUSH"
 envset doublewrite "$DOUBLEWRITE"
 envset page_size "$PAGE_SIZE"
+envset sort_buffer "$SORT_BUFFER"
+for wl in "${WL_LIST[@]}"; do
+    is_scenario "$wl" || continue
+    envset "scenario_$wl" "$("$PY" "$SCEN" settings "$MODE" | awk -F'\t' -v n="$wl" '$1 == n {print $2}')"
+done
 envset run_mariadb "$RUN_MARIADB"
 envset run_larch "$RUN_LARCH"
 
@@ -413,7 +453,8 @@ for e in "${ENGINES[@]}"; do
     envset "cmd_$([ "$e" = larch ] && echo larchd || echo mariadb)" "${SERVER_CMD[*]}"
     eff=""
     for v in version innodb_buffer_pool_size innodb_log_file_size innodb_flush_log_at_trx_commit \
-             innodb_doublewrite innodb_page_size innodb_flush_method max_connections; do
+             innodb_doublewrite innodb_page_size innodb_flush_method max_connections \
+             innodb_sort_buffer_size table_open_cache; do
         val=$(client "$e" -N -B -e "SELECT @@$v" 2>/dev/null | head -n 1 || true)
         eff="$eff $v=${val:-?}"
     done
@@ -525,6 +566,31 @@ ensure_up() { # engine; restarts a server that died
     return 1
 }
 
+# One scenario on one engine, through scenarios.py, within its time limit. The
+# limit's `timeout` leads a process group of its own (scenarios.py and its
+# sysbench children), which on_exit ends on Ctrl-C.
+run_scenario() { # engine scenario phase ("-": the whole scenario)
+    local e=$1 sc=$2 phase=$3 limit rc=0 t0 what=$2
+    [ "$phase" = - ] || what="$sc ($phase)"
+    limit=$("$PY" "$SCEN" limit "$MODE" "$sc")
+    log "$e $what: scenario (limit $limit s)"
+    t0=$(date +%s)
+    timeout -k 10 "$limit" "$PY" "$SCEN" run "$sc" --engine "$e" --port "${PORT[$e]}" \
+        --pid "${PID[$e]}" --datadir "$SCRATCH/$e/data" --out "$OUT" --mode "$MODE" \
+        --ps-mode "$PS_MODE" --phase "${phase#-}" 2> >(tee -a "$OUT/logs/$e-$sc.log" >&2) &
+    SC_PID=$!
+    wait "$SC_PID" || rc=$?
+    SC_PID=""
+    case "$rc" in
+        0) ;;
+        124|137) fail_rec "$e" "$sc" scenario "stopped at the scenario's time limit of $limit s (log logs/$e-$sc.log)" ;;
+        *) fail_rec "$e" "$sc" scenario "scenarios.py exited $rc: $(tail -n 2 "$OUT/logs/$e-$sc.log" | tr '\n' ' ')" ;;
+    esac
+    alive "$e" || fail_rec "$e" "$sc" scenario "the server exited during the scenario (see $([ "$e" = larch ] && echo larchd || echo mariadb).err)"
+    log "$e $what: done in $(($(date +%s) - t0)) s"
+    sleep 1
+}
+
 cell=0
 for ((w = 0; w < ${#WL_LIST[@]}; w++)); do
     wl=${WL_LIST[$w]}
@@ -532,6 +598,26 @@ for ((w = 0; w < ${#WL_LIST[@]}; w++)); do
     # Prepare order alternates by workload too.
     order=("${ENGINES[@]}")
     if [ ${#ENGINES[@]} = 2 ] && [ $((w % 2)) = 1 ]; then order=(larch mariadb); fi
+    if is_scenario "$wl"; then
+        read -r -a phases <<<"$("$PY" "$SCEN" phases "$wl")"
+        for e in "${order[@]}"; do
+            for ph in "${phases[@]}"; do
+                ensure_up "$e" || break
+                # A fresh server process (same data directory), so the
+                # scenario's RSS figures start from a server that has run
+                # nothing else.
+                log "$e: restarting before $wl$([ "$ph" = - ] || echo " ($ph)")"
+                stop_server "$e"
+                if ! start_server "$e"; then
+                    DEAD[$e]=1
+                    fail_rec "$e" "$wl" restart "the server did not start again; its remaining workloads are skipped"
+                    break
+                fi
+                run_scenario "$e" "$wl" "$ph"
+            done
+        done
+        continue
+    fi
     for e in "${order[@]}"; do
         SKIP[$e]=0
         if ! ensure_up "$e"; then SKIP[$e]=1; continue; fi
