@@ -9,4 +9,4 @@
 set -eu
 cd "$(dirname "$0")/.."
 cargo build --release -p larch-bench --bin btree
-exec ./target/release/btree "$@"
+exec "${CARGO_TARGET_DIR:-target}/release/btree" "$@"

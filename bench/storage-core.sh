@@ -9,4 +9,4 @@
 set -eu
 cd "$(dirname "$0")/.."
 cargo build --release -p larch-bench --bin storage-core
-exec ./target/release/storage-core "$@"
+exec "${CARGO_TARGET_DIR:-target}/release/storage-core" "$@"

@@ -9,4 +9,4 @@
 set -eu
 cd "$(dirname "$0")/.."
 cargo build --release -p larch-bench --bin txn
-exec ./target/release/txn "$@"
+exec "${CARGO_TARGET_DIR:-target}/release/txn" "$@"

@@ -58,6 +58,9 @@ pub fn run(config: EngineConfig, vfs: Arc<dyn Vfs>) -> ExitCode {
     let dir = config.datadir.clone();
     let opened = Storage::open(config, vfs.clone());
     let mut table_problems = Vec::new();
+    // A directory that cannot be opened for corruption is a failed check,
+    // whatever the page scan below finds.
+    let mut open_problem = None;
     let report = match opened {
         Ok(storage) => {
             let storage = Arc::new(storage);
@@ -78,6 +81,7 @@ pub fn run(config: EngineConfig, vfs: Arc<dyn Vfs>) -> ExitCode {
         Err(e) if e.is_corruption() => {
             eprintln!("larch: the data directory cannot be opened: {e}");
             eprintln!("larch: scanning the files without recovery");
+            open_problem = Some(format!("the data directory cannot be opened: {e}"));
             detect_page_size(&*vfs, &dir).and_then(|ps| scan_offline(&*vfs, &dir, ps))
         }
         Err(e) => Err(e),
@@ -85,10 +89,10 @@ pub fn run(config: EngineConfig, vfs: Arc<dyn Vfs>) -> ExitCode {
     match report {
         Ok(r) => {
             print(&r);
-            for p in &table_problems {
+            for p in open_problem.iter().chain(&table_problems) {
                 println!("PROBLEM {p}");
             }
-            let n = r.problems().len() + table_problems.len();
+            let n = r.problems().len() + table_problems.len() + usize::from(open_problem.is_some());
             if n == 0 {
                 println!("OK: no problems found");
                 ExitCode::SUCCESS

@@ -127,6 +127,60 @@ fn corrupt_page_is_named_and_check_fails() {
     assert!(out.contains("checksum"), "{out}");
 }
 
+fn truncate(path: &Path, len: u64) {
+    let r = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_len(len));
+    if let Err(e) = r {
+        panic!("truncate {}: {e}", path.display());
+    }
+}
+
+/// A fresh 4k data directory, returned with its path as text.
+fn init_4k(t: &tempfile::TempDir) -> (std::path::PathBuf, String) {
+    let d = t.path().join("data");
+    let ds = d.to_string_lossy().to_string();
+    let o = larch(&[
+        "init",
+        "--datadir",
+        &ds,
+        "--innodb-page-size=4k",
+        "--innodb-log-file-size=4M",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    (d, ds)
+}
+
+/// Corruption that stops the directory from opening fails the check and is
+/// named, even when the offline page scan of what is left finds nothing wrong.
+fn assert_open_failure_fails_check(ds: &str, file: &str) {
+    let o = larch(&["check", "--datadir", ds]);
+    let out = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{out}");
+    assert!(!out.contains("OK: no problems found"), "{out}");
+    assert!(
+        out.contains("cannot be opened") && out.contains(file),
+        "{out}"
+    );
+}
+
+#[test]
+fn truncated_system_tablespace_fails_check() {
+    let t = tmp();
+    let (d, ds) = init_4k(&t);
+    truncate(&d.join("ibdata1"), 8192);
+    assert_open_failure_fails_check(&ds, "ibdata1");
+}
+
+#[test]
+fn truncated_redo_log_fails_check() {
+    let t = tmp();
+    let (d, ds) = init_4k(&t);
+    truncate(&d.join("ib_logfile0"), 5000);
+    assert_open_failure_fails_check(&ds, "ib_logfile0");
+}
+
 #[test]
 fn defaults_file_groups_are_read() {
     let t = tmp();
@@ -293,6 +347,92 @@ mod tables {
         assert_eq!(o.status.code(), Some(1), "{out}");
         assert!(
             out.contains("PROBLEM table 't' index 'k': no entry for the row"),
+            "{out}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn check_reports_a_damaged_off_page_chain() -> larch_engine::Result<()> {
+        use larch_engine::buffer::Latch;
+        use larch_engine::page::{offset, PageHeader, PageId, PageType, FIL_NULL};
+
+        let t = tmp();
+        let d = t.path().join("data");
+        {
+            let c = open(&d)?;
+            c.create_database("test", b"")?;
+            let def = TableDef {
+                name: "blobs".into(),
+                columns: vec![
+                    ColumnDef::new(
+                        "id",
+                        ColumnType::Int {
+                            bytes: 4,
+                            unsigned: false,
+                        },
+                    ),
+                    ColumnDef::new(
+                        "body",
+                        ColumnType::Text {
+                            kind: LobKind::Medium,
+                            collation: Collation::Utf8mb4Bin,
+                        },
+                    ),
+                ],
+                primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
+                secondary: vec![],
+                auto_increment: None,
+            };
+            let table = c.create_table("test", def, b"")?;
+            let mut ctx = TxnContext::internal();
+            table.insert(&mut ctx, &[Value::Int(1), Value::Str("y".repeat(40_000))])?;
+            drop(table);
+            close(c)?;
+        }
+        let dir = d.to_string_lossy().to_string();
+        let o = larch(&["check", "--datadir", &dir]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        // Cut the chain after its first page, through a logged change (every
+        // page stays valid; only the chain is wrong).
+        let cut = {
+            let c = open(&d)?;
+            let storage = c.storage().clone();
+            let mut cut = None;
+            'spaces: for space in storage.spaces().ids() {
+                for p in 0..storage.spaces().size_pages(space)? {
+                    let id = PageId::new(space, p);
+                    let Ok(g) = storage.pool().fix(id, Latch::Shared) else {
+                        continue; // never written
+                    };
+                    let h = PageHeader(g.data());
+                    if h.page_type() == Some(PageType::Overflow)
+                        && h.prev() == FIL_NULL
+                        && h.next() != FIL_NULL
+                    {
+                        cut = Some(id);
+                        break 'spaces;
+                    }
+                }
+            }
+            let Some(id) = cut else {
+                panic!("no off-page chain of several pages found");
+            };
+            let mut mtr = storage.mtr()?;
+            let r = mtr.page(id, Latch::Exclusive)?;
+            mtr.write_u32(r, offset::NEXT, FIL_NULL);
+            mtr.commit()?;
+            drop(storage);
+            close(c)?;
+            id
+        };
+        let o = larch(&["check", "--datadir", &dir]);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert!(
+            out.contains("PROBLEM table 'blobs'")
+                && out.contains(&format!("off-page chain from page {} ends after", cut.page))
+                && out.contains("of 40000 bytes"),
             "{out}"
         );
         Ok(())

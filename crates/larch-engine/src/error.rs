@@ -49,9 +49,10 @@ pub enum EngineError {
         requested: u32,
     },
 
-    /// A flush to stable storage failed earlier; the engine refuses further writes
-    /// because it can no longer promise that acknowledged data is durable.
-    #[error("the engine stopped accepting writes after a failed fsync: {reason}")]
+    /// A write or flush to stable storage failed earlier; the engine refuses
+    /// further writes because it can no longer promise that acknowledged data is
+    /// durable. `reason` is the failure, naming the file.
+    #[error("the engine stopped accepting writes after a failed write or fsync: {reason}")]
     WritesDisabled { reason: String },
 
     /// A configuration value is invalid.

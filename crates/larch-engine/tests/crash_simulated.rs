@@ -193,3 +193,81 @@ fn full_disk_is_a_clear_error() -> Result<()> {
     s.close()?;
     Ok(())
 }
+
+/// A failed write or sync of a data file (`.ibd`) stops all further writes
+/// with an error naming the file, and loses nothing committed: the failed
+/// pages keep the checkpoint behind them, so after a power loss recovery
+/// replays them from the redo log.
+#[test]
+fn failed_data_file_write_or_sync_stops_writes_and_loses_nothing_committed() -> Result<()> {
+    use larch_engine::EngineError;
+    let cases = [
+        ("write", true),
+        ("write", false),
+        ("sync", true),
+        ("sync", false),
+    ];
+    for (k, (what, doublewrite)) in cases.into_iter().enumerate() {
+        let ctx = format!("failed {what}, doublewrite={doublewrite}");
+        let vfs = SimVfs::with_seed(40 + k as u64);
+        let dyn_vfs: Arc<dyn Vfs> = Arc::new(vfs.clone());
+        let s = Storage::create(config(PageSize::K8, doublewrite), dyn_vfs.clone())?;
+        let w = Workload::create(&s, "db/f.ibd", 10)?;
+        s.flush_all()?;
+        // From here on every write (or sync) of the tablespace fails; the redo
+        // log, the system tablespace and the doublewrite file are unaffected.
+        let path_contains = ".ibd".to_string();
+        vfs.set_fault(Some(if what == "write" {
+            SimFault::FailWrites { path_contains }
+        } else {
+            SimFault::FailSync { path_contains }
+        }));
+        let first_change = s.log().current_lsn();
+        // Committed and durable (the page cleaner may hit the fault meanwhile
+        // and stop the writes early: then fewer are committed).
+        let mut durable = 0;
+        for n in 1..=50 {
+            match w.run_mtr(&s, n).and_then(|end| s.log().flush_up_to(end)) {
+                Ok(()) => durable = n,
+                Err(EngineError::WritesDisabled { .. }) => break,
+                Err(e) => return Err(e),
+            }
+        }
+        let err = match s.flush_all() {
+            Ok(()) => panic!("{ctx}: flushing to a failing data file succeeded"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            err.contains("f.ibd"),
+            "{ctx}: the error names the file: {err}"
+        );
+        // Every further change is refused, and says why.
+        match w.run_mtr(&s, durable + 1) {
+            Err(EngineError::WritesDisabled { reason }) => {
+                assert!(reason.contains("f.ibd"), "{ctx}: {reason}");
+                assert!(reason.contains(what), "{ctx}: {reason}");
+            }
+            other => panic!("{ctx}: a change after the failure was not refused: {other:?}"),
+        }
+        // No checkpoint passes a change that is not on disk.
+        let _ = s.pool().checkpoint();
+        assert!(
+            s.log().checkpoint_lsn() <= first_change,
+            "{ctx}: checkpoint {} passed the unwritten changes from {first_change}",
+            s.log().checkpoint_lsn()
+        );
+        vfs.set_fault(None);
+        s.abandon();
+        vfs.crash();
+        let s = Storage::open(config(PageSize::K8, doublewrite), dyn_vfs)?;
+        let w = Workload::find(&s, w.space)?;
+        let recovered = w.verify(&s)?;
+        assert!(
+            recovered >= durable,
+            "{ctx}: durable mtr {durable} lost (recovered {recovered})"
+        );
+        assert!(s.check()?.is_clean(), "{ctx}");
+        s.close()?;
+    }
+    Ok(())
+}

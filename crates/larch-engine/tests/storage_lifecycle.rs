@@ -125,3 +125,117 @@ fn missing_directory_and_garbage_files_are_clear_errors() -> Result<()> {
     );
     Ok(())
 }
+
+/// A crash at any write of the creation of a data directory leaves one that
+/// the next start creates again (it never opens half made, and never refuses
+/// to start), while a complete one opens with its data.
+#[test]
+fn a_crash_during_creation_is_started_over() -> Result<()> {
+    let ps = PageSize::K4;
+    // Writes the creation makes, counted on a clean run.
+    let clean = SimVfs::new();
+    let s = Storage::create(config("/d", ps), Arc::new(clean.clone()))?;
+    let total = clean.write_count();
+    s.close()?;
+    assert!(total > 3, "creation writes {total} times");
+    let step = (total / 12).max(1);
+    for at in (0..total).step_by(step as usize) {
+        let sim = SimVfs::new();
+        let vfs: Arc<dyn Vfs> = Arc::new(sim.clone());
+        sim.set_fault(Some(larch_engine::io::SimFault::CrashAfterWrites {
+            writes: at,
+            torn: true,
+        }));
+        match Storage::create(config("/d", ps), vfs.clone()) {
+            Ok(s) => s.abandon(),
+            Err(_) => sim.crash(),
+        }
+        sim.set_fault(None);
+        if Storage::exists(&*vfs, "/d".as_ref()) {
+            // Complete before the crash: it opens as it is.
+            let s = Storage::open(config("/d", ps), vfs.clone())?;
+            assert!(s.check()?.is_clean(), "crash after write {at}");
+            s.close()?;
+            continue;
+        }
+        if vfs.exists("/d/ibdata1".as_ref()) {
+            let e = Storage::open(config("/d", ps), vfs.clone()).err();
+            assert!(
+                matches!(&e, Some(EngineError::DataDir { reason, .. }) if reason.contains("interrupted")),
+                "crash after write {at}: {e:?}"
+            );
+        }
+        let s = Storage::open_or_create(config("/d", ps), vfs.clone())?;
+        let w = Workload::create(&s, "db/t1.ibd", 20)?;
+        s.run_mtr_for_test(&w, 1)?;
+        assert!(s.check()?.is_clean(), "crash after write {at}");
+        s.close()?;
+        assert!(Storage::exists(&*vfs, "/d".as_ref()));
+    }
+    Ok(())
+}
+
+fn truncate(vfs: &dyn Vfs, path: &str, len: u64) -> Result<()> {
+    let f = vfs.open(
+        std::path::Path::new(path),
+        larch_engine::io::OpenOptions::existing(),
+    )?;
+    f.truncate(len)?;
+    f.sync_all()
+}
+
+/// A tablespace file cut short is a clear error that names the file: a page
+/// past its end is refused with the file, space and page, `check` reports the
+/// pages the space header counts but the file lacks, and a system tablespace
+/// cut short refuses to open.
+#[test]
+fn truncated_tablespace_is_a_clear_error_naming_the_file() -> Result<()> {
+    let ps = PageSize::K8;
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let s = Storage::create(config("/d", ps), vfs.clone())?;
+    let w = Workload::create(&s, "db/t1.ibd", 80)?;
+    for n in 1..=100 {
+        s.run_mtr_for_test(&w, n)?;
+    }
+    s.close()?;
+    let last = w.pages.iter().copied().max().unwrap_or(0);
+    assert!(last >= 4, "the workload reaches past page 4");
+
+    truncate(&*vfs, "/d/db/t1.ibd", 4 * ps.bytes() as u64)?;
+    let s = Storage::open(config("/d", ps), vfs.clone())?;
+    let missing = PageId::new(w.space, last);
+    match s.pool().fix(missing, Latch::Shared) {
+        Ok(_) => panic!("a page past the end of the file was served"),
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(
+                matches!(e, EngineError::Corruption { page, .. } if page == missing),
+                "{msg}"
+            );
+            assert!(
+                msg.contains("/d/db/t1.ibd") && msg.contains("past the end of the file"),
+                "{msg}"
+            );
+            assert!(msg.contains(&format!("page {last}")), "{msg}");
+        }
+    }
+    assert!(!s.pool().contains(missing));
+    let report = s.check()?;
+    let problems = report.problems();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("db/t1.ibd:") && p.contains("the file has only 4 pages")),
+        "{problems:?}"
+    );
+    s.close()?;
+
+    truncate(&*vfs, "/d/ibdata1", ps.bytes() as u64)?;
+    let err = Storage::open(config("/d", ps), vfs.clone()).err();
+    let msg = err.map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        msg.contains("/d/ibdata1"),
+        "the error names the file: {msg}"
+    );
+    Ok(())
+}

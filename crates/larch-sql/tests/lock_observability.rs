@@ -2,7 +2,8 @@
 //! in-process SQL sessions: `INFORMATION_SCHEMA.INNODB_TRX`, `INNODB_LOCKS`
 //! and `INNODB_LOCK_WAITS` while one session waits for another's row lock,
 //! the `Innodb_row_lock_*` and `Innodb_deadlocks` status counters, per
-//! transaction lock and undo counts, and `SHOW ENGINE INNODB STATUS`.
+//! transaction lock and undo counts, purge progress and undo use, and `SHOW
+//! ENGINE INNODB STATUS`.
 
 mod support;
 
@@ -476,5 +477,49 @@ fn a_long_rollback_shows_rolling_back() -> R<()> {
     assert_eq!(failed, None);
     assert!(seen.iter().any(|s| s == "ROLLING BACK"), "{seen:?}");
     assert_eq!(trx_of(&mut c, id, "trx_state")?, None);
+    Ok(())
+}
+
+/// Waits (bounded) until `done` holds for the status counters, polling.
+fn wait_status(s: &mut Session, what: &str, done: impl Fn(&mut Session) -> R<bool>) -> R<()> {
+    let t0 = Instant::now();
+    while !done(s)? {
+        if t0.elapsed() > Duration::from_secs(60) {
+            return Err(format!("timed out waiting for {what}").into());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+#[test]
+fn purge_progress_and_undo_use_are_visible() -> R<()> {
+    let env = Env::new()?;
+    let mut reader = env.session()?;
+    let mut writer = env.session()?;
+    let mut watcher = env.session()?;
+    reader.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")?;
+    assert_eq!(row(&mut reader, "SELECT v FROM t WHERE id = 2")?, ["20"]);
+    let early_before = status(&mut watcher, "Innodb_purged_undo_logs_early")?;
+    for i in 0..300 {
+        writer.execute(&format!("UPDATE t SET v = {i} WHERE id = 2"))?;
+    }
+    // The versions between the snapshot and the newest are purged while the
+    // snapshot is still open, so the history and the undo stay small.
+    wait_status(&mut watcher, "early purge", |w| {
+        Ok(status(w, "Innodb_purged_undo_logs_early")? >= early_before + 290)
+    })?;
+    assert!(status(&mut watcher, "Innodb_history_list_length")? <= 10);
+    assert!(status(&mut watcher, "Innodb_undo_pages")? <= 10);
+    let text = row(&mut watcher, "SHOW ENGINE INNODB STATUS")?[2].clone();
+    assert!(text.contains("ahead of their turn"), "{text}");
+    assert_eq!(row(&mut reader, "SELECT v FROM t WHERE id = 2")?, ["20"]);
+    reader.execute("COMMIT")?;
+    // With the snapshot closed, purge empties the history.
+    wait_status(&mut watcher, "an empty history", |w| {
+        Ok(status(w, "Innodb_history_list_length")? == 0)
+    })?;
+    assert!(status(&mut watcher, "Innodb_purged_undo_logs")? >= 300);
+    assert!(status(&mut watcher, "Innodb_purged_undo_records")? >= 300);
     Ok(())
 }

@@ -117,7 +117,7 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
         ));
     }
     let datadir = opts.engine.datadir.clone();
-    let fresh = !datadir.join("ibdata1").exists();
+    let fresh = !larch_engine::storage::Storage::exists(&larch_engine::io::OsVfs, &datadir);
     let db = match Database::open(opts.engine.clone()) {
         Ok(db) => db,
         Err(e) => {

@@ -390,3 +390,167 @@ fn check_reports_a_damaged_tree_and_storage_check_finds_it() -> Result<()> {
         .any(|p| p.contains("db/dmg.ibd") && p.contains("B+tree")));
     Ok(())
 }
+
+/// Leaf pages from the leftmost one along the next links.
+fn leaf_chain(tree: &BTree, pool: &crate::buffer::BufferPool) -> Result<Vec<u32>> {
+    let mut pages = vec![tree.leaf_shared(pool, &[])?.id().page];
+    loop {
+        let g = pool.fix(
+            tree.page(pages[pages.len() - 1]),
+            crate::buffer::Latch::Shared,
+        )?;
+        let next = crate::page::PageHeader(g.data()).next();
+        if next == crate::page::FIL_NULL {
+            return Ok(pages);
+        }
+        pages.push(next);
+    }
+}
+
+#[test]
+fn bulk_build_fills_leaves_to_the_fill_factor() -> Result<()> {
+    use super::node::{Node, ENTRY_HEADER};
+    const ENTRIES: u32 = 20_000;
+    const VALUE: usize = 40;
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let s = storage(PageSize::K4, 256, vfs)?;
+    let cap = Node::capacity(4096);
+    // Bytes one entry takes: header, key, value and its slot.
+    let entry = ENTRY_HEADER + 4 + VALUE + 2;
+    let mut leaf_counts = Vec::new();
+    for (i, fill) in [50u32, 100].into_iter().enumerate() {
+        let space = s.create_tablespace(&format!("db/fill{fill}.ibd"))?;
+        let tree = BTree::create(s.pool(), space, 20 + i as u64)?;
+        let mut b = BulkBuilder::new(tree, s.pool(), fill)?;
+        for k in 0..ENTRIES {
+            b.push(&k.to_be_bytes(), &[3u8; VALUE])?;
+        }
+        assert_eq!(b.finish()?, u64::from(ENTRIES));
+        assert!(check(&tree, s.pool())?.is_empty());
+        // Every leaf but the last holds as many entries as fit under the
+        // target (100% still leaves 1/16 of the page free).
+        let target = (cap * fill as usize / 100).min(cap - cap / 16);
+        let leaves = leaf_chain(&tree, s.pool())?;
+        for &p in &leaves[..leaves.len() - 1] {
+            let g = s.pool().fix(tree.page(p), crate::buffer::Latch::Shared)?;
+            let used = Node(g.data()).len() * entry;
+            assert!(
+                used <= target && used + entry > target,
+                "fill {fill}%: leaf {p} uses {used} bytes, target {target}"
+            );
+        }
+        let (leaf_seg, _) = tree.segments(s.pool())?;
+        let mut mtr = s.mtr()?;
+        let in_segment = crate::space::alloc::segment_page_count(&mut mtr, space, leaf_seg)?;
+        mtr.commit()?;
+        assert_eq!(in_segment as usize, leaves.len(), "fill {fill}%");
+        leaf_counts.push(leaves.len());
+    }
+    let (half, full) = (leaf_counts[0], leaf_counts[1]);
+    // 50% against 15/16 of a page: 1.875 times as many leaves.
+    assert!(
+        half * 100 >= full * 180 && half * 100 <= full * 195,
+        "leaves at 50%: {half}, at 100%: {full}"
+    );
+    Ok(())
+}
+
+/// A tree of several leaves under one root, and a leaf in its middle.
+fn damage_target(s: &Storage, name: &str, index_id: u64) -> Result<(BTree, crate::page::PageId)> {
+    let space = s.create_tablespace(name)?;
+    let tree = BTree::create(s.pool(), space, index_id)?;
+    for i in 0..3000u32 {
+        tree.insert(s.pool(), &i.to_be_bytes(), &[1u8; 20], OnDuplicate::Error)?;
+    }
+    assert!(check(&tree, s.pool())?.is_empty());
+    let leaf = tree.leaf_shared(s.pool(), &1500u32.to_be_bytes())?.id();
+    Ok((tree, leaf))
+}
+
+/// Applies `damage` to page `id` through a logged change.
+fn damage(
+    s: &Storage,
+    id: crate::page::PageId,
+    damage: impl FnOnce(&mut crate::mtr::Mtr<'_>, crate::mtr::PageRef),
+) -> Result<()> {
+    let mut mtr = s.mtr()?;
+    let p = mtr.page(id, crate::buffer::Latch::Exclusive)?;
+    damage(&mut mtr, p);
+    mtr.commit()?;
+    Ok(())
+}
+
+fn assert_reported(s: &Storage, tree: &BTree, file: &str, want: &[&str]) -> Result<()> {
+    let problems = check(tree, s.pool())?;
+    assert!(
+        problems.iter().any(|p| want.iter().all(|w| p.contains(w))),
+        "expected a problem with {want:?}: {problems:?}"
+    );
+    let report = s.check()?;
+    assert!(
+        report.problems().iter().any(|p| p.contains(file)
+            && p.contains("B+tree")
+            && want.iter().all(|w| p.contains(w))),
+        "{:?}",
+        report.problems()
+    );
+    Ok(())
+}
+
+#[test]
+fn check_reports_a_damaged_sibling_link() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let s = storage(PageSize::K4, 64, vfs)?;
+    let (tree, leaf) = damage_target(&s, "db/link.ibd", 12)?;
+    // The leaf's next link skips its right neighbour.
+    let (prev, next) = {
+        let g = s.pool().fix(leaf, crate::buffer::Latch::Shared)?;
+        let h = crate::page::PageHeader(g.data());
+        (h.prev(), h.next())
+    };
+    let after = {
+        let g = s
+            .pool()
+            .fix(tree.page(next), crate::buffer::Latch::Shared)?;
+        crate::page::PageHeader(g.data()).next()
+    };
+    assert_ne!(after, crate::page::FIL_NULL, "the leaf is not next to last");
+    damage(&s, leaf, |m, p| {
+        m.write_u32(p, crate::page::offset::NEXT, after)
+    })?;
+    let want = format!(
+        "page {} (level 0): sibling links prev={prev} next={after}, expected prev={prev} next={next}",
+        leaf.page
+    );
+    assert_reported(&s, &tree, "db/link.ibd", &[&want])?;
+    Ok(())
+}
+
+#[test]
+fn check_reports_a_wrong_level() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let s = storage(PageSize::K4, 64, vfs)?;
+    let (tree, leaf) = damage_target(&s, "db/level.ibd", 13)?;
+    damage(&s, leaf, |m, p| m.write_u16(p, super::node::LEVEL, 1))?;
+    let page = format!("page {}: level 1 where 0 was expected", leaf.page);
+    assert_reported(&s, &tree, "db/level.ibd", &[&page])?;
+    Ok(())
+}
+
+#[test]
+fn check_reports_wrong_free_space_accounting() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let s = storage(PageSize::K4, 64, vfs)?;
+    let (tree, leaf) = damage_target(&s, "db/space.ibd", 14)?;
+    let garbage = {
+        let g = s.pool().fix(leaf, crate::buffer::Latch::Shared)?;
+        super::node::Node(g.data()).garbage()
+    };
+    // Garbage claimed that the heap does not hold.
+    damage(&s, leaf, |m, p| {
+        m.write_u16(p, super::node::GARBAGE, garbage as u16 + 8)
+    })?;
+    let page = format!("page {}: heap accounting", leaf.page);
+    assert_reported(&s, &tree, "db/space.ibd", &[&page])?;
+    Ok(())
+}

@@ -220,6 +220,9 @@ impl BufferPool {
     /// Flushes every dirty page and checkpoints (shutdown, tests, tools).
     pub fn flush_all(&self) -> Result<()> {
         loop {
+            // A batch whose write failed stays in flight for ever: report the
+            // failure instead of waiting for it.
+            self.log.check_writable()?;
             let n = self.flush_list_batch(DOUBLEWRITE_SLOTS, None)?;
             if n == 0 {
                 if self.flush_list.lock().is_empty() && self.in_flight.lock().is_empty() {

@@ -27,6 +27,8 @@
 //!   them, and a later successful sync does not make them durable), failing
 //!   writes, a disk that fills up, and a crash at a chosen write with an optional
 //!   torn page.
+//! - **Slow syncs** ([`SimVfs::hold_syncs`]): syncs of chosen files wait until
+//!   the test releases them, so a test can line other threads up behind one.
 //!
 //! Randomness comes from a seeded [`StdRng`], and files are kept in inode order,
 //! so a run with the same seed and the same operations crashes the same way.
@@ -37,7 +39,7 @@ use std::io::{Error as IoError, ErrorKind};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -96,6 +98,38 @@ pub struct SimVfs {
 
 struct Shared {
     state: Mutex<State>,
+    /// Syncs held back by [`SimVfs::hold_syncs`] (a slow disk a test controls).
+    hold: Mutex<SyncHold>,
+    hold_cv: Condvar,
+}
+
+#[derive(Default)]
+struct SyncHold {
+    /// Substring of the paths whose syncs wait; `None` when nothing is held.
+    path_contains: Option<String>,
+    /// Syncs waiting for [`SimVfs::release_syncs`].
+    waiting: usize,
+}
+
+impl Shared {
+    /// Blocks a sync of `path` while syncs of it are held.
+    fn wait_if_held(&self, path: &Path) {
+        let mut h = self.hold.lock();
+        let held = |h: &SyncHold| {
+            h.path_contains
+                .as_deref()
+                .is_some_and(|p| path.to_string_lossy().contains(p))
+        };
+        if !held(&h) {
+            return;
+        }
+        h.waiting += 1;
+        self.hold_cv.notify_all();
+        while held(&h) {
+            self.hold_cv.wait(&mut h);
+        }
+        h.waiting -= 1;
+    }
 }
 
 impl fmt::Debug for Shared {
@@ -387,6 +421,8 @@ impl SimVfs {
         SimVfs {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::new(seed)),
+                hold: Mutex::new(SyncHold::default()),
+                hold_cv: Condvar::new(),
             }),
         }
     }
@@ -399,6 +435,33 @@ impl SimVfs {
             _ => 0,
         };
         st.fault = fault;
+    }
+
+    /// From now on, `sync_data`/`sync_all` of files whose path contains
+    /// `path_contains` block (before doing anything) until
+    /// [`SimVfs::release_syncs`]: a disk whose flushes are as slow as a test
+    /// needs them to be.
+    pub fn hold_syncs(&self, path_contains: &str) {
+        self.shared.hold.lock().path_contains = Some(path_contains.to_string());
+    }
+
+    /// Lets every held sync go on, and stops holding new ones.
+    pub fn release_syncs(&self) {
+        self.shared.hold.lock().path_contains = None;
+        self.shared.hold_cv.notify_all();
+    }
+
+    /// Waits until at least `n` syncs are held, or `timeout` passes; returns
+    /// whether they are.
+    pub fn wait_for_held_syncs(&self, n: usize, timeout: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut h = self.shared.hold.lock();
+        while h.waiting < n {
+            if self.shared.hold_cv.wait_until(&mut h, deadline).timed_out() {
+                return h.waiting >= n;
+            }
+        }
+        true
     }
 
     /// Total successful `write_at` calls so far, on all files.
@@ -621,6 +684,7 @@ impl SimFile {
     }
 
     fn sync(&self, op: &'static str) -> Result<()> {
+        self.shared.wait_if_held(&self.path);
         let mut st = self.shared.state.lock();
         let fails = st.sync_fails(&self.path);
         let node = self.node(&mut st, op)?;

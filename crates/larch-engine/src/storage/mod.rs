@@ -41,6 +41,10 @@ use crate::wal::{file::FIRST_LSN, LogFile, RedoLog};
 pub const LOG_FILE: &str = "ib_logfile0";
 /// File name of the data directory lock.
 pub const LOCK_FILE: &str = "larch.lock";
+/// Present while [`Storage::create`] runs: a directory holding it was never
+/// completely created (a crash during creation), and the next creation
+/// starts over.
+pub const CREATING_FILE: &str = "larch_creating";
 
 /// An open data directory. See the module documentation.
 pub struct Storage {
@@ -61,6 +65,26 @@ impl std::fmt::Debug for Storage {
     }
 }
 
+/// Removes what an interrupted [`Storage::create`] left (it never got as far
+/// as any table: tables are created only in a complete directory).
+fn remove_partial_creation(vfs: &dyn Vfs, dir: &Path) -> Result<()> {
+    tracing::warn!(datadir = %dir.display(), "the creation of this data directory was interrupted; starting over");
+    let mut names = vec![
+        SYSTEM_FILE.to_string(),
+        LOG_FILE.to_string(),
+        crate::buffer::doublewrite::DOUBLEWRITE_FILE.to_string(),
+    ];
+    names.extend((1..=crate::undo::RollPtr::MAX_SPACE).map(space::undo_file_name));
+    for name in names {
+        let path = dir.join(name);
+        if vfs.exists(&path) {
+            vfs.remove_file(&path)?;
+        }
+    }
+    vfs.remove_file(&dir.join(CREATING_FILE))?;
+    vfs.sync_dir(dir)
+}
+
 fn datadir_err(path: &Path, reason: impl Into<String>) -> EngineError {
     EngineError::DataDir {
         path: path.to_path_buf(),
@@ -71,7 +95,7 @@ fn datadir_err(path: &Path, reason: impl Into<String>) -> EngineError {
 impl Storage {
     /// True when `datadir` already holds a Larch data directory.
     pub fn exists(vfs: &dyn Vfs, datadir: &Path) -> bool {
-        vfs.exists(&datadir.join(SYSTEM_FILE))
+        vfs.exists(&datadir.join(SYSTEM_FILE)) && !vfs.exists(&datadir.join(CREATING_FILE))
     }
 
     /// Opens the data directory, creating it first if it does not exist.
@@ -94,6 +118,12 @@ impl Storage {
         }
         vfs.create_dir_all(&dir)?;
         let lock = vfs.lock_dir(&dir.join(LOCK_FILE))?;
+        let marker = dir.join(CREATING_FILE);
+        if vfs.exists(&marker) {
+            remove_partial_creation(&*vfs, &dir)?;
+        }
+        vfs.open(&marker, crate::io::OpenOptions::create_new())?.sync_all()?;
+        vfs.sync_dir(&dir)?;
         let page_size = config.page_size.unwrap_or(PageSize::DEFAULT);
         let dsync = config.flush_method == crate::config::FlushMethod::ODsync;
         let log_file = LogFile::create(&*vfs, &dir.join(LOG_FILE), config.log_file_size, dsync)?;
@@ -141,6 +171,9 @@ impl Storage {
         storage.pool.flush_all()?;
         // The log, doublewrite and tablespace files' directory entries.
         storage.spaces().vfs().sync_dir(&dir)?;
+        // Complete: from here on the directory opens (and recovers).
+        storage.spaces().vfs().remove_file(&marker)?;
+        storage.spaces().vfs().sync_dir(&dir)?;
         tracing::info!(datadir = %dir.display(), page_size = page_size.get(), "created data directory");
         Ok(storage)
     }
@@ -156,6 +189,12 @@ impl Storage {
             ));
         }
         let lock = vfs.lock_dir(&dir.join(LOCK_FILE))?;
+        if vfs.exists(&dir.join(CREATING_FILE)) {
+            return Err(datadir_err(
+                &dir,
+                format!("its creation was interrupted ({CREATING_FILE} is present); creating it again starts over"),
+            ));
+        }
         let page_size = Self::detect_page_size(&*vfs, &sys_path)?;
         if let Some(req) = config.page_size {
             if req != page_size {

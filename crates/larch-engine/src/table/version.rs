@@ -92,10 +92,10 @@ pub(super) fn set_hidden(value: &mut [u8], trx_id: u64, roll: RollPtr) {
 }
 
 /// Undo records taken out of version chains by [`Table::pruned_previous`]:
-/// (undo space, first page of the record's log), one entry per record.
+/// (undo space, the record's log), one entry per record.
 #[derive(Debug, Default)]
 #[must_use = "pass to Table::release_pruned once the new version is in place"]
-pub(super) struct PrunedRecords(Vec<(u32, u32)>);
+pub(super) struct PrunedRecords(Vec<(u32, crate::undo::LogAddr)>);
 
 impl Table {
     /// The version of a clustered record (`value`, `deleted`: the newest one)
@@ -137,6 +137,23 @@ impl Table {
             services.versions_visited.fetch_add(1, Ordering::Relaxed);
             let rec = services.undo.read(roll)?;
             let u = RowUndo::decode(&rec.payload)?;
+            if u.key != key || u.root != self.clustered.root {
+                // Undo space is reused once purged: a pointer into it must
+                // still name this row's record, or the chain is broken.
+                let spaces = self.storage.spaces();
+                let path = spaces
+                    .get(roll.space())
+                    .map(|f| spaces.path_of(&f.name))
+                    .unwrap_or_default();
+                return Err(EngineError::Corruption {
+                    path,
+                    page: crate::page::PageId::new(roll.space(), roll.page()),
+                    reason: format!(
+                        "table '{}': a row's version chain leads to an undo record of another row ({roll})",
+                        self.layout.def.name
+                    ),
+                });
+            }
             if u.kind == UndoKind::Insert {
                 return Ok(None);
             }
@@ -216,7 +233,7 @@ impl Table {
             // of it is reachable, unless the record frees off-page values:
             // an older version, still reachable, may share them.
             if u.dropped.is_empty() {
-                skipped.0.push((roll.space(), rec.log_page));
+                skipped.0.push((roll.space(), rec.log));
             }
         }
         if pruned > 0 {
@@ -234,8 +251,8 @@ impl Table {
     /// unreachable; not calling only delays their purge.)
     pub(super) fn release_pruned(&self, skipped: PrunedRecords) {
         if let Some(services) = self.services.as_ref() {
-            for (space, log_page) in skipped.0 {
-                services.undo.forget_record(space, log_page);
+            for (space, log) in skipped.0 {
+                services.undo.forget_record(space, log);
             }
         }
     }

@@ -6,32 +6,48 @@
 //!
 //! ```text
 //! undo page (type Undo)         FIL prev/next: previous/next page of the same log
-//!  40 u16 free                  offset where the next record goes
-//!  42 u16 start                 offset of the first record (112 on a log's first
-//!                               page, 64 on the others)
-//!  44 u32 log page              first (header) page of the log owning this page
-//!  48 u64 first undo_no         undo_no of the page's first record
-//!  56 6B  trx id, 2 reserved
-//! log header (first page only)
-//!  64 u32 magic "LUND"          68 u8 state   69 u8 flags (bit0: has update records)
-//!  72 6B  trx id                80 u64 commit CSN (0 until committed)
-//!  88 u64 records (= next undo_no)
-//!  96 u32 last page            100 u32 page count
-//! 104 u32 history prev        108 u32 history next   (first pages, FIL_NULL = none)
+//!  40 u16 free                  offset where the next record (or log header) goes
+//!  42 u16 reserved
+//!  44 u32 log page              continuation pages: first page of the owning log
+//!  48 u64 first undo_no         continuation pages: undo_no of the first record
+//!  56 6B  trx id                continuation pages: the owning log's transaction
+//!  62 u16 log offset            continuation pages: offset of the owning log's header
+//!  64 u16 last header           offset of the newest log header on the page;
+//!                               0 on a continuation page
+//!  66 6B  reserved              records of a continuation page start at 72
+//! log header (56 bytes at offset h of the log's first page; the first log of a
+//! page has h = 72; later logs of a shared page start at the free offset)
+//!  +0 u32 magic "LUND"  +4 u8 state  +5 u8 flags (bit0: has update records)
+//!  +6 u16 previous log header on this page (0 = none)
+//!  +8 6B  trx id       +16 u64 commit CSN (0 until committed)
+//! +24 u64 records (= next undo_no)
+//! +32 u32 last page   +36 u32 page count
+//! +40 u32 history prev page  +44 u16 its header offset
+//! +46 u16 history next header offset  +48 u32 history next page  (FIL_NULL = none)
+//! +52 u32 reserved    records from h + 56 up to the next header (or free)
 //! record
 //!  +0 u16 payload length  +2 u64 undo_no  +10 u8 flags (bit0 insert)
 //! +11 payload             +11+len u16 offset of the record's first byte
 //! rollback segment header page (type RollbackSegment)
-//!  40 u32 magic "LRSG"  44 u32 format  48 u64 max trx id ever given a log here
-//!  56 u64 history length  64 u32 history first  68 u32 history last
-//!  72 u64 pages of the logs in the history      80 u32 slot count  84 reserved
-//!  88 u32 x n slots: first page of a log, FIL_NULL = free
+//!  40 u32 magic "LRSG"  44 u32 format (2)  48 u64 max trx id ever given a log here
+//!  56 u64 history length  64 u32 history first page  68 u32 history last page
+//!  72 u64 history pages   80 u32 slot count  84 u16 history first offset
+//!  86 u16 history last offset
+//!  88 u32 x n slots: first page of a live log (its newest header), FIL_NULL = free
 //! ```
 //!
-//! Invariants: `start <= free <= page_size - 8`; records are packed from `start`
-//! to `free` with consecutive undo numbers; only a log's first page may hold no
-//! record. The parsers check all of this and report a violation as
-//! `EngineError::Corruption` naming the page; nothing here panics on bad data.
+//! A log is named by a [`LogAddr`]: its first page and the offset of its
+//! header there. Several logs may share a first page (a single-page log's page
+//! is reused by later transactions while it has room, as InnoDB reuses cached
+//! undo pages): their headers are chained newest to oldest, and each log's
+//! records on that page run from its header to the next header. Only the
+//! newest log of a page can be live (appending) or longer than one page.
+//!
+//! Invariants: `PAGE_DATA <= free <= page_size - 8`; records are packed with
+//! consecutive undo numbers; headers on a page increase in offset from the
+//! oldest to the newest. The parsers check all of this and report a violation
+//! as `EngineError::Corruption` naming the page; nothing here panics on bad
+//! data.
 
 use crate::buffer::BufferPool;
 use crate::error::{EngineError, Result};
@@ -39,26 +55,31 @@ use crate::page::{bytes, PageHeader, PageId, PageSize, PageType, FIL_NULL, TRAIL
 
 // ---- undo page header -------------------------------------------------------
 pub(super) const PH_FREE: usize = 40;
-pub(super) const PH_START: usize = 42;
 pub(super) const PH_LOG_PAGE: usize = 44;
 pub(super) const PH_FIRST_UNDO_NO: usize = 48;
 pub(super) const PH_TRX_ID: usize = 56;
-/// First record offset on pages other than a log's first page.
-pub(super) const PAGE_DATA: usize = 64;
+pub(super) const PH_LOG_OFF: usize = 62;
+pub(super) const PH_LAST_HEADER: usize = 64;
+/// First record offset on a continuation page; the first log header's offset
+/// on a log's first page.
+pub(super) const PAGE_DATA: usize = 72;
 
-// ---- log header (first page) -----------------------------------------------
-pub(super) const LH_MAGIC: usize = 64;
-pub(super) const LH_STATE: usize = 68;
-pub(super) const LH_FLAGS: usize = 69;
-pub(super) const LH_TRX_ID: usize = 72;
-pub(super) const LH_CSN: usize = 80;
-pub(super) const LH_RECORDS: usize = 88;
-pub(super) const LH_LAST_PAGE: usize = 96;
-pub(super) const LH_PAGE_COUNT: usize = 100;
-pub(super) const LH_HIST_PREV: usize = 104;
-pub(super) const LH_HIST_NEXT: usize = 108;
-/// First record offset on a log's first page.
-pub(super) const LOG_DATA: usize = 112;
+// ---- log header (relative to its offset) ------------------------------------
+pub(super) const LH_MAGIC: usize = 0;
+pub(super) const LH_STATE: usize = 4;
+pub(super) const LH_FLAGS: usize = 5;
+pub(super) const LH_PREV_HEADER: usize = 6;
+pub(super) const LH_TRX_ID: usize = 8;
+pub(super) const LH_CSN: usize = 16;
+pub(super) const LH_RECORDS: usize = 24;
+pub(super) const LH_LAST_PAGE: usize = 32;
+pub(super) const LH_PAGE_COUNT: usize = 36;
+pub(super) const LH_HIST_PREV: usize = 40;
+pub(super) const LH_HIST_PREV_OFF: usize = 44;
+pub(super) const LH_HIST_NEXT_OFF: usize = 46;
+pub(super) const LH_HIST_NEXT: usize = 48;
+/// Bytes of a log header; its records follow it.
+pub(super) const LOG_HEADER: usize = 56;
 pub(super) const LOG_MAGIC: u32 = 0x4C55_4E44; // "LUND"
 pub(super) const FLAG_HAS_UPDATE: u8 = 1;
 
@@ -79,13 +100,16 @@ pub(super) const RS_HIST_FIRST: usize = 64;
 pub(super) const RS_HIST_LAST: usize = 68;
 pub(super) const RS_HIST_PAGES: usize = 72;
 pub(super) const RS_SLOT_COUNT: usize = 80;
+pub(super) const RS_HIST_FIRST_OFF: usize = 84;
+pub(super) const RS_HIST_LAST_OFF: usize = 86;
 pub(super) const RS_SLOTS: usize = 88;
 pub(super) const RSEG_MAGIC: u32 = 0x4C52_5347; // "LRSG"
-pub(super) const RSEG_FORMAT: u32 = 1;
+/// Format 2: log addresses (page + header offset) and shared first pages.
+pub(super) const RSEG_FORMAT: u32 = 2;
 
 /// Longest payload [`super::UndoStore::append`] accepts: a record alone on a
-/// page that is not a log's first page, `page_size - 64 - 8 - 13` bytes
-/// (4011 at 4k, 16299 at 16k, 65451 at 64k).
+/// continuation page, `page_size - 72 - 8 - 13` bytes (4003 at 4k, 16291 at
+/// 16k, 65443 at 64k).
 pub const fn max_payload(page_size: PageSize) -> usize {
     page_size.bytes() - PAGE_DATA - TRAILER_SIZE - RECORD_OVERHEAD
 }
@@ -112,6 +136,9 @@ pub(super) enum LogState {
     Prepared = 3,
     /// Being freed (after a rollback, or by purge); recovery finishes the job.
     Freeing = 4,
+    /// Freed, on a first page that other logs still use (its bytes stay until
+    /// the page is freed or the header is the newest and is popped).
+    Freed = 5,
 }
 
 impl LogState {
@@ -121,6 +148,7 @@ impl LogState {
             2 => Self::Committed,
             3 => Self::Prepared,
             4 => Self::Freeing,
+            5 => Self::Freed,
             _ => return None,
         })
     }
@@ -151,75 +179,195 @@ pub(super) fn corruption(pool: &BufferPool, id: PageId, reason: impl Into<String
     }
 }
 
-/// The validated page header of an undo page.
+/// A log's name: its first page and the offset of its header there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LogAddr {
+    pub page: u32,
+    pub off: u16,
+}
+
+impl LogAddr {
+    /// "No log" (list ends).
+    pub const NONE: LogAddr = LogAddr {
+        page: FIL_NULL,
+        off: 0,
+    };
+    pub fn new(page: u32, off: usize) -> Self {
+        LogAddr {
+            page,
+            off: off as u16,
+        }
+    }
+    pub fn is_none(self) -> bool {
+        self.page == FIL_NULL
+    }
+    /// Offset of the header on its page.
+    pub fn at(self) -> usize {
+        usize::from(self.off)
+    }
+}
+
+impl std::fmt::Display for LogAddr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "page {} offset {}", self.page, self.off)
+    }
+}
+
+/// One log's part of an undo page, validated: where its records lie.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct PageInfo {
+    /// End of the log's records on this page (the page's free offset for the
+    /// page's newest log, else the next header).
     pub free: usize,
+    /// First record of the log on this page.
     pub start: usize,
-    pub log_page: u32,
+    /// The log.
+    pub log: LogAddr,
     pub first_undo_no: u64,
     pub trx_id: u64,
     pub prev: u32,
     pub next: u32,
 }
 
-impl PageInfo {
-    /// Parses and checks the header of undo page `id`. `log_page`, when given,
-    /// is the log the page must belong to.
-    pub fn parse(pool: &BufferPool, id: PageId, d: &[u8], log_page: Option<u32>) -> Result<Self> {
-        let h = PageHeader(d);
-        if h.page_type() != Some(PageType::Undo) {
+/// Type and free-offset checks common to every undo page; returns (free,
+/// last header).
+fn page_basics(pool: &BufferPool, id: PageId, d: &[u8]) -> Result<(usize, usize)> {
+    let h = PageHeader(d);
+    if h.page_type() != Some(PageType::Undo) {
+        return Err(corruption(
+            pool,
+            id,
+            format!(
+                "expected an undo page, found page type {}",
+                h.page_type_raw()
+            ),
+        ));
+    }
+    let free = usize::from(bytes::get_u16(d, PH_FREE));
+    let last = usize::from(bytes::get_u16(d, PH_LAST_HEADER));
+    let limit = d.len() - TRAILER_SIZE;
+    let bad_last = last != 0 && (last < PAGE_DATA || last + LOG_HEADER > free);
+    if free < PAGE_DATA || free > limit || bad_last {
+        return Err(corruption(
+            pool,
+            id,
+            format!("undo page has free offset {free} and last header {last} (page data {PAGE_DATA}..{limit})"),
+        ));
+    }
+    Ok((free, last))
+}
+
+/// The log header offsets of a first page, newest first, with the end of
+/// each log's records: `(header, end)`.
+pub(super) fn headers(pool: &BufferPool, id: PageId, d: &[u8]) -> Result<Vec<(usize, usize)>> {
+    let (free, mut h) = page_basics(pool, id, d)?;
+    let mut out = Vec::new();
+    let mut end = free;
+    while h != 0 {
+        if h < PAGE_DATA || h + LOG_HEADER > end || bytes::get_u32(d, h + LH_MAGIC) != LOG_MAGIC {
             return Err(corruption(
                 pool,
                 id,
-                format!(
-                    "expected an undo page, found page type {}",
-                    h.page_type_raw()
-                ),
+                format!("undo page has a bad log header chain at offset {h} (next log at {end})"),
             ));
         }
-        let info = PageInfo {
-            free: usize::from(bytes::get_u16(d, PH_FREE)),
-            start: usize::from(bytes::get_u16(d, PH_START)),
-            log_page: bytes::get_u32(d, PH_LOG_PAGE),
+        out.push((h, end));
+        end = h;
+        h = usize::from(bytes::get_u16(d, h + LH_PREV_HEADER));
+    }
+    Ok(out)
+}
+
+impl PageInfo {
+    /// The part of page `id` that belongs to `log`: its first page (the
+    /// records after its header) or a continuation page of it.
+    pub fn owned(pool: &BufferPool, id: PageId, d: &[u8], log: LogAddr) -> Result<Self> {
+        let h = PageHeader(d);
+        if id.page == log.page {
+            let (start, end) = headers(pool, id, d)?
+                .into_iter()
+                .find(|&(h, _)| h == log.at())
+                .ok_or_else(|| {
+                    corruption(pool, id, format!("no undo log header at offset {}", log.off))
+                })?;
+            return Self::first_page_part(pool, id, d, start, end, h.prev(), h.next());
+        }
+        let info = Self::continuation(pool, id, d)?;
+        if info.log != log {
+            return Err(corruption(
+                pool,
+                id,
+                format!("undo page belongs to the log at {}, expected {log}", info.log),
+            ));
+        }
+        Ok(info)
+    }
+
+    /// The part of page `id` holding the record at offset `off`.
+    pub fn containing(pool: &BufferPool, id: PageId, d: &[u8], off: usize) -> Result<Self> {
+        let h = PageHeader(d);
+        let list = headers(pool, id, d)?;
+        if list.is_empty() {
+            return Self::continuation(pool, id, d);
+        }
+        let (start, end) = list
+            .into_iter()
+            .find(|&(h, _)| h < off)
+            .ok_or_else(|| {
+                corruption(pool, id, format!("offset {off} lies before every log header"))
+            })?;
+        Self::first_page_part(pool, id, d, start, end, h.prev(), h.next())
+    }
+
+    fn first_page_part(
+        pool: &BufferPool,
+        id: PageId,
+        d: &[u8],
+        header: usize,
+        end: usize,
+        prev: u32,
+        next: u32,
+    ) -> Result<Self> {
+        if prev != FIL_NULL {
+            return Err(corruption(
+                pool,
+                id,
+                "a log's first page has a previous page",
+            ));
+        }
+        Ok(PageInfo {
+            free: end,
+            start: header + LOG_HEADER,
+            log: LogAddr::new(id.page, header),
+            first_undo_no: 0,
+            trx_id: get_u48(d, header + LH_TRX_ID),
+            prev,
+            next,
+        })
+    }
+
+    fn continuation(pool: &BufferPool, id: PageId, d: &[u8]) -> Result<Self> {
+        let (free, last) = page_basics(pool, id, d)?;
+        let h = PageHeader(d);
+        if last != 0 || h.prev() == FIL_NULL {
+            return Err(corruption(
+                pool,
+                id,
+                "undo page is neither a log's first page nor a continuation page",
+            ));
+        }
+        Ok(PageInfo {
+            free,
+            start: PAGE_DATA,
+            log: LogAddr::new(
+                bytes::get_u32(d, PH_LOG_PAGE),
+                usize::from(bytes::get_u16(d, PH_LOG_OFF)),
+            ),
             first_undo_no: bytes::get_u64(d, PH_FIRST_UNDO_NO),
             trx_id: get_u48(d, PH_TRX_ID),
             prev: h.prev(),
             next: h.next(),
-        };
-        let expect_start = if info.log_page == id.page {
-            LOG_DATA
-        } else {
-            PAGE_DATA
-        };
-        if info.start != expect_start
-            || info.free < info.start
-            || info.free > d.len() - TRAILER_SIZE
-        {
-            return Err(corruption(
-                pool,
-                id,
-                format!(
-                    "undo page has start {} and free offset {} (expected start {expect_start}, free at most {})",
-                    info.start,
-                    info.free,
-                    d.len() - TRAILER_SIZE
-                ),
-            ));
-        }
-        if let Some(lp) = log_page {
-            if info.log_page != lp {
-                return Err(corruption(
-                    pool,
-                    id,
-                    format!(
-                        "undo page belongs to the log at page {}, expected {lp}",
-                        info.log_page
-                    ),
-                ));
-            }
-        }
-        Ok(info)
+        })
     }
 }
 
@@ -332,7 +480,7 @@ pub(super) fn encode_record(
     r
 }
 
-/// The validated log header of a log's first page.
+/// The validated header of a log.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LogHeader {
     pub state: LogState,
@@ -341,44 +489,60 @@ pub(super) struct LogHeader {
     pub records: u64,
     pub last_page: u32,
     pub page_count: u32,
-    pub hist_prev: u32,
-    pub hist_next: u32,
+    pub hist_prev: LogAddr,
+    pub hist_next: LogAddr,
 }
 
 impl LogHeader {
-    /// Parses the log header of page `id` (which must be the log's first page).
-    pub fn parse(pool: &BufferPool, id: PageId, d: &[u8]) -> Result<Self> {
-        let info = PageInfo::parse(pool, id, d, Some(id.page))?;
-        if bytes::get_u32(d, LH_MAGIC) != LOG_MAGIC {
-            return Err(corruption(pool, id, "undo log header has a bad magic"));
+    /// Parses the header of `log` on page `id` (its first page).
+    pub fn parse(pool: &BufferPool, id: PageId, d: &[u8], log: LogAddr) -> Result<Self> {
+        if id.page != log.page {
+            return Err(EngineError::Internal(format!(
+                "log header of {log} looked up on page {id}"
+            )));
         }
-        let state = LogState::from_u8(d[LH_STATE]).ok_or_else(|| {
+        let info = PageInfo::owned(pool, id, d, log)?;
+        let h = log.at();
+        let state = LogState::from_u8(d[h + LH_STATE]).ok_or_else(|| {
             corruption(
                 pool,
                 id,
-                format!("undo log header has unknown state {}", d[LH_STATE]),
+                format!("undo log header at {h} has unknown state {}", d[h + LH_STATE]),
             )
         })?;
-        let h = LogHeader {
-            state,
-            has_update: d[LH_FLAGS] & FLAG_HAS_UPDATE != 0,
-            trx_id: get_u48(d, LH_TRX_ID),
-            records: bytes::get_u64(d, LH_RECORDS),
-            last_page: bytes::get_u32(d, LH_LAST_PAGE),
-            page_count: bytes::get_u32(d, LH_PAGE_COUNT),
-            hist_prev: bytes::get_u32(d, LH_HIST_PREV),
-            hist_next: bytes::get_u32(d, LH_HIST_NEXT),
+        let addr = |page: usize, off: usize| {
+            LogAddr::new(bytes::get_u32(d, h + page), usize::from(bytes::get_u16(d, h + off)))
         };
-        if h.trx_id != info.trx_id || h.page_count == 0 || h.last_page == FIL_NULL {
+        let lh = LogHeader {
+            state,
+            has_update: d[h + LH_FLAGS] & FLAG_HAS_UPDATE != 0,
+            trx_id: info.trx_id,
+            records: bytes::get_u64(d, h + LH_RECORDS),
+            last_page: bytes::get_u32(d, h + LH_LAST_PAGE),
+            page_count: bytes::get_u32(d, h + LH_PAGE_COUNT),
+            hist_prev: addr(LH_HIST_PREV, LH_HIST_PREV_OFF),
+            hist_next: addr(LH_HIST_NEXT, LH_HIST_NEXT_OFF),
+        };
+        if lh.page_count == 0 || lh.last_page == FIL_NULL {
             return Err(corruption(
                 pool,
                 id,
                 format!(
-                    "undo log header is inconsistent (trx id {} vs page {}, {} pages, last page {})",
-                    h.trx_id, info.trx_id, h.page_count, h.last_page
+                    "undo log header at {h} is inconsistent ({} pages, last page {})",
+                    lh.page_count, lh.last_page
                 ),
             ));
         }
-        Ok(h)
+        Ok(lh)
+    }
+
+    /// The header of the newest log on first page `id` (the log a slot names).
+    pub fn newest(pool: &BufferPool, id: PageId, d: &[u8]) -> Result<(LogAddr, Self)> {
+        let (h, _) = headers(pool, id, d)?
+            .first()
+            .copied()
+            .ok_or_else(|| corruption(pool, id, "undo page holds no log header"))?;
+        let log = LogAddr::new(id.page, h);
+        Ok((log, Self::parse(pool, id, d, log)?))
     }
 }

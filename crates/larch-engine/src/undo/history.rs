@@ -17,9 +17,13 @@ use std::sync::atomic::Ordering;
 
 use parking_lot::Mutex;
 
-use super::format::{corruption, page_records, slot_offset, LogHeader, LogState, PageInfo};
+use super::format::{
+    corruption, page_records, slot_offset, LogAddr, LogHeader, LogState, PageInfo,
+};
+use super::log::{history_pages, release_header};
 use super::{
-    rseg, step_done, HistEntry, HistoryIndex, HistoryLog, RollPtr, UndoRecord, UndoStore, FREE_BATCH,
+    rseg, step_done, HistEntry, HistKey, HistoryIndex, HistoryLog, RollPtr, UndoRecord, UndoStore,
+    FREE_BATCH,
 };
 use crate::buffer::Latch;
 use crate::error::{EngineError, Result};
@@ -36,22 +40,22 @@ impl UndoStore {
                 continue;
             }
             let h = rseg.read(self.pool())?;
-            if h.hist_first == FIL_NULL {
+            if h.hist_first.is_none() {
                 inner.recovered_history = 0;
                 continue;
             }
-            let id = PageId::new(rseg.space, h.hist_first);
+            let id = PageId::new(rseg.space, h.hist_first.page);
             let g = self.pool().fix(id, Latch::Shared)?;
-            let lh = LogHeader::parse(self.pool(), id, g.data())?;
+            let lh = LogHeader::parse(self.pool(), id, g.data(), h.hist_first)?;
             return Ok(Some(HistoryLog {
                 trx_id: lh.trx_id,
                 csn: 0,
                 rseg: i,
                 space: rseg.space,
-                first_page: h.hist_first,
+                log: h.hist_first,
                 recovered: true,
                 pages: lh.page_count,
-                hint: Mutex::new((h.hist_first, 0)),
+                hint: Mutex::new((h.hist_first.page, 0)),
             }));
         }
         let map = self.history.lock();
@@ -62,18 +66,18 @@ impl UndoStore {
             .and_then(|(&key, e)| (key.0 <= horizon).then(|| HistoryLog::of(key, e))))
     }
 
-    /// Notes that version chains no longer reach the non-insert record of
-    /// the log starting at page `log_page` of `space` (a writer moved a roll
+    /// Notes that version chains no longer reach a non-insert record of
+    /// the log `log` of undo space `space` (a writer moved a roll
     /// pointer past it, see `table::version`). Once no record of a committed
     /// log is reachable, [`UndoStore::unreachable_history`] hands it out for
     /// purge ahead of its turn. Each record must be reported at most once;
     /// logs not in the in-memory history (recovered ones) are ignored.
-    pub fn forget_record(&self, space: u32, log_page: u32) {
+    pub fn forget_record(&self, space: u32, log: LogAddr) {
         let mut h = self.history.lock();
-        let Some(&csn) = h.csn_of.get(&(space, log_page)) else {
+        let Some(&csn) = h.csn_of.get(&(space, log)) else {
             return;
         };
-        let key = (csn, space, log_page);
+        let key = (csn, space, log);
         let Some(e) = h.by_csn.get_mut(&key) else {
             return;
         };
@@ -112,7 +116,7 @@ impl UndoStore {
         let mut page = if from_undo_no >= hint_undo {
             hint_page
         } else {
-            log.first_page
+            log.log.page
         };
         let mut visited = 0u32;
         loop {
@@ -123,14 +127,14 @@ impl UndoStore {
                     self.pool(),
                     id,
                     format!(
-                        "undo log from page {} has more than its {} pages",
-                        log.first_page, log.pages
+                        "undo log at {} has more than its {} pages",
+                        log.log, log.pages
                     ),
                 ));
             }
             let g = self.pool().fix(id, Latch::Shared)?;
             let d = g.data();
-            let info = PageInfo::parse(self.pool(), id, d, Some(log.first_page))?;
+            let info = PageInfo::owned(self.pool(), id, d, log.log)?;
             *log.hint.lock() = (page, info.first_undo_no);
             for r in page_records(self.pool(), id, d, &info)? {
                 if r.undo_no < from_undo_no {
@@ -142,7 +146,7 @@ impl UndoStore {
                     trx_id: info.trx_id,
                     payload: r.payload.to_vec(),
                     ptr: RollPtr::new(r.is_insert, log.space, page, r.offset as u16),
-                    log_page: log.first_page,
+                    log: log.log,
                 });
                 if out.len() == limit {
                     return Ok(out);
@@ -155,36 +159,35 @@ impl UndoStore {
         }
     }
 
-    /// Removes the log from its history list and frees its pages. A log of at
-    /// most [`FREE_BATCH`] pages goes in one mini-transaction; a longer one is
-    /// first moved from the history list to a free slot in state `Freeing`
-    /// (so a crash cannot leak it) and then freed in steps.
+    /// Removes the log from its history list and frees its pages (its first
+    /// page once no other log uses it). A log of at most [`FREE_BATCH`] pages
+    /// goes in one mini-transaction; a longer one is first moved from the
+    /// history list to a free slot in state `Freeing` (so a crash cannot leak
+    /// it) and then freed in steps.
     pub fn free_history(&self, log: HistoryLog) -> Result<()> {
         let rseg = self.rseg(log.rseg)?;
         let mut inner = rseg.inner.lock();
-        let key = (log.csn, log.space, log.first_page);
+        let key = (log.csn, log.space, log.log);
         let gone = || {
             EngineError::Internal(format!(
-                "undo log at {} (trx {}) is not in the history list (freed twice?)",
-                PageId::new(log.space, log.first_page),
-                log.trx_id
+                "undo log at {} of space {} (trx {}) is not in the history list (freed twice?)",
+                log.log, log.space, log.trx_id
             ))
         };
         if log.recovered {
-            if inner.recovered_history == 0 || rseg.read(self.pool())?.hist_first != log.first_page
-            {
+            if inner.recovered_history == 0 || rseg.read(self.pool())?.hist_first != log.log {
                 return Err(gone());
             }
         } else if !self.history.lock().by_csn.contains_key(&key) {
             return Err(gone());
         }
-        let hid = PageId::new(log.space, log.first_page);
+        let hid = PageId::new(log.space, log.log.page);
         let lh = {
             let g = self.pool().fix(hid, Latch::Shared)?;
-            LogHeader::parse(self.pool(), hid, g.data())?
+            LogHeader::parse(self.pool(), hid, g.data(), log.log)?
         };
         let pages: Vec<u32> = self
-            .chain(log.space, log.first_page, lh.page_count, lh.last_page)?
+            .chain(log.space, log.log, lh.page_count, lh.last_page)?
             .into_iter()
             .map(|c| c.0)
             .collect();
@@ -200,6 +203,7 @@ impl UndoStore {
                 rest.push(mtr.page(PageId::new(log.space, p), Latch::Exclusive)?);
             }
         }
+        let counted = history_pages(self.pool(), hid, mtr.data(hdr), log.log, lh.page_count)?;
         let rs = rseg.latch(&mut mtr)?;
         if let Some(s) = slot {
             if let Err(e) = rseg::check_slot(&mtr, rs, s, FIL_NULL) {
@@ -207,23 +211,28 @@ impl UndoStore {
                 return Err(e);
             }
         }
-        if let Err(e) = rseg::history_remove(&mut mtr, rs, hdr, log.first_page, lh.page_count) {
+        if let Err(e) = rseg::history_remove(&mut mtr, rs, hdr, log.log, counted) {
             if let Some(s) = slot {
                 inner.free_slots.push(s);
             }
             return Err(e);
         }
+        let mut emptied = false;
         match slot {
             Some(s) => {
-                rseg::set_state(&mut mtr, hdr, LogState::Freeing);
-                mtr.write_u32(rs, slot_offset(s), log.first_page);
+                rseg::set_state(&mut mtr, hdr, log.log, LogState::Freeing);
+                mtr.write_u32(rs, slot_offset(s), log.log.page);
             }
             None => {
-                for r in rest.into_iter().chain([hdr]) {
+                for r in rest {
                     mtr.write_u16(r, offset::PAGE_TYPE, PageType::Allocated as u16);
                 }
-                for &p in pages.iter().rev() {
+                for &p in pages[1..].iter().rev() {
                     alloc::free_page(&mut mtr, log.space, p)?;
+                }
+                emptied = release_header(&mut mtr, hdr, log.log)?;
+                if emptied {
+                    alloc::free_page(&mut mtr, log.space, log.log.page)?;
                 }
             }
         }
@@ -233,16 +242,19 @@ impl UndoStore {
         } else {
             self.history.lock().remove(key);
         }
+        if emptied {
+            inner.cached.retain(|&p| p != log.log.page);
+        }
         drop(inner);
         self.history_len.fetch_sub(1, Ordering::SeqCst);
         match slot {
             Some(s) => {
                 step_done()?;
-                self.free_log(log.rseg, s, log.space, &pages, None)?;
+                self.free_log(log.rseg, s, log.space, log.log, &pages, None)?;
             }
             None => {
-                self.undo_pages
-                    .fetch_sub(pages.len() as u64, Ordering::SeqCst);
+                let freed = pages.len() as u64 - 1 + u64::from(emptied);
+                self.undo_pages.fetch_sub(freed, Ordering::SeqCst);
             }
         }
         Ok(())
@@ -251,23 +263,23 @@ impl UndoStore {
 
 impl HistoryLog {
     /// The handle of history entry `key` = (csn, space, first page).
-    fn of(key: (u64, u32, u32), e: &HistEntry) -> Self {
-        let (csn, space, page) = key;
+    pub(super) fn of(key: HistKey, e: &HistEntry) -> Self {
+        let (csn, space, log) = key;
         HistoryLog {
             trx_id: e.trx_id,
             csn,
             rseg: e.rseg,
             space,
-            first_page: page,
+            log,
             recovered: false,
             pages: e.pages,
-            hint: Mutex::new((page, 0)),
+            hint: Mutex::new((log.page, 0)),
         }
     }
 }
 
 impl HistoryIndex {
-    pub(super) fn insert(&mut self, key: (u64, u32, u32), e: HistEntry) {
+    pub(super) fn insert(&mut self, key: HistKey, e: HistEntry) {
         self.csn_of.insert((key.1, key.2), key.0);
         if e.reachable == 0 {
             self.unreachable.insert(key);
@@ -275,7 +287,7 @@ impl HistoryIndex {
         self.by_csn.insert(key, e);
     }
 
-    fn remove(&mut self, key: (u64, u32, u32)) {
+    fn remove(&mut self, key: HistKey) {
         self.by_csn.remove(&key);
         self.csn_of.remove(&(key.1, key.2));
         self.unreachable.remove(&key);

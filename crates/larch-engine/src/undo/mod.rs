@@ -11,15 +11,19 @@
 //!   *history list* (committed logs with update records, awaiting purge);
 //! - **undo logs**: each a doubly linked chain (FIL header prev/next) of
 //!   `Undo` pages, allocated one at a time as fragment pages of the space
-//!   (`space::alloc::alloc_page`; no segment per log). The first page carries the
-//!   log header; every page carries a page header; records never span pages;
+//!   (`space::alloc::alloc_page`; no segment per log), named by a [`LogAddr`]
+//!   (first page + header offset). Small logs share first pages: a committed
+//!   one-page log offers its page to the next logs of its segment, so a short
+//!   transaction costs a few hundred bytes of undo, not a page (see `log`);
+//!   records never span pages;
 //! - **roll pointers** ([`RollPtr`]) naming a record by space, page and offset.
 //!
 //! Invariants:
 //! - every change is one or more mini-transactions, each leaving the
 //!   structures consistent (so crash recovery = redo replay + [`UndoStore::open`]);
 //! - a log is reachable from exactly one place: a slot (active, prepared, or
-//!   committed/freeing but not yet finished) or the history list;
+//!   committed/freeing but not yet finished; always its page's newest log) or
+//!   the history list;
 //! - undo numbers of a log are `0, 1, 2, ...` without gaps, in page order;
 //! - a log's pages are changed only by its owner ([`UndoLog`] is not shared)
 //!   or, once it is in the history list, under its rollback segment's mutex.
@@ -58,6 +62,8 @@ mod rseg;
 mod tests;
 #[cfg(test)]
 mod tests_recovery;
+#[cfg(test)]
+mod tests_shared;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -68,7 +74,7 @@ use parking_lot::Mutex;
 use crate::error::{EngineError, Result};
 use crate::storage::Storage;
 
-pub use format::{max_payload, slot_count, RECORD_OVERHEAD};
+pub use format::{max_payload, slot_count, LogAddr, RECORD_OVERHEAD};
 pub use rseg::UNDO_SPACE_RSEG_PAGE;
 
 /// MySQL's error 1637 (ER_TOO_MANY_CONCURRENT_TRXS), returned by
@@ -166,9 +172,9 @@ pub struct UndoRecord {
     pub trx_id: u64,
     pub payload: Vec<u8>,
     pub ptr: RollPtr,
-    /// First page of the log holding the record (with `ptr.space()`, the
-    /// log's identity; see [`UndoStore::forget_record`]).
-    pub log_page: u32,
+    /// The log holding the record (with `ptr.space()`, the log's identity;
+    /// see [`UndoStore::forget_record`]).
+    pub log: LogAddr,
 }
 
 /// One transaction's undo log, owned by the transaction (not shared).
@@ -178,6 +184,8 @@ pub struct UndoLog {
     slot: u32,
     space: u32,
     first_page: u32,
+    /// Offset of the log header on the first page.
+    header: u16,
     last_page: u32,
     page_count: u32,
     trx_id: u64,
@@ -208,9 +216,16 @@ impl UndoLog {
     pub fn space(&self) -> u32 {
         self.space
     }
-    /// Pages the log occupies.
+    /// Pages the log occupies (its first page may be shared with other logs).
     pub fn page_count(&self) -> u32 {
         self.page_count
+    }
+    /// The log's address: first page and header offset.
+    pub fn addr(&self) -> LogAddr {
+        LogAddr {
+            page: self.first_page,
+            off: self.header,
+        }
     }
 }
 
@@ -222,7 +237,7 @@ pub struct HistoryLog {
     pub csn: u64,
     rseg: usize,
     space: u32,
-    first_page: u32,
+    log: LogAddr,
     recovered: bool,
     /// Pages of the log (bounds chain walks).
     pages: u32,
@@ -251,7 +266,7 @@ pub struct RecoveredUndo {
     pub trx_id_bound: u64,
 }
 
-/// A history entry committed since open, keyed in the map by (csn, space, page).
+/// A history entry committed since open, keyed in the map by (csn, space, log).
 #[derive(Debug, Clone, Copy)]
 struct HistEntry {
     trx_id: u64,
@@ -262,16 +277,19 @@ struct HistEntry {
     reachable: u64,
 }
 
+/// (csn, space, log): the purge order of history logs committed since open.
+type HistKey = (u64, u32, LogAddr);
+
 /// The logs committed since open, in purge order, with the lookups the
 /// early purge of unreachable logs needs.
 #[derive(Debug, Default)]
 struct HistoryIndex {
     /// By (csn, space, first page): purge order.
-    by_csn: BTreeMap<(u64, u32, u32), HistEntry>,
-    /// (space, first page) -> csn.
-    csn_of: HashMap<(u32, u32), u64>,
+    by_csn: BTreeMap<HistKey, HistEntry>,
+    /// (space, log) -> csn.
+    csn_of: HashMap<(u32, LogAddr), u64>,
     /// Logs no version chain reaches any more, in purge order.
-    unreachable: BTreeSet<(u64, u32, u32)>,
+    unreachable: BTreeSet<HistKey>,
 }
 
 /// The undo log store of an engine. See the module documentation.

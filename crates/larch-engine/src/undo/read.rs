@@ -6,7 +6,7 @@
 //! consecutive undo numbers) and copies the record out; a violation is
 //! `EngineError::Corruption` naming the space and page, never a panic.
 
-use super::format::{corruption, page_records, record_at, PageInfo};
+use super::format::{corruption, page_records, record_at, LogAddr, PageInfo};
 use super::{RollPtr, UndoLog, UndoRecord, UndoStore};
 use crate::buffer::Latch;
 use crate::error::{EngineError, Result};
@@ -29,7 +29,7 @@ impl UndoStore {
         }
         let g = self.pool().fix(id, Latch::Shared)?;
         let d = g.data();
-        let info = PageInfo::parse(self.pool(), id, d, None)?;
+        let info = PageInfo::containing(self.pool(), id, d, usize::from(ptr.offset()))?;
         let r = record_at(self.pool(), id, d, &info, usize::from(ptr.offset()))?;
         if r.is_insert != ptr.is_insert() {
             return Err(corruption(
@@ -44,7 +44,7 @@ impl UndoStore {
             trx_id: info.trx_id,
             payload: r.payload.to_vec(),
             ptr,
-            log_page: info.log_page,
+            log: info.log,
         })
     }
 
@@ -79,7 +79,7 @@ impl UndoStore {
             }
             let g = self.pool().fix(id, Latch::Shared)?;
             let d = g.data();
-            let info = PageInfo::parse(self.pool(), id, d, Some(log.first_page))?;
+            let info = PageInfo::owned(self.pool(), id, d, log.addr())?;
             for r in page_records(self.pool(), id, d, &info)?.iter().rev() {
                 if r.undo_no != expect {
                     return Err(corruption(
@@ -97,7 +97,7 @@ impl UndoStore {
                     trx_id: info.trx_id,
                     payload: r.payload.to_vec(),
                     ptr: RollPtr::new(r.is_insert, log.space, page, r.offset as u16),
-                    log_page: log.first_page,
+                    log: log.addr(),
                 });
                 if out.len() == limit || expect == down_to {
                     return Ok(out);
@@ -115,15 +115,16 @@ impl UndoStore {
         }
     }
 
-    /// The pages of the log starting at `first` with their headers, in chain
-    /// order, checked against the header's `page_count` and `last` page.
+    /// The pages of log `log` with its part of each, in chain order, checked
+    /// against the header's `page_count` and `last` page.
     pub(super) fn chain(
         &self,
         space: u32,
-        first: u32,
+        log: LogAddr,
         page_count: u32,
         last: u32,
     ) -> Result<Vec<(u32, PageInfo)>> {
+        let first = log.page;
         let mut out: Vec<(u32, PageInfo)> = Vec::new();
         let mut page = first;
         let mut prev = FIL_NULL;
@@ -137,7 +138,7 @@ impl UndoStore {
                 ));
             }
             let g = self.pool().fix(id, Latch::Shared)?;
-            let info = PageInfo::parse(self.pool(), id, g.data(), Some(first))?;
+            let info = PageInfo::owned(self.pool(), id, g.data(), log)?;
             drop(g);
             if info.prev != prev {
                 return Err(corruption(

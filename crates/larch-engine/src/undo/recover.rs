@@ -20,7 +20,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::format::{corruption, slot_offset, LogHeader, LogState};
+use super::format::{corruption, slot_offset, LogAddr, LogHeader, LogState};
+use super::log::history_pages;
 use super::rseg::{self, Rseg, RsegInner};
 use super::{HistoryIndex, RecoveredUndo, RollPtr, UndoLog, UndoStore};
 use crate::buffer::Latch;
@@ -60,6 +61,7 @@ pub(super) fn open(storage: Arc<Storage>) -> Result<(UndoStore, RecoveredUndo)> 
             inner: Mutex::new(RsegInner {
                 free_slots: Vec::new(),
                 recovered_history: 0,
+                cached: Vec::new(),
             }),
         });
     }
@@ -110,18 +112,23 @@ impl UndoStore {
             }
             let slot = slot as u32;
             let id = PageId::new(space, page);
-            let lh = {
+            // A slot names a first page; its log is the page's newest.
+            let (addr, lh, counted) = {
                 let g = self.pool().fix(id, Latch::Shared)?;
-                LogHeader::parse(self.pool(), id, g.data())?
+                let (addr, lh) = LogHeader::newest(self.pool(), id, g.data())?;
+                let counted = history_pages(self.pool(), id, g.data(), addr, lh.page_count)?;
+                (addr, lh, counted)
             };
             rec.max_trx_id = rec.max_trx_id.max(lh.trx_id);
             let pages: Vec<u32> = self
-                .chain(space, page, lh.page_count, lh.last_page)?
+                .chain(space, addr, lh.page_count, lh.last_page)?
                 .into_iter()
                 .map(|c| c.0)
                 .collect();
+            // Its pages, but a first page shared with history logs is
+            // counted with the history below.
             self.undo_pages
-                .fetch_add(pages.len() as u64, Ordering::SeqCst);
+                .fetch_add(u64::from(counted), Ordering::SeqCst);
             match lh.state {
                 LogState::Active | LogState::Prepared => {
                     let log = UndoLog {
@@ -129,6 +136,7 @@ impl UndoStore {
                         slot,
                         space,
                         first_page: page,
+                        header: addr.off,
                         last_page: lh.last_page,
                         page_count: lh.page_count,
                         trx_id: lh.trx_id,
@@ -153,12 +161,19 @@ impl UndoStore {
                     rec.active.push(log);
                 }
                 LogState::Committed if lh.has_update => {
-                    self.finish_commit(i, slot, page, &lh)?;
+                    self.finish_commit(i, slot, addr, &lh, counted)?;
                 }
                 LogState::Committed | LogState::Freeing => {
                     tracing::info!(space, page, trx_id = lh.trx_id, state = ?lh.state,
                         "finishing the free of an undo log interrupted by a crash");
-                    self.free_log(i, slot, space, &pages, None)?;
+                    self.free_log(i, slot, space, addr, &pages, None)?;
+                }
+                LogState::Freed => {
+                    return Err(corruption(
+                        self.pool(),
+                        id,
+                        format!("rollback segment slot {slot} names a freed undo log at {addr}"),
+                    ));
                 }
             }
         }
@@ -170,24 +185,32 @@ impl UndoStore {
     }
 
     /// Moves a committed log with update records from its slot to the
-    /// history list (the second half of a commit step).
-    fn finish_commit(&self, i: usize, slot: u32, page: u32, lh: &LogHeader) -> Result<()> {
+    /// history list (the second half of a commit step). `counted`: the pages
+    /// it adds to the history's page count.
+    fn finish_commit(
+        &self,
+        i: usize,
+        slot: u32,
+        addr: LogAddr,
+        lh: &LogHeader,
+        counted: u32,
+    ) -> Result<()> {
         let rseg = &self.rsegs[i];
         let mut inner = rseg.inner.lock();
         let mut mtr = self.storage.mtr()?;
-        let hdr = mtr.page(PageId::new(rseg.space, page), Latch::Exclusive)?;
+        let hdr = mtr.page(PageId::new(rseg.space, addr.page), Latch::Exclusive)?;
         let rs = rseg.latch(&mut mtr)?;
-        rseg::check_slot(&mtr, rs, slot, page)?;
-        rseg::history_append(&mut mtr, rs, hdr, page, lh.page_count)?;
+        rseg::check_slot(&mtr, rs, slot, addr.page)?;
+        rseg::history_append(&mut mtr, rs, hdr, addr, counted)?;
         mtr.write_u32(rs, slot_offset(slot), FIL_NULL);
         mtr.commit()?;
         inner.free_slots.push(slot);
         // Counted again with the history's pages by the caller.
         self.undo_pages
-            .fetch_sub(u64::from(lh.page_count), Ordering::SeqCst);
+            .fetch_sub(u64::from(counted), Ordering::SeqCst);
         tracing::info!(
             space = rseg.space,
-            page,
+            log = %addr,
             trx_id = lh.trx_id,
             "finished an interrupted undo log commit"
         );

@@ -8,15 +8,20 @@
 //!   from `free_slots` (under the mutex) before the page is written;
 //! - history list changes (append, unlink) are made only while holding the
 //!   segment's mutex, so the header pages of history logs have one writer;
-//! - the history list is doubly linked through the log headers (first pages
-//!   of logs of this space); `length`, `first`, `last` and `pages` in the header
-//!   always describe it exactly.
+//! - the history list is doubly linked through the log headers (log
+//!   addresses: page and header offset); `length`, `first` and `last` in the
+//!   header always describe it exactly, and `pages` counts the pages the
+//!   history logs hold (a first page shared by several history logs once);
+//! - every mini-transaction that latches the header page holds the mutex
+//!   (so two of them never wait for each other's log pages: a first page may
+//!   hold a history neighbour and another transaction's live log).
 
 use parking_lot::Mutex;
 
 use super::format::{
-    corruption, slot_count, slot_offset, LogHeader, LogState, LH_HIST_NEXT, LH_HIST_PREV, LH_STATE,
-    RSEG_FORMAT, RSEG_MAGIC, RS_FORMAT, RS_HIST_FIRST, RS_HIST_LAST, RS_HIST_LEN, RS_HIST_PAGES,
+    corruption, slot_count, slot_offset, LogAddr, LogHeader, LogState, LH_HIST_NEXT,
+    LH_HIST_NEXT_OFF, LH_HIST_PREV, LH_HIST_PREV_OFF, LH_STATE, RSEG_FORMAT, RSEG_MAGIC, RS_FORMAT,
+    RS_HIST_FIRST, RS_HIST_FIRST_OFF, RS_HIST_LAST, RS_HIST_LAST_OFF, RS_HIST_LEN, RS_HIST_PAGES,
     RS_MAGIC, RS_MAX_TRX_ID, RS_SLOTS, RS_SLOT_COUNT,
 };
 use crate::buffer::{BufferPool, Latch};
@@ -41,6 +46,9 @@ pub(super) struct RsegInner {
     pub free_slots: Vec<u32>,
     /// History entries committed before open, still at the front of the list.
     pub recovered_history: u64,
+    /// First pages with room that new logs may share (each holds committed
+    /// logs only); see `log::UndoStore::create_log`.
+    pub cached: Vec<u32>,
 }
 
 /// The contents of a rollback segment header page.
@@ -48,7 +56,7 @@ pub(super) struct RsegInner {
 pub(super) struct RsegHeader {
     pub max_trx_id: u64,
     pub hist_len: u64,
-    pub hist_first: u32,
+    pub hist_first: LogAddr,
     pub hist_pages: u64,
     pub slots: Vec<u32>,
 }
@@ -74,7 +82,7 @@ impl Rseg {
         Ok(RsegHeader {
             max_trx_id: bytes::get_u64(d, RS_MAX_TRX_ID),
             hist_len: bytes::get_u64(d, RS_HIST_LEN),
-            hist_first: bytes::get_u32(d, RS_HIST_FIRST),
+            hist_first: list_end(d, RS_HIST_FIRST, RS_HIST_FIRST_OFF),
             hist_pages: bytes::get_u64(d, RS_HIST_PAGES),
             slots: (0..n).map(|i| bytes::get_u32(d, slot_offset(i))).collect(),
         })
@@ -83,14 +91,19 @@ impl Rseg {
 
 fn check(pool: &BufferPool, id: PageId, d: &[u8]) -> Result<()> {
     let ty = PageHeader(d).page_type();
-    if ty != Some(PageType::RollbackSegment)
-        || bytes::get_u32(d, RS_MAGIC) != RSEG_MAGIC
-        || bytes::get_u32(d, RS_FORMAT) != RSEG_FORMAT
-    {
+    if ty != Some(PageType::RollbackSegment) || bytes::get_u32(d, RS_MAGIC) != RSEG_MAGIC {
         return Err(corruption(
             pool,
             id,
-            "not a rollback segment header page (bad type, magic or format)",
+            "not a rollback segment header page (bad type or magic)",
+        ));
+    }
+    let format = bytes::get_u32(d, RS_FORMAT);
+    if format != RSEG_FORMAT {
+        return Err(corruption(
+            pool,
+            id,
+            format!("undo log format {format} is not the format {RSEG_FORMAT} this Larch reads (the data directory was created by another version)"),
         ));
     }
     let n = bytes::get_u32(d, RS_SLOT_COUNT) as usize;
@@ -113,8 +126,8 @@ fn format(mtr: &mut Mtr<'_>, space: u32, page: u32) -> Result<()> {
     let r = mtr.new_page(PageId::new(space, page), PageType::RollbackSegment)?;
     mtr.write_u32(r, RS_MAGIC, RSEG_MAGIC);
     mtr.write_u32(r, RS_FORMAT, RSEG_FORMAT);
-    mtr.write_u32(r, RS_HIST_FIRST, FIL_NULL);
-    mtr.write_u32(r, RS_HIST_LAST, FIL_NULL);
+    write_addr(mtr, r, RS_HIST_FIRST, RS_HIST_FIRST_OFF, LogAddr::NONE);
+    write_addr(mtr, r, RS_HIST_LAST, RS_HIST_LAST_OFF, LogAddr::NONE);
     let n = slot_count(ps);
     mtr.write_u32(r, RS_SLOT_COUNT, n as u32);
     mtr.memset(r, RS_SLOTS, n * 4, 0xFF);
@@ -181,17 +194,28 @@ pub(super) fn check_slot(mtr: &Mtr<'_>, r: PageRef, slot: u32, expect: u32) -> R
     Ok(())
 }
 
-/// Latches the header of the log at `page` (a history neighbour) and checks it.
-fn latch_log_header(mtr: &mut Mtr<'_>, space: u32, page: u32) -> Result<PageRef> {
-    let id = PageId::new(space, page);
+/// A history list end stored in the rollback segment header.
+fn list_end(d: &[u8], page: usize, off: usize) -> LogAddr {
+    LogAddr::new(bytes::get_u32(d, page), usize::from(bytes::get_u16(d, off)))
+}
+
+fn write_addr(mtr: &mut Mtr<'_>, r: PageRef, page: usize, off: usize, a: LogAddr) {
+    mtr.write_u32(r, page, a.page);
+    mtr.write_u16(r, off, a.off);
+}
+
+/// Latches the page of log `log` (a history neighbour) and checks that it is
+/// committed.
+fn latch_log_header(mtr: &mut Mtr<'_>, space: u32, log: LogAddr) -> Result<PageRef> {
+    let id = PageId::new(space, log.page);
     let r = mtr.page(id, Latch::Exclusive)?;
-    let h = LogHeader::parse(mtr.pool(), id, mtr.data(r))?;
+    let h = LogHeader::parse(mtr.pool(), id, mtr.data(r), log)?;
     if h.state != LogState::Committed {
         return Err(corruption(
             mtr.pool(),
             id,
             format!(
-                "undo log in the history list is in state {:?}, not committed",
+                "undo log at {log} in the history list is in state {:?}, not committed",
                 h.state
             ),
         ));
@@ -199,108 +223,116 @@ fn latch_log_header(mtr: &mut Mtr<'_>, space: u32, page: u32) -> Result<PageRef>
     Ok(r)
 }
 
-/// Appends the committed log whose header is `log` (latched, first page
-/// `page`, `pages` pages) at the end of the history list of header `rs`. Call
-/// with the segment's mutex held. Every fix happens before the first change.
+/// Appends the committed log `addr` (its page latched as `log`) at the end of
+/// the history list of header `rs`, adding `pages` to the history's page
+/// count. Call with the segment's mutex held. Every fix happens before the
+/// first change.
 pub(super) fn history_append(
     mtr: &mut Mtr<'_>,
     rs: PageRef,
     log: PageRef,
-    page: u32,
+    addr: LogAddr,
     pages: u32,
 ) -> Result<()> {
     let space = mtr.page_id(rs).space;
     let d = mtr.data(rs);
-    let (len, first, last) = (
-        bytes::get_u64(d, RS_HIST_LEN),
-        bytes::get_u32(d, RS_HIST_FIRST),
-        bytes::get_u32(d, RS_HIST_LAST),
+    let len = bytes::get_u64(d, RS_HIST_LEN);
+    let (first, last) = (
+        list_end(d, RS_HIST_FIRST, RS_HIST_FIRST_OFF),
+        list_end(d, RS_HIST_LAST, RS_HIST_LAST_OFF),
     );
     let hist_pages = bytes::get_u64(d, RS_HIST_PAGES);
-    if (len == 0) != (first == FIL_NULL) || (first == FIL_NULL) != (last == FIL_NULL) {
+    if (len == 0) != first.is_none() || first.is_none() != last.is_none() {
         return Err(corruption(
             mtr.pool(),
             mtr.page_id(rs),
-            format!("history list base is inconsistent (length {len}, first {first:#x}, last {last:#x})"),
+            format!("history list base is inconsistent (length {len}, first {first}, last {last})"),
         ));
     }
-    let prev = match last {
-        FIL_NULL => None,
-        p => Some(latch_log_header(mtr, space, p)?),
+    let prev = match last.is_none() {
+        true => None,
+        false => Some(latch_log_header(mtr, space, last)?),
     };
-    mtr.write_u32(log, LH_HIST_PREV, last);
-    mtr.write_u32(log, LH_HIST_NEXT, FIL_NULL);
+    let h = addr.at();
+    write_addr(mtr, log, h + LH_HIST_PREV, h + LH_HIST_PREV_OFF, last);
+    write_addr(mtr, log, h + LH_HIST_NEXT, h + LH_HIST_NEXT_OFF, LogAddr::NONE);
     match prev {
-        Some(pr) => mtr.write_u32(pr, LH_HIST_NEXT, page),
-        None => mtr.write_u32(rs, RS_HIST_FIRST, page),
+        Some(pr) => {
+            let l = last.at();
+            write_addr(mtr, pr, l + LH_HIST_NEXT, l + LH_HIST_NEXT_OFF, addr);
+        }
+        None => write_addr(mtr, rs, RS_HIST_FIRST, RS_HIST_FIRST_OFF, addr),
     }
-    mtr.write_u32(rs, RS_HIST_LAST, page);
+    write_addr(mtr, rs, RS_HIST_LAST, RS_HIST_LAST_OFF, addr);
     mtr.write_u64(rs, RS_HIST_LEN, len + 1);
     mtr.write_u64(rs, RS_HIST_PAGES, hist_pages + u64::from(pages));
     Ok(())
 }
 
-/// Unlinks the log whose header is `log` (latched, first page `page`, `pages`
-/// pages) from the history list of header `rs`. Call with the segment's mutex
-/// held. Every fix happens before the first change.
+/// Unlinks the log `addr` (its page latched as `log`) from the history list
+/// of header `rs`, taking `pages` from the history's page count. Call with
+/// the segment's mutex held. Every fix happens before the first change.
 pub(super) fn history_remove(
     mtr: &mut Mtr<'_>,
     rs: PageRef,
     log: PageRef,
-    page: u32,
+    addr: LogAddr,
     pages: u32,
 ) -> Result<()> {
     let space = mtr.page_id(rs).space;
-    let h = LogHeader::parse(mtr.pool(), PageId::new(space, page), mtr.data(log))?;
+    let id = PageId::new(space, addr.page);
+    let h = LogHeader::parse(mtr.pool(), id, mtr.data(log), addr)?;
     let d = mtr.data(rs);
-    let (len, first, last) = (
-        bytes::get_u64(d, RS_HIST_LEN),
-        bytes::get_u32(d, RS_HIST_FIRST),
-        bytes::get_u32(d, RS_HIST_LAST),
+    let len = bytes::get_u64(d, RS_HIST_LEN);
+    let (first, last) = (
+        list_end(d, RS_HIST_FIRST, RS_HIST_FIRST_OFF),
+        list_end(d, RS_HIST_LAST, RS_HIST_LAST_OFF),
     );
     let hist_pages = bytes::get_u64(d, RS_HIST_PAGES);
     let pool = mtr.pool();
     let bad = |why: &str| {
         corruption(
             pool,
-            PageId::new(space, page),
-            format!("cannot unlink the undo log from the history list: {why}"),
+            id,
+            format!("cannot unlink the undo log at {addr} from the history list: {why}"),
         )
     };
     if h.state != LogState::Committed || len == 0 {
         return Err(bad("it is not a committed log in a non-empty list"));
     }
-    if (h.hist_prev == FIL_NULL) != (first == page) || (h.hist_next == FIL_NULL) != (last == page) {
+    if h.hist_prev.is_none() != (first == addr) || h.hist_next.is_none() != (last == addr) {
         return Err(bad("its links disagree with the list base"));
     }
-    let prev = match h.hist_prev {
-        FIL_NULL => None,
-        p => Some(latch_log_header(mtr, space, p)?),
+    let prev = match h.hist_prev.is_none() {
+        true => None,
+        false => Some(latch_log_header(mtr, space, h.hist_prev)?),
     };
-    let next = match h.hist_next {
-        FIL_NULL => None,
-        p => Some(latch_log_header(mtr, space, p)?),
+    let next = match h.hist_next.is_none() {
+        true => None,
+        false => Some(latch_log_header(mtr, space, h.hist_next)?),
     };
+    let (p, n) = (h.hist_prev.at(), h.hist_next.at());
     if let Some(pr) = prev {
-        if bytes::get_u32(mtr.data(pr), LH_HIST_NEXT) != page {
+        if list_end(mtr.data(pr), p + LH_HIST_NEXT, p + LH_HIST_NEXT_OFF) != addr {
             return Err(bad("the previous log does not link to it"));
         }
     }
     if let Some(nx) = next {
-        if bytes::get_u32(mtr.data(nx), LH_HIST_PREV) != page {
+        if list_end(mtr.data(nx), n + LH_HIST_PREV, n + LH_HIST_PREV_OFF) != addr {
             return Err(bad("the next log does not link back to it"));
         }
     }
     match prev {
-        Some(pr) => mtr.write_u32(pr, LH_HIST_NEXT, h.hist_next),
-        None => mtr.write_u32(rs, RS_HIST_FIRST, h.hist_next),
+        Some(pr) => write_addr(mtr, pr, p + LH_HIST_NEXT, p + LH_HIST_NEXT_OFF, h.hist_next),
+        None => write_addr(mtr, rs, RS_HIST_FIRST, RS_HIST_FIRST_OFF, h.hist_next),
     }
     match next {
-        Some(nx) => mtr.write_u32(nx, LH_HIST_PREV, h.hist_prev),
-        None => mtr.write_u32(rs, RS_HIST_LAST, h.hist_prev),
+        Some(nx) => write_addr(mtr, nx, n + LH_HIST_PREV, n + LH_HIST_PREV_OFF, h.hist_prev),
+        None => write_addr(mtr, rs, RS_HIST_LAST, RS_HIST_LAST_OFF, h.hist_prev),
     }
-    mtr.write_u32(log, LH_HIST_PREV, FIL_NULL);
-    mtr.write_u32(log, LH_HIST_NEXT, FIL_NULL);
+    let a = addr.at();
+    write_addr(mtr, log, a + LH_HIST_PREV, a + LH_HIST_PREV_OFF, LogAddr::NONE);
+    write_addr(mtr, log, a + LH_HIST_NEXT, a + LH_HIST_NEXT_OFF, LogAddr::NONE);
     mtr.write_u64(rs, RS_HIST_LEN, len - 1);
     mtr.write_u64(
         rs,
@@ -317,7 +349,7 @@ pub(super) fn note_trx_id(mtr: &mut Mtr<'_>, rs: PageRef, trx_id: u64) {
     }
 }
 
-/// Writes state `s` into a latched log header.
-pub(super) fn set_state(mtr: &mut Mtr<'_>, log: PageRef, s: LogState) {
-    mtr.write_u8(log, LH_STATE, s as u8);
+/// Writes state `s` into the header of `addr` on its latched page `log`.
+pub(super) fn set_state(mtr: &mut Mtr<'_>, log: PageRef, addr: LogAddr, s: LogState) {
+    mtr.write_u8(log, addr.at() + LH_STATE, s as u8);
 }

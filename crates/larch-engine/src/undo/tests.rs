@@ -84,9 +84,9 @@ fn roll_pointer_bits() {
     assert!(!q.is_insert());
     assert_eq!((q.space(), q.page(), q.offset()), (3, 0x1234_5678, 112));
     assert!(RollPtr::NONE.is_none());
-    assert_eq!(max_payload(PageSize::K4), 4011);
-    assert_eq!(max_payload(PageSize::K16), 16299);
-    assert_eq!(max_payload(PageSize::K64), 65451);
+    assert_eq!(max_payload(PageSize::K4), 4003);
+    assert_eq!(max_payload(PageSize::K16), 16291);
+    assert_eq!(max_payload(PageSize::K64), 65443);
     assert_eq!(slot_count(PageSize::K4), 1000);
 }
 
@@ -123,7 +123,7 @@ fn round_trip(ps: PageSize) {
         if i == 0 {
             assert_eq!(
                 usize::from(ptr.offset()),
-                format::LOG_DATA,
+                format::PAGE_DATA + format::LOG_HEADER,
                 "first record follows the log header"
             );
         }

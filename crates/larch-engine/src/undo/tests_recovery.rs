@@ -165,7 +165,7 @@ fn force_state(store: &UndoStore, log: &UndoLog, s: LogState) {
     let p = mtr
         .page(PageId::new(log.space, log.first_page), Latch::Exclusive)
         .expect("page");
-    mtr.write_u8(p, LH_STATE, s as u8);
+    mtr.write_u8(p, log.addr().at() + LH_STATE, s as u8);
     mtr.commit().expect("commit");
 }
 
@@ -193,9 +193,9 @@ fn interrupted_commits_and_frees_are_finished() {
     store
         .cut_tail(
             b.space,
+            b.addr(),
             &pages,
             pages.len() - FREE_BATCH,
-            pages.len(),
             None,
             None,
         )

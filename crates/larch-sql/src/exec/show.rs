@@ -584,6 +584,7 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
             .count()
             .to_string();
     let locks = s.db.services().locks.stats();
+    let purge = &s.db.services().purge;
     let wait_ms = locks.total_wait_time.as_millis();
     let mut list: Vec<(&str, String)> = vec![
         ("Com_commit", n(&c.com_commit)),
@@ -606,6 +607,14 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
             s.db.services().undo.history_len().to_string(),
         ),
         ("Innodb_deadlocks", locks.deadlocks.to_string()),
+        ("Innodb_purged_undo_logs", n(&purge.logs_purged)),
+        ("Innodb_purged_undo_logs_early", n(&purge.logs_purged_early)),
+        ("Innodb_purged_undo_records", n(&purge.records_purged)),
+        ("Innodb_purged_rows", n(&purge.rows_removed)),
+        (
+            "Innodb_undo_pages",
+            s.db.services().undo.undo_pages().to_string(),
+        ),
         (
             "Innodb_row_lock_current_waits",
             locks.current_waits.to_string(),
@@ -796,12 +805,15 @@ pub(super) fn engine(
 
 fn innodb_status(s: &Session) -> String {
     let trx = s.db.transactions();
+    let purge = &s.db.services().purge;
     let storage = s.db.storage();
     let log = storage.log();
     format!(
         "\n=====================================\nLARCH INNODB MONITOR OUTPUT\n=====================================\n\
          ------------\nTRANSACTIONS\n------------\n\
-         Trx id counter {}\nPurge done for trx's n:o < {}\nHistory list length {}\n{}\
+         Trx id counter {}\nPurge done for trx's n:o < {}\nHistory list length {}\n\
+         Purged undo logs {} ({} ahead of their turn), undo records {}, rows removed {}\n\
+         Undo pages in use {}\n{}\
          ---\nLOG\n---\nLog sequence number {}\n\
          ----------------------\nBUFFER POOL AND MEMORY\n----------------------\n\
          Buffer pool size   {}\n\
@@ -809,6 +821,11 @@ fn innodb_status(s: &Session) -> String {
         trx.next_trx_id(),
         trx.low_watermark(),
         s.db.services().undo.history_len(),
+        purge.logs_purged.load(Ordering::Relaxed),
+        purge.logs_purged_early.load(Ordering::Relaxed),
+        purge.records_purged.load(Ordering::Relaxed),
+        purge.rows_removed.load(Ordering::Relaxed),
+        s.db.services().undo.undo_pages(),
         super::select::innodb_tables::monitor_transactions(s),
         log.current_lsn(),
         storage.pool().capacity(),
