@@ -31,7 +31,8 @@ const INT: ColumnType = ColumnType::Int {
     unsigned: false,
 };
 
-/// id INT PK, k INT NULL, name VARCHAR(40) utf8mb4_general_ci NULL UNIQUE,
+/// id INT PK, k INT NULL, name VARCHAR(40) utf8mb4_general_ci NULL UNIQUE (the
+/// model runs widen it to the longest key the page size allows),
 /// body TEXT NULL, tag CHAR(10) latin1_swedish_ci NOT NULL;
 /// KEY k(k), UNIQUE u_name(name), KEY tag_k(tag, k DESC).
 fn model_def() -> TableDef {
@@ -91,6 +92,12 @@ const NAMES: [&str; 7] = [
 const TAGS: [&str; 4] = ["red", "Red", "blue", "green"];
 
 fn random_row(rng: &mut StdRng, id: i64, long: usize) -> Vec<Value> {
+    random_row_with_names(rng, id, long, 40)
+}
+
+/// A random row whose `name` has at most `name_max` characters; some names
+/// are long, with two- and three-byte characters, up to that length.
+fn random_row_with_names(rng: &mut StdRng, id: i64, long: usize, name_max: usize) -> Vec<Value> {
     let k = if rng.random_bool(0.1) {
         Value::Null
     } else {
@@ -99,11 +106,19 @@ fn random_row(rng: &mut StdRng, id: i64, long: usize) -> Vec<Value> {
     let name = if rng.random_bool(0.5) {
         Value::Null
     } else {
-        Value::Str(format!(
+        let mut n = format!(
             "{}{}",
             NAMES[rng.random_range(0..NAMES.len())],
             rng.random_range(0..30)
-        ))
+        );
+        if name_max > 40 && rng.random_bool(0.3) {
+            let target = rng.random_range(n.chars().count()..=name_max);
+            let pad = ['x', 'é', '€', 'y'];
+            while n.chars().count() < target {
+                n.push(pad[rng.random_range(0..pad.len())]);
+            }
+        }
+        Value::Str(n)
     };
     let body = match rng.random_range(0..4) {
         0 => Value::Null,
@@ -289,20 +304,32 @@ fn verify(t: &Table, model: &BTreeMap<i64, Vec<Value>>) -> Result<()> {
 fn run_model(ps: PageSize, seed: u64, ops: usize) -> Result<()> {
     let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
     let s = storage(ps, vfs)?;
-    let t = Table::create_file_per_table(&s, model_def(), "db/t.ibd")?;
+    // The unique `name` key as long as the page size allows (error 1071
+    // beyond: 4 bytes per utf8mb4 character).
+    let name_max = ps.max_key_bytes() / 4;
+    let mut def = model_def();
+    def.columns[2].ty = ColumnType::Varchar {
+        max_len: name_max as u32,
+        collation: Collation::Utf8mb4GeneralCi,
+    };
+    let t = Table::create_file_per_table(&s, def, "db/t.ibd")?;
     let mut rng = StdRng::seed_from_u64(seed);
     let mut model: BTreeMap<i64, Vec<Value>> = BTreeMap::new();
     let long = ps.bytes() * 3;
+    let mut long_names = 0;
     for op in 0..ops {
         let mut ctx = TxnContext::internal();
         let id = rng.random_range(0..200i64);
         match rng.random_range(0..10) {
             0..=4 => {
-                let row = random_row(&mut rng, id, long);
+                let row = random_row_with_names(&mut rng, id, long, name_max);
                 let expect_dup = model.contains_key(&id) || clashes(&model, &row, None);
                 match t.insert(&mut ctx, &row) {
                     Ok(_) => {
                         assert!(!expect_dup, "insert of {row:?} should have failed");
+                        if name_ci(&row[2]).is_some_and(|n| n.chars().count() > name_max / 2) {
+                            long_names += 1;
+                        }
                         model.insert(id, row);
                     }
                     Err(EngineError::DuplicateEntry { key, .. }) => {
@@ -317,7 +344,7 @@ fn run_model(ps: PageSize, seed: u64, ops: usize) -> Result<()> {
                 } else {
                     id
                 };
-                let row = random_row(&mut rng, new_id, long);
+                let row = random_row_with_names(&mut rng, new_id, long, name_max);
                 let at = t.row_ref(&[Value::Int(id)])?;
                 let exists = model.contains_key(&id);
                 let expect_dup = exists
@@ -347,6 +374,7 @@ fn run_model(ps: PageSize, seed: u64, ops: usize) -> Result<()> {
         }
     }
     verify(&t, &model)?;
+    assert!(long_names > 0, "no name key longer than half the limit was inserted");
     // Deleting everything returns every off-page page: the trees are empty.
     for id in model.keys().copied().collect::<Vec<_>>() {
         assert!(t.delete(&mut TxnContext::internal(), &t.row_ref(&[Value::Int(id)])?)?);
@@ -361,8 +389,18 @@ fn random_changes_match_the_model_at_4k() -> Result<()> {
 }
 
 #[test]
+fn random_changes_match_the_model_at_8k() -> Result<()> {
+    run_model(PageSize::K8, 4, 1500)
+}
+
+#[test]
 fn random_changes_match_the_model_at_16k() -> Result<()> {
     run_model(PageSize::K16, 2, 2000)
+}
+
+#[test]
+fn random_changes_match_the_model_at_32k() -> Result<()> {
+    run_model(PageSize::K32, 5, 800)
 }
 
 #[test]
