@@ -156,7 +156,10 @@ fn tunables_have_mariadb_scope_default_and_limits() -> R<()> {
     let t = TestDb::new(&[])?;
     let mut s = t.session(50)?;
     assert_eq!(
-        one(&mut s, "SELECT @@join_cache_level + @@global.join_cache_level")?,
+        one(
+            &mut s,
+            "SELECT @@join_cache_level + @@global.join_cache_level"
+        )?,
         "4"
     );
     s.execute("SET join_cache_level = 9")?;
@@ -165,13 +168,19 @@ fn tunables_have_mariadb_scope_default_and_limits() -> R<()> {
     assert_eq!(one(&mut s, "SELECT @@global.innodb_stats_persistent")?, "1");
     // Global-only, read-only and start-up-only settings refuse as MariaDB does.
     assert_eq!(code(&mut s, "SET innodb_stats_persistent = 0")?, 1229);
-    assert_eq!(code(&mut s, "SET GLOBAL have_dynamic_loading = 'YES'")?, 1238);
+    assert_eq!(
+        code(&mut s, "SET GLOBAL have_dynamic_loading = 'YES'")?,
+        1238
+    );
     assert_eq!(
         code(&mut s, "SET GLOBAL thread_handling = 'no-threads'")?,
         1238
     );
     assert_eq!(code(&mut s, "SET GLOBAL event_scheduler = DISABLED")?, 1231);
-    assert_eq!(code(&mut s, "SET GLOBAL concurrent_insert = 'SOMETIMES'")?, 1231);
+    assert_eq!(
+        code(&mut s, "SET GLOBAL concurrent_insert = 'SOMETIMES'")?,
+        1231
+    );
     s.execute("SET GLOBAL innodb_file_per_table = OFF")?;
     assert_eq!(one(&mut s, "SELECT @@global.innodb_file_per_table")?, "0");
     s.execute("SET GLOBAL innodb_file_per_table = DEFAULT")?;
@@ -202,5 +211,79 @@ fn session_timestamp_fixes_the_clock() -> R<()> {
     assert_eq!(one(&mut s, "SELECT @@timestamp > 1700000000")?, "1");
     s.execute("SET timestamp = 0")?;
     assert_eq!(one(&mut s, "SELECT YEAR(NOW()) > 2020")?, "1");
+    Ok(())
+}
+
+#[test]
+fn lock_table_and_column_charset_shorthands_parse() -> R<()> {
+    let t = TestDb::new(&[])?;
+    let mut s = t.session(50)?;
+    s.execute(
+        "CREATE TABLE cs (a CHAR(5) CHARSET latin1, b CHAR(3) charset utf8mb4) \
+         DEFAULT CHARSET latin1",
+    )?;
+    let create = rows(&mut s, "SHOW CREATE TABLE cs")?;
+    assert!(
+        create[0][1].contains("`b` char(3) CHARACTER SET utf8mb4")
+            && create[0][1].contains("DEFAULT CHARSET=latin1"),
+        "{create:?}"
+    );
+    s.execute("LOCK TABLE cs WRITE")?;
+    s.execute("INSERT INTO cs VALUES ('x', 'y')")?;
+    s.execute("UNLOCK TABLE")?;
+    assert_eq!(one(&mut s, "SELECT CHARSET(a) FROM cs")?, "latin1");
+    Ok(())
+}
+
+#[test]
+fn ignored_names_and_clamped_settings_warn() -> R<()> {
+    let t = TestDb::new(&[])?;
+    let mut s = t.session(50)?;
+    s.execute("CREATE TABLE pk (a INT NOT NULL, b INT, CONSTRAINT pk_a PRIMARY KEY (a))")?;
+    assert_eq!(
+        rows(&mut s, "SHOW WARNINGS")?,
+        vec![vec![
+            "Warning",
+            "1280",
+            "Name 'pk_a' ignored for PRIMARY key."
+        ]]
+    );
+    s.execute("CREATE TABLE pk2 (a INT NOT NULL)")?;
+    s.execute("ALTER TABLE pk2 ADD PRIMARY KEY idx3 (a)")?;
+    assert_eq!(
+        rows(&mut s, "SHOW WARNINGS")?,
+        vec![vec![
+            "Warning",
+            "1280",
+            "Name 'idx3' ignored for PRIMARY key."
+        ]]
+    );
+    s.execute("SET join_cache_level = 99")?;
+    assert_eq!(
+        rows(&mut s, "SHOW WARNINGS")?,
+        vec![vec![
+            "Warning",
+            "1292",
+            "Truncated incorrect join_cache_level value: '99'"
+        ]]
+    );
+    s.execute("SET GLOBAL innodb_stats_transient_sample_pages = 0")?;
+    assert_eq!(
+        rows(&mut s, "SHOW WARNINGS")?,
+        vec![vec![
+            "Warning",
+            "1292",
+            "Truncated incorrect innodb_stats_transient_sample... value: '0'"
+        ]]
+    );
+    assert_eq!(
+        one(
+            &mut s,
+            "SELECT @@global.innodb_stats_transient_sample_pages"
+        )?,
+        "1"
+    );
+    s.execute("SET join_cache_level = 3")?;
+    assert_eq!(rows(&mut s, "SHOW WARNINGS")?, Vec::<Vec<String>>::new());
     Ok(())
 }

@@ -444,11 +444,16 @@ fn operation(
                 other => return Err(syntax_error(other.to_string())),
             }
         }
-        A::AddConstraint { constraint: c, .. } => match constraint(c)? {
-            Constraint::Key(k) => w.add_key(k)?,
-            Constraint::ForeignKey(k) => w.add_foreign_key_index(k)?,
-            Constraint::Ignored => {}
-        },
+        A::AddConstraint { constraint: c, .. } => {
+            if let Some(w) = super::keys::ignored_primary_name(c) {
+                s.push_warning(w);
+            }
+            match constraint(c)? {
+                Constraint::Key(k) => w.add_key(k)?,
+                Constraint::ForeignKey(k) => w.add_foreign_key_index(k)?,
+                Constraint::Ignored => {}
+            }
+        }
         A::DropIndex { name } => drop_key(s, w, &name.value, false)?,
         A::DropPrimaryKey { .. } => drop_key(s, w, "PRIMARY", false)?,
         // Foreign keys and CHECK constraints are not kept (module docs).

@@ -280,7 +280,7 @@ fn like_definition(
 
 /// Adds the columns, then the keys, then the indexes FOREIGN KEYs need.
 pub(super) fn add_elements(
-    s: &Session,
+    s: &mut Session,
     w: &mut Work,
     columns: &[ast::ColumnDef],
     constraints: &[ast::TableConstraint],
@@ -304,6 +304,9 @@ pub(super) fn add_elements(
     }
     let mut foreign = Vec::new();
     for c in constraints {
+        if let Some(w) = super::keys::ignored_primary_name(c) {
+            s.push_warning(w);
+        }
         match constraint(c)? {
             Constraint::Key(k) => keys.push(k),
             Constraint::ForeignKey(k) => foreign.push(k),

@@ -120,6 +120,21 @@ pub(super) fn index_comment(opts: &[ast::IndexOption]) -> String {
         .unwrap_or_default()
 }
 
+/// Warning 1280 for a name given to a PRIMARY KEY (`CONSTRAINT pk PRIMARY
+/// KEY`, `PRIMARY KEY idx (...)`): the key is always named PRIMARY.
+pub(super) fn ignored_primary_name(c: &ast::TableConstraint) -> Option<crate::error::Warning> {
+    let ast::TableConstraint::PrimaryKey(p) = c else {
+        return None;
+    };
+    let name = p.index_name.as_ref().or(p.name.as_ref())?;
+    (!name.value.eq_ignore_ascii_case("PRIMARY")).then(|| {
+        crate::error::Warning::warn(
+            1280,
+            format!("Name '{}' ignored for PRIMARY key.", name.value),
+        )
+    })
+}
+
 /// A table constraint (CREATE TABLE element or ALTER TABLE ADD).
 pub(super) fn constraint(c: &ast::TableConstraint) -> Result<Constraint, SqlError> {
     use ast::TableConstraint as T;

@@ -9,7 +9,7 @@ use larch_engine::record::value::{Decimal, Value};
 
 use super::convert::{self, to_int, to_num, to_str, truth, Num};
 use super::ops::{apply_coerce, compare};
-use super::{decimal, func_str, func_time, CastTarget, Coerce, EvalContext, Expr};
+use super::{decimal, func_more, func_str, func_time, CastTarget, Coerce, EvalContext, Expr};
 use crate::error::{code, SqlError};
 use crate::value::store::decimal_to_i128;
 
@@ -89,6 +89,8 @@ pub enum Func {
     LastInsertId,
     User,
     Sleep,
+    /// The functions of `func_more`.
+    More(func_more::More),
 }
 
 /// The function of a name (case-insensitive) with its (min, max) argument
@@ -164,7 +166,10 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "SLEEP" => (Sleep, 1, 1),
         "LAST_INSERT_ID" => (LastInsertId, 0, 0),
         "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => (User, 0, 0),
-        _ => return None,
+        other => {
+            let (m, min, max) = func_more::lookup(other)?;
+            (More(m), min, max)
+        }
     };
     Some(f)
 }
@@ -315,6 +320,7 @@ pub(super) fn call(
         Func::LastInsertId => Value::UInt(ctx.session.last_insert_id()),
         Func::User => Value::Str(ctx.session.current_user()),
         Func::Sleep => sleep(&v[0], ctx),
+        Func::More(m) => func_more::call(m, v, coll, ctx)?,
         Func::If | Func::IfNull | Func::Coalesce => Value::Null,
         _ => match func_str::call(f, v, coll, ctx)? {
             Some(x) => x,

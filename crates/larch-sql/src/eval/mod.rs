@@ -40,6 +40,7 @@ mod compile;
 mod convert;
 pub mod decimal;
 mod func;
+mod func_more;
 mod func_str;
 mod func_time;
 mod md5;

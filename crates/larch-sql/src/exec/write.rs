@@ -156,7 +156,10 @@ fn default_value(
                 Some(crate::parse::Statement::Sql(st)) => match st.as_ref() {
                     ast::Statement::Query(q) => match q.body.as_ref() {
                         ast::SetExpr::Select(sel) => match sel.projection.first() {
-                            Some(ast::SelectItem::UnnamedExpr(e)) => e.clone(),
+                            Some(
+                                ast::SelectItem::UnnamedExpr(e)
+                                | ast::SelectItem::ExprWithAlias { expr: e, .. },
+                            ) => e.clone(),
                             _ => return Ok(Value::Null),
                         },
                         _ => return Ok(Value::Null),

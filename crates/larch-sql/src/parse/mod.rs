@@ -15,7 +15,11 @@
 //!   `UPDATE t1, t2 SET ...` (the comma join becomes `CROSS JOIN`), `EXPLAIN
 //!   EXTENDED|PARTITIONS` (the word is dropped), `CREATE|DROP SCHEMA` (becomes
 //!   `DATABASE`: sqlparser's SCHEMA is PostgreSQL's), `DESC[RIBE] t col|'pat'`
-//!   (becomes `SHOW COLUMNS FROM t LIKE 'col'`, as MySQL runs it);
+//!   (becomes `SHOW COLUMNS FROM t LIKE 'col'`, as MySQL runs it), `LOCK |
+//!   UNLOCK TABLE` (becomes `TABLES`), a column's `CHARSET x` in CREATE
+//!   TABLE (becomes `CHARACTER SET x`);
+//! - result column names: unaliased items of the first SELECT are named by
+//!   their text as written ([`names`]);
 //! - column attributes and table options of CREATE/ALTER TABLE ([`attrs`]):
 //!   `ZEROFILL` (implies UNSIGNED; becomes `ColumnOption::DialectSpecific`
 //!   `[ZEROFILL]`, the form sqlparser gives AUTO_INCREMENT), `SIGNED`,
@@ -76,6 +80,7 @@ mod alter;
 mod attrs;
 mod cache;
 mod extra;
+mod names;
 mod rewrite;
 pub mod split;
 #[cfg(test)]
@@ -267,6 +272,7 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
         .with_unescape(true)
         .tokenize_with_location()
         .map_err(|e| syntax_error(text, original, e.location))?;
+    let items = names::select_items(&tokens, text);
     let mut tokens = attrs::rewrite(rewrite::rewrite(tokens));
     let create_options = attrs::take_create_options(&mut tokens);
     let mut parser = Parser::new(&dialect)
@@ -283,6 +289,9 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
         let next = parser.peek_token();
         if next.token == Token::EOF {
             attrs::fix(&mut s, create_options);
+            if let (Statement::Sql(st), Some(items)) = (&mut s, &items) {
+                names::apply(st, items, text);
+            }
             Ok(s)
         } else {
             parser.expected("end of statement", next)

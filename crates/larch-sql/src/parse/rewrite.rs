@@ -103,6 +103,28 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             i += 1;
             continue;
         }
+        // LOCK|UNLOCK TABLE -> TABLES (MariaDB takes both)
+        if i == 1
+            && w.as_deref() == Some("TABLE")
+            && matches!(first.as_deref(), Some("LOCK" | "UNLOCK"))
+        {
+            out.push(with_token(t, word("TABLES")));
+            i += 1;
+            continue;
+        }
+        // A column's `CHARSET name` -> `CHARACTER SET name` (CREATE TABLE
+        // column definitions; not CHARSET(...) nor a table's DEFAULT CHARSET).
+        if depth > 0
+            && w.as_deref() == Some("CHARSET")
+            && first.as_deref() == Some("CREATE")
+            && matches!(toks.get(i + 1).map(|n| &n.token), Some(Token::Word(_)))
+            && word_upper(out.last()).as_deref() != Some("DEFAULT")
+        {
+            out.push(with_token(t, word("CHARACTER")));
+            out.push(with_token(t, word("SET")));
+            i += 1;
+            continue;
+        }
         // !x -> (NOT x) for a single operand (`!` binds tighter than NOT).
         if t.token == Token::ExclamationMark {
             if let Some(end) = operand_end(&toks, i + 1) {
@@ -226,9 +248,17 @@ fn needs_look(t: &TokenWithSpan, update: bool) -> bool {
         Token::ExclamationMark => true,
         Token::Word(w) if w.quote_style.is_none() => {
             let v = w.value.as_str();
-            ["LOCK", "MOD", "EXTENDED", "PARTITIONS", "SCHEMA"]
-                .iter()
-                .any(|k| v.eq_ignore_ascii_case(k))
+            [
+                "LOCK",
+                "MOD",
+                "EXTENDED",
+                "PARTITIONS",
+                "SCHEMA",
+                "TABLE",
+                "CHARSET",
+            ]
+            .iter()
+            .any(|k| v.eq_ignore_ascii_case(k))
                 || COMPOUND_UNITS
                     .iter()
                     .any(|(n, _, _)| v.eq_ignore_ascii_case(n))

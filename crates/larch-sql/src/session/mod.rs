@@ -496,7 +496,34 @@ impl Session {
                     self.db.global_value(def)
                 }
             }
-            v => variables::normalize(def, v)?,
+            v => {
+                // An integer out of range is clamped, with MariaDB's warning
+                // (the name cut to 32 characters as its message does).
+                let out_of_range = match (def.kind, &v) {
+                    (variables::Kind::Int { min, max }, Value::Int(n)) => {
+                        (*n < min || *n > max).then(|| n.to_string())
+                    }
+                    // i64::MAX stands for MariaDB's unsigned 64-bit maximum.
+                    (variables::Kind::Int { min, max }, Value::UInt(n)) if max != i64::MAX => {
+                        (i128::from(*n) < i128::from(min) || i128::from(*n) > i128::from(max))
+                            .then(|| n.to_string())
+                    }
+                    _ => None,
+                };
+                let normalized = variables::normalize(def, v)?;
+                if let Some(given) = out_of_range {
+                    let name = if def.name.len() > 32 {
+                        format!("{}...", &def.name[..29])
+                    } else {
+                        def.name.to_owned()
+                    };
+                    self.push_warning(Warning::warn(
+                        1292,
+                        format!("Truncated incorrect {name} value: '{given}'"),
+                    ));
+                }
+                normalized
+            }
         };
         // The scheduler can be DISABLED only at start-up; ORIGINAL is the
         // start-up value (Larch starts it OFF).

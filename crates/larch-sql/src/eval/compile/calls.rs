@@ -128,6 +128,30 @@ impl Compiler<'_, '_> {
                     }
                 };
             }
+            // The character set and collation of the argument's type
+            // ("binary" for numbers, binary strings and NULL).
+            "charset" | "collation" => {
+                arity_ok(&name, args.len(), 1, 1)?;
+                let a = self.expr(args[0])?;
+                let c = if a.null_lit {
+                    None
+                } else {
+                    a.ty.ty.collation()
+                };
+                let text = match (name.as_str(), c) {
+                    (_, None) => "binary",
+                    ("charset", Some(c)) => c.charset().name(),
+                    (_, Some(c)) => c.name(),
+                };
+                return Ok(Typed::computed(
+                    Expr::Literal(Value::Str(text.to_owned())),
+                    ColumnType::Varchar {
+                        max_len: 64,
+                        collation: Collation::Utf8mb4GeneralCi,
+                    },
+                    false,
+                ));
+            }
             "mod" => {
                 arity_ok(&name, args.len(), 2, 2)?;
                 let (a, b) = (self.expr(args[0])?, self.expr(args[1])?);

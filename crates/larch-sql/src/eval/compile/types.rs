@@ -6,6 +6,7 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, LobKind, Value};
 use sqlparser::ast::{CharacterLength, DataType, ExactNumberInfo};
 
+use super::super::func_more::More;
 use super::super::{ArithOp, CastTarget, Coerce, Expr, ExprType, Func};
 use crate::error::{code, SqlError};
 
@@ -604,6 +605,7 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             Coerce::Keep,
             false,
         ),
+        Func::More(m) => more_type(m, args, int, text(arg_len(0)), coll),
         Func::ConnectionId | Func::LastInsertId => (
             ColumnType::Int {
                 bytes: 8,
@@ -612,6 +614,25 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             Coerce::Keep,
             false,
         ),
+    }
+}
+
+/// Types of the functions of `func_more`.
+fn more_type(
+    m: More,
+    args: &[Typed],
+    int: ColumnType,
+    first_text: ColumnType,
+    coll: Collation,
+) -> (ColumnType, Coerce, bool) {
+    let any_null = args.iter().any(|a| a.ty.nullable);
+    match m {
+        More::BitLength => (int, Coerce::Keep, any_null),
+        More::SubstringIndex => (first_text, Coerce::Keep, any_null),
+        More::FromDays => (ColumnType::Date, Coerce::Keep, any_null),
+        More::LastDay => (ColumnType::Date, Coerce::Keep, true),
+        More::DayName | More::MonthName => (string_type(9, false, coll), Coerce::Keep, true),
+        More::ToDays | More::Weekday | More::Quarter => (int, Coerce::Keep, true),
     }
 }
 

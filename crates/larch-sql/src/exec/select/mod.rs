@@ -19,9 +19,11 @@ mod aggregate;
 pub(crate) mod information_schema;
 pub(crate) mod innodb_tables;
 pub(crate) mod join;
+mod naming;
 pub(crate) mod source;
 mod subquery;
 pub(crate) mod system_variables;
+use naming::expr_name;
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -405,18 +407,6 @@ struct Output {
     expr: Compiled,
 }
 
-fn expr_name(e: &ast::Expr) -> String {
-    match e {
-        ast::Expr::Identifier(i) => i.value.clone(),
-        ast::Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.clone()).unwrap_or_default(),
-        ast::Expr::Value(v) => match &v.value {
-            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
-            _ => e.to_string(),
-        },
-        _ => e.to_string(),
-    }
-}
-
 fn run_select(
     s: &Session,
     sel: &ast::Select,
@@ -602,19 +592,11 @@ fn run_select(
 
     // WHERE, HAVING, ORDER BY, GROUP BY compiled.
     let where_c = match &sel.selection {
-        Some(w) => Some(check(eval::compile(
-            w,
-            &resolve_source,
-            &opts("WHERE"),
-        ))?),
+        Some(w) => Some(check(eval::compile(w, &resolve_source, &opts("WHERE")))?),
         None => None,
     };
     let having_c = match &having {
-        Some(h) => Some(check(eval::compile(
-            h,
-            &resolve_out,
-            &opts("HAVING"),
-        ))?),
+        Some(h) => Some(check(eval::compile(h, &resolve_out, &opts("HAVING")))?),
         None => None,
     };
     let order_keys = compile_order(
@@ -634,10 +616,7 @@ fn run_select(
                         .get(i.wrapping_sub(1))
                         .map(|o| o.expr.clone())
                         .ok_or_else(|| {
-                            SqlError::new(
-                                1054,
-                                format!("Unknown column '{n}' in 'GROUP BY'"),
-                            )
+                            SqlError::new(1054, format!("Unknown column '{n}' in 'GROUP BY'"))
                         });
                 }
             }

@@ -360,11 +360,7 @@ pub(super) static VARIABLES: &[VarDef] = &[
     v("table_open_cache", Global, U32, "2000"),
     ro(
         "thread_handling",
-        Kind::Enum(&[
-            "one-thread-per-connection",
-            "no-threads",
-            "pool-of-threads",
-        ]),
+        Kind::Enum(&["one-thread-per-connection", "no-threads", "pool-of-threads"]),
         "one-thread-per-connection",
     ),
     v("time_zone", Both, Kind::Str, "SYSTEM"),
@@ -373,9 +369,7 @@ pub(super) static VARIABLES: &[VarDef] = &[
     v(
         "timestamp",
         Session,
-        Kind::Seconds {
-            max: 2_147_483_647,
-        },
+        Kind::Seconds { max: 2_147_483_647 },
         "0.000000",
     ),
     v("tmp_table_size", Both, I64, "16777216"),

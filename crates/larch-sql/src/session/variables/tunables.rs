@@ -25,7 +25,12 @@ const ALTER_ALGORITHMS: &[&str] = &["DEFAULT", "COPY", "INPLACE", "NOCOPY", "INS
 pub(super) static TUNABLES: &[VarDef] = &[
     // Larch rebuilds a table for every ALTER TABLE and accepts any
     // ALGORITHM= clause the same way (ddl/alter.rs).
-    v("alter_algorithm", Both, Kind::Enum(ALTER_ALGORITHMS), "DEFAULT"),
+    v(
+        "alter_algorithm",
+        Both,
+        Kind::Enum(ALTER_ALGORITHMS),
+        "DEFAULT",
+    ),
     // MyISAM's concurrent inserts; Larch has no MyISAM tables.
     v(
         "concurrent_insert",
@@ -51,7 +56,12 @@ pub(super) static TUNABLES: &[VarDef] = &[
     v("innodb_read_only_compressed", Global, Kind::Bool, "0"),
     // InnoDB's index statistics sampling (row estimates for the optimizer).
     v("innodb_stats_auto_recalc", Global, Kind::Bool, "1"),
-    v("innodb_stats_include_delete_marked", Global, Kind::Bool, "0"),
+    v(
+        "innodb_stats_include_delete_marked",
+        Global,
+        Kind::Bool,
+        "0",
+    ),
     v(
         "innodb_stats_method",
         Global,
@@ -72,11 +82,21 @@ pub(super) static TUNABLES: &[VarDef] = &[
         int(1, u32::MAX as i64),
         "8",
     ),
-    v("join_buffer_space_limit", Both, int(2048, i64::MAX), "2097152"),
+    v(
+        "join_buffer_space_limit",
+        Both,
+        int(2048, i64::MAX),
+        "2097152",
+    ),
     v("join_cache_level", Both, int(0, 8), "2"),
     // MyISAM's key cache; Larch has no MyISAM tables.
     v("key_buffer_size", Global, I64, "134217728"),
-    v("mrr_buffer_size", Both, int(8192, i32::MAX as i64), "262144"),
+    v(
+        "mrr_buffer_size",
+        Both,
+        int(8192, i32::MAX as i64),
+        "262144",
+    ),
     v("myisam_data_pointer_size", Global, int(2, 7), "6"),
     v("optimizer_max_sel_arg_weight", Both, U32, "32000"),
     v("optimizer_prune_level", Both, int(0, 2), "2"),
