@@ -370,6 +370,17 @@ fn engine_message(e: &EngineError) -> String {
         EngineError::DuplicateKey { index_id } => {
             format!("Duplicate entry '' for key 'index {index_id}'")
         }
+        // MariaDB prints the entry with `%-.64T`: up to the first NUL byte
+        // (a C string), cut to 64 characters ending in "...".
+        EngineError::DuplicateEntry { entry, key } => {
+            let entry = entry.split('\0').next().unwrap_or_default();
+            let shown = if entry.chars().count() > 64 {
+                format!("{}...", entry.chars().take(61).collect::<String>())
+            } else {
+                entry.to_owned()
+            };
+            format!("Duplicate entry '{shown}' for key '{key}'")
+        }
         EngineError::KeyTooLong { max } => {
             format!("Specified key was too long; max key length is {max} bytes")
         }
@@ -400,6 +411,25 @@ mod tests {
     use larch_engine::page::PageId;
     use larch_engine::record::row::RowError;
     use larch_engine::record::value::ValueError;
+
+    #[test]
+    fn duplicate_entries_print_as_mariadb_does() {
+        let dup = |entry: &str| {
+            engine_message(&EngineError::DuplicateEntry {
+                entry: entry.into(),
+                key: "k".into(),
+            })
+        };
+        assert_eq!(dup("w\0\0\0"), "Duplicate entry 'w' for key 'k'");
+        assert_eq!(
+            dup(&"x".repeat(90)),
+            format!("Duplicate entry '{}...' for key 'k'", "x".repeat(61))
+        );
+        assert_eq!(
+            dup(&"y".repeat(64)),
+            format!("Duplicate entry '{}' for key 'k'", "y".repeat(64))
+        );
+    }
 
     #[test]
     fn engine_errors_map_to_mysql_codes_states_and_wording() {

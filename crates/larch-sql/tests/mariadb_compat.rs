@@ -287,3 +287,31 @@ fn ignored_names_and_clamped_settings_warn() -> R<()> {
     assert_eq!(rows(&mut s, "SHOW WARNINGS")?, Vec::<Vec<String>>::new());
     Ok(())
 }
+
+#[test]
+fn duplicate_indexes_and_entries_read_as_in_mariadb() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE d2 (a INT, b VARCHAR(40))"])?;
+    let mut s = t.session(50)?;
+    s.execute("CREATE UNIQUE INDEX idx ON d2 (a, b(31))")?;
+    s.execute("ALTER TABLE d2 ADD UNIQUE INDEX idx2 (a, b(31))")?;
+    assert_eq!(
+        rows(&mut s, "SHOW WARNINGS")?,
+        vec![vec![
+            "Note",
+            "1831",
+            "Duplicate index `idx2`. This is deprecated and will be disallowed in a future release"
+        ]]
+    );
+    // Another kind or another prefix is no duplicate.
+    s.execute("ALTER TABLE d2 ADD INDEX k3 (a, b(31)), ADD UNIQUE k4 (a, b(30))")?;
+    assert_eq!(rows(&mut s, "SHOW WARNINGS")?, Vec::<Vec<String>>::new());
+    // A duplicate entry prints up to its first NUL byte.
+    s.execute("CREATE TABLE bin5 (f BINARY(5))")?;
+    s.execute("INSERT INTO bin5 VALUES ('w'), ('w')")?;
+    let e = s
+        .execute("CREATE UNIQUE INDEX i ON bin5 (f(4))")
+        .err()
+        .ok_or("no error")?;
+    assert_eq!(e.to_string(), "Duplicate entry 'w' for key 'i'");
+    Ok(())
+}

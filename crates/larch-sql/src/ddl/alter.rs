@@ -68,6 +68,9 @@ fn run_alter(
     };
     ops(s, &mut w, &mut st)?;
     w.name = st.to.1.clone();
+    for n in std::mem::take(&mut w.notes) {
+        s.push_warning(n);
+    }
     let fin = w.finish()?;
     let to = (st.to.0.as_str(), st.to.1.as_str());
     let applied = rebuild::apply(

@@ -244,6 +244,9 @@ pub(super) fn create_table(
             let default = w.collation;
             apply_options(&mut w, &opts, default)?;
             add_elements(s, &mut w, &ct.columns, &ct.constraints)?;
+            for n in std::mem::take(&mut w.notes) {
+                s.push_warning(n);
+            }
             (w.finish()?, opts.auto_increment)
         }
     };

@@ -251,6 +251,28 @@ impl Work {
                 None => self.unique_key_name(&first),
             },
         };
+        // A key of the same kind over the same columns and prefixes as an
+        // earlier one: MariaDB's note 1831 (it still adds the key).
+        let same_parts = |k: &WKey| {
+            k.parts.len() == parts.len()
+                && k.parts
+                    .iter()
+                    .zip(&parts)
+                    .all(|(a, b)| a.col == b.col && a.prefix == b.prefix)
+        };
+        if spec.kind != KeyKind::Primary
+            && self
+                .keys
+                .iter()
+                .any(|k| k.kind == spec.kind && same_parts(k))
+        {
+            self.notes.push(crate::error::Warning::note(
+                1831,
+                format!(
+                    "Duplicate index `{name}`. This is deprecated and will be disallowed in a future release"
+                ),
+            ));
+        }
         self.keys.push(WKey {
             name,
             kind: spec.kind,

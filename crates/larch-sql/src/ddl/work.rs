@@ -72,6 +72,9 @@ pub(super) struct Work {
     pub engine: String,
     pub row_format: Option<String>,
     pub comment: String,
+    /// Notes for the statement (1831 duplicate index), given to the
+    /// session when the definition is finished.
+    pub notes: Vec<crate::error::Warning>,
 }
 
 /// What [`Work::finish`] produces.
@@ -95,6 +98,7 @@ impl Work {
             engine: "InnoDB".into(),
             row_format: None,
             comment: String::new(),
+            notes: Vec::new(),
         }
     }
 

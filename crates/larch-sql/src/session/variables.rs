@@ -85,8 +85,8 @@ const fn engine(name: &'static str, kind: Kind) -> VarDef {
 mod table;
 mod tunables;
 
-pub use table::{DEFAULT_SQL_MODE, SQL_MODES};
 use table::VARIABLES;
+pub use table::{DEFAULT_SQL_MODE, SQL_MODES};
 use tunables::TUNABLES;
 
 /// The definition of `name` (case-insensitive).
