@@ -315,3 +315,20 @@ fn duplicate_indexes_and_entries_read_as_in_mariadb() -> R<()> {
     assert_eq!(e.to_string(), "Duplicate entry 'w' for key 'i'");
     Ok(())
 }
+
+#[test]
+fn altering_a_primary_key_column_keeps_it_not_null() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE pk3 (a INT PRIMARY KEY, b INT)"])?;
+    let mut s = t.session(50)?;
+    s.execute("ALTER TABLE pk3 CHANGE a e INT")?;
+    s.execute("ALTER TABLE pk3 MODIFY e INT NULL")?;
+    let create = rows(&mut s, "SHOW CREATE TABLE pk3")?;
+    assert!(create[0][1].contains("`e` int(11) NOT NULL,"), "{create:?}");
+    // Declared NULL in the statement that makes it the key: refused.
+    let e = s
+        .execute("CREATE TABLE pk4 (a INT NULL PRIMARY KEY)")
+        .err()
+        .ok_or("no error")?;
+    assert_eq!(e.code(), 1171);
+    Ok(())
+}

@@ -67,6 +67,7 @@ fn run_alter(
         force: false,
     };
     ops(s, &mut w, &mut st)?;
+    w.primary_columns_not_null();
     w.name = st.to.1.clone();
     for n in std::mem::take(&mut w.notes) {
         s.push_warning(n);

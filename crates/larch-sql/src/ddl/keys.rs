@@ -2,8 +2,9 @@
 //! [`KeySpec`]s, and adding a key to a [`Work`] with MySQL's rules.
 //!
 //! - PRIMARY KEY: one per table (1068); its columns become NOT NULL, except a
-//!   column declared `NULL` explicitly in the same statement (1171); its name
-//!   is always `PRIMARY`.
+//!   column declared `NULL` explicitly in the same statement (1171), and stay
+//!   NOT NULL when ALTER TABLE changes them; its name is always `PRIMARY`
+//!   (another is ignored with warning 1280).
 //! - Other keys: the given name, or MySQL's default (first column name, then
 //!   `_2`, `_3`...); `PRIMARY` is reserved (1280); duplicates are 1061;
 //!   columns must exist (1072); FULLTEXT columns must be character strings
@@ -185,6 +186,22 @@ pub(super) fn constraint(c: &ast::TableConstraint) -> Result<Constraint, SqlErro
 }
 
 impl Work {
+    /// Keeps the primary key's columns NOT NULL after ALTER TABLE changed
+    /// them: MariaDB makes `CHANGE a a INT` or `MODIFY a INT NULL` of a key
+    /// column NOT NULL rather than refusing it.
+    pub fn primary_columns_not_null(&mut self) {
+        let Some(pk) = self.keys.iter().find(|k| k.kind == KeyKind::Primary) else {
+            return;
+        };
+        let ids: Vec<usize> = pk.parts.iter().map(|p| p.col).collect();
+        for c in self.cols.iter_mut().filter(|c| ids.contains(&c.id)) {
+            c.def.nullable = false;
+            if c.meta.default.as_deref() == Some("NULL") {
+                c.meta.default = None;
+            }
+        }
+    }
+
     /// Adds a key (see the module documentation for the rules).
     pub fn add_key(&mut self, spec: KeySpec) -> Result<(), SqlError> {
         let mut parts = Vec::with_capacity(spec.parts.len());
