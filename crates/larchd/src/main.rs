@@ -110,12 +110,6 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
     for w in &opts.warnings {
         log.warning(w);
     }
-    if !opts.ignored.is_empty() {
-        log.note(&format!(
-            "larchd: accepted and ignored options Larch does not implement: {}",
-            opts.ignored.join(", ")
-        ));
-    }
     let datadir = opts.engine.datadir.clone();
     let fresh = !larch_engine::storage::Storage::exists(&larch_engine::io::OsVfs, &datadir);
     let db = match Database::open(opts.engine.clone()) {
@@ -128,6 +122,22 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
         }
     };
     report_open(&db, fresh, &datadir, log);
+    let applied = options::globals::apply(&db, &opts.ignored);
+    if !applied.set.is_empty() {
+        log.note(&format!(
+            "larchd: start-up options set global variables: {}",
+            applied.set.join(", ")
+        ));
+    }
+    for r in &applied.refused {
+        log.warning(&format!("larchd: option not applied: {r}"));
+    }
+    if !applied.ignored.is_empty() {
+        log.note(&format!(
+            "larchd: accepted and ignored options Larch does not implement: {}",
+            applied.ignored.join(", ")
+        ));
+    }
 
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -3,9 +3,10 @@
 //! client crate, errors, prepared statements, `max_connections`, `KILL`,
 //! clean shutdown (`SHUTDOWN`, SIGTERM, SIGINT) with exit status 0 and a
 //! restart, refusal of a second server on the same data directory or a
-//! busy port, a restart after SIGKILL, and the `mariadb` command-line client
-//! when it is installed. Only statements the SQL layer supports without
-//! tables are used here; tests with tables are in `sql_end_to_end.rs`.
+//! busy port, a restart after SIGKILL, start-up options that set global
+//! variables, and the `mariadb` command-line client when it is installed.
+//! Only statements the SQL layer supports without tables are used here;
+//! tests with tables are in `sql_end_to_end.rs`.
 
 mod support;
 
@@ -291,5 +292,44 @@ fn mariadb_command_line_client() -> Res {
     );
     assert!(stdout.contains("two\n2\n"), "{stdout}");
     assert!(stdout.contains("db\tlarch\ntest\t1\n"), "{stdout}");
+    Ok(())
+}
+
+/// Start-up options naming SQL system variables set their global values (and
+/// so every new session's), as mysqld's do; a value the variable refuses is
+/// a warning in the log, not a failed start.
+#[test]
+fn startup_options_set_global_variables() -> Res {
+    let dir = tempdir()?;
+    let server = Larchd::start(
+        &dir.path().join("data"),
+        &[
+            "--innodb-lock-wait-timeout=7",
+            "--sql-mode=ANSI_QUOTES,STRICT_TRANS_TABLES",
+            "--transaction-isolation=NOT-A-LEVEL",
+        ],
+    )?;
+    let mut c = server.connect()?;
+    assert_eq!(
+        c.query_first::<u64, _>("SELECT @@GLOBAL.innodb_lock_wait_timeout")?,
+        Some(7)
+    );
+    assert_eq!(
+        c.query_first::<u64, _>("SELECT @@SESSION.innodb_lock_wait_timeout")?,
+        Some(7)
+    );
+    assert_eq!(
+        c.query_first::<String, _>("SELECT @@GLOBAL.sql_mode")?,
+        Some("ANSI_QUOTES,STRICT_TRANS_TABLES".to_owned())
+    );
+    assert_eq!(
+        c.query_first::<String, _>("SELECT @@GLOBAL.transaction_isolation")?,
+        Some("REPEATABLE-READ".to_owned())
+    );
+    let log = server.log();
+    assert!(
+        log.contains("option not applied: --transaction_isolation=NOT-A-LEVEL"),
+        "{log}"
+    );
     Ok(())
 }

@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 use larch_engine::config::options::{parse_bool, parse_size, OptionSet};
 use larch_engine::config::EngineConfig;
 
+pub mod globals;
 mod names;
 #[cfg(test)]
 mod tests;
@@ -79,8 +80,10 @@ pub struct ServerOptions {
     pub wait_timeout: u64,
     /// `--basedir` (shown as `@@basedir`).
     pub basedir: PathBuf,
-    /// Option names given that Larch ignores (for a note in the log).
-    pub ignored: Vec<String>,
+    /// Options given that Larch does not take at start-up, with their
+    /// values: those naming a settable SQL system variable set its global
+    /// value once the database is open; the rest get a note in the log.
+    pub ignored: Vec<(String, String)>,
     /// Warnings to log once the error log is open.
     pub warnings: Vec<String>,
 }
@@ -193,12 +196,12 @@ fn build(opts: &OptionSet, loose: &[String]) -> Result<Command, String> {
 
     let mut ignored = Vec::new();
     let mut warnings = Vec::new();
-    for (name, _) in opts.iter() {
+    for (name, value) in opts.iter() {
         if is_known(name) {
             continue;
         }
         if IGNORED_OPTIONS.contains(&name) {
-            ignored.push(name.to_owned());
+            ignored.push((name.to_owned(), value.to_owned()));
         } else if loose.iter().any(|l| l == name) {
             warnings.push(format!("ignoring unknown option '--loose-{name}'"));
         } else {
