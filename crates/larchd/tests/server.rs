@@ -305,6 +305,7 @@ fn startup_options_set_global_variables() -> Res {
         &dir.path().join("data"),
         &[
             "--innodb-lock-wait-timeout=7",
+            "--innodb-sort-buffer-size=64M",
             "--sql-mode=ANSI_QUOTES,STRICT_TRANS_TABLES",
             "--transaction-isolation=NOT-A-LEVEL",
         ],
@@ -317,6 +318,10 @@ fn startup_options_set_global_variables() -> Res {
     assert_eq!(
         c.query_first::<u64, _>("SELECT @@SESSION.innodb_lock_wait_timeout")?,
         Some(7)
+    );
+    assert_eq!(
+        c.query_first::<u64, _>("SELECT @@GLOBAL.innodb_sort_buffer_size")?,
+        Some(64 << 20)
     );
     assert_eq!(
         c.query_first::<String, _>("SELECT @@GLOBAL.sql_mode")?,

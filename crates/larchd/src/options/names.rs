@@ -40,10 +40,12 @@ pub const ENGINE_OPTIONS: &[&str] = &[
 ];
 
 /// Options commonly found in MariaDB configurations (Debian's `50-server.cnf`,
-/// Docker images, benchmark scripts) that Larch accepts and ignores: they tune
-/// features Larch does not have (binary log, query cache, MyISAM, plugins,
-/// TLS, replication, performance schema) or settings it does not take from
-/// the command line yet (server-wide SQL variables such as `sql_mode`).
+/// Docker images, benchmark scripts) that are not server or engine options:
+/// those naming a settable SQL system variable (`sql_mode`,
+/// `innodb_lock_wait_timeout`, `innodb_sort_buffer_size` ...) set its global
+/// value at start-up (`globals`); the rest tune features Larch does not have
+/// (binary log, query cache, MyISAM, plugins, TLS, replication, performance
+/// schema) and are accepted and ignored.
 pub const IGNORED_OPTIONS: &[&str] = &[
     "skip_name_resolve",
     "skip_grant_tables",
@@ -133,6 +135,7 @@ pub const IGNORED_OPTIONS: &[&str] = &[
     "innodb_use_native_aio",
     "innodb_fast_shutdown",
     "innodb_lock_wait_timeout",
+    "innodb_sort_buffer_size",
     "innodb_open_files",
     "innodb_file_format",
     "innodb_large_prefix",
