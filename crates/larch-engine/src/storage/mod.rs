@@ -122,7 +122,8 @@ impl Storage {
         if vfs.exists(&marker) {
             remove_partial_creation(&*vfs, &dir)?;
         }
-        vfs.open(&marker, crate::io::OpenOptions::create_new())?.sync_all()?;
+        vfs.open(&marker, crate::io::OpenOptions::create_new())?
+            .sync_all()?;
         vfs.sync_dir(&dir)?;
         let page_size = config.page_size.unwrap_or(PageSize::DEFAULT);
         let dsync = config.flush_method == crate::config::FlushMethod::ODsync;

@@ -484,7 +484,10 @@ fn an_old_snapshot_reads_a_hot_row_in_a_bounded_number_of_steps() -> Result<()> 
             );
             assert!(env.services.undo.history_len() <= 4);
             let entries = env.index_entries(1)?;
-            assert!(entries <= 3 + 4, "index k holds {entries} entries after {i} updates");
+            assert!(
+                entries <= 3 + 4,
+                "index k holds {entries} entries after {i} updates"
+            );
         }
         if i == UPDATES / 2 {
             let mut t = ms.begin(TrxOptions::read_only(IsolationLevel::RepeatableRead))?;

@@ -128,9 +128,8 @@ fn run(services: &TransactionServices, recovered: Vec<UndoLog>, stop: &AtomicBoo
             .fetch_sub(1, Ordering::Relaxed);
     }
     while !stop.load(Ordering::Acquire) {
-        let r = purge_one_log(services, stop).and_then(|in_order| {
-            Ok(purge_unreachable_log(services, stop)? || in_order)
-        });
+        let r = purge_one_log(services, stop)
+            .and_then(|in_order| Ok(purge_unreachable_log(services, stop)? || in_order));
         match r {
             Ok(true) => {}
             Ok(false) => std::thread::sleep(IDLE),
@@ -197,7 +196,10 @@ pub(crate) fn purge_unreachable_log(
         }
     };
     purge_log(services, log, &unneeded, stop)?;
-    services.purge.logs_purged_early.fetch_add(1, Ordering::Relaxed);
+    services
+        .purge
+        .logs_purged_early
+        .fetch_add(1, Ordering::Relaxed);
     Ok(true)
 }
 

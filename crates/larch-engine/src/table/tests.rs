@@ -374,7 +374,10 @@ fn run_model(ps: PageSize, seed: u64, ops: usize) -> Result<()> {
         }
     }
     verify(&t, &model)?;
-    assert!(long_names > 0, "no name key longer than half the limit was inserted");
+    assert!(
+        long_names > 0,
+        "no name key longer than half the limit was inserted"
+    );
     // Deleting everything returns every off-page page: the trees are empty.
     for id in model.keys().copied().collect::<Vec<_>>() {
         assert!(t.delete(&mut TxnContext::internal(), &t.row_ref(&[Value::Int(id)])?)?);

@@ -288,7 +288,11 @@ impl PageInfo {
                 .into_iter()
                 .find(|&(h, _)| h == log.at())
                 .ok_or_else(|| {
-                    corruption(pool, id, format!("no undo log header at offset {}", log.off))
+                    corruption(
+                        pool,
+                        id,
+                        format!("no undo log header at offset {}", log.off),
+                    )
                 })?;
             return Self::first_page_part(pool, id, d, start, end, h.prev(), h.next());
         }
@@ -297,7 +301,10 @@ impl PageInfo {
             return Err(corruption(
                 pool,
                 id,
-                format!("undo page belongs to the log at {}, expected {log}", info.log),
+                format!(
+                    "undo page belongs to the log at {}, expected {log}",
+                    info.log
+                ),
             ));
         }
         Ok(info)
@@ -310,12 +317,13 @@ impl PageInfo {
         if list.is_empty() {
             return Self::continuation(pool, id, d);
         }
-        let (start, end) = list
-            .into_iter()
-            .find(|&(h, _)| h < off)
-            .ok_or_else(|| {
-                corruption(pool, id, format!("offset {off} lies before every log header"))
-            })?;
+        let (start, end) = list.into_iter().find(|&(h, _)| h < off).ok_or_else(|| {
+            corruption(
+                pool,
+                id,
+                format!("offset {off} lies before every log header"),
+            )
+        })?;
         Self::first_page_part(pool, id, d, start, end, h.prev(), h.next())
     }
 
@@ -507,11 +515,17 @@ impl LogHeader {
             corruption(
                 pool,
                 id,
-                format!("undo log header at {h} has unknown state {}", d[h + LH_STATE]),
+                format!(
+                    "undo log header at {h} has unknown state {}",
+                    d[h + LH_STATE]
+                ),
             )
         })?;
         let addr = |page: usize, off: usize| {
-            LogAddr::new(bytes::get_u32(d, h + page), usize::from(bytes::get_u16(d, h + off)))
+            LogAddr::new(
+                bytes::get_u32(d, h + page),
+                usize::from(bytes::get_u16(d, h + off)),
+            )
         };
         let lh = LogHeader {
             state,

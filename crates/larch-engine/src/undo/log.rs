@@ -28,11 +28,11 @@
 use std::sync::atomic::Ordering;
 
 use super::format::{
-    corruption, encode_record, headers, max_payload, page_records, slot_offset, u48_bytes,
-    LogAddr, LogHeader, LogState, PageInfo, FLAG_HAS_UPDATE, LH_CSN, LH_FLAGS, LH_HIST_NEXT,
-    LH_HIST_PREV, LH_LAST_PAGE, LH_MAGIC, LH_PAGE_COUNT, LH_PREV_HEADER, LH_RECORDS, LH_STATE,
-    LH_TRX_ID, LOG_HEADER, LOG_MAGIC, PAGE_DATA, PH_FIRST_UNDO_NO, PH_FREE, PH_LAST_HEADER,
-    PH_LOG_OFF, PH_LOG_PAGE, PH_TRX_ID, RECORD_OVERHEAD,
+    corruption, encode_record, headers, max_payload, page_records, slot_offset, u48_bytes, LogAddr,
+    LogHeader, LogState, PageInfo, FLAG_HAS_UPDATE, LH_CSN, LH_FLAGS, LH_HIST_NEXT, LH_HIST_PREV,
+    LH_LAST_PAGE, LH_MAGIC, LH_PAGE_COUNT, LH_PREV_HEADER, LH_RECORDS, LH_STATE, LH_TRX_ID,
+    LOG_HEADER, LOG_MAGIC, PAGE_DATA, PH_FIRST_UNDO_NO, PH_FREE, PH_LAST_HEADER, PH_LOG_OFF,
+    PH_LOG_PAGE, PH_TRX_ID, RECORD_OVERHEAD,
 };
 use super::rseg::RsegInner;
 use super::{

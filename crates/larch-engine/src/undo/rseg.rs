@@ -255,7 +255,13 @@ pub(super) fn history_append(
     };
     let h = addr.at();
     write_addr(mtr, log, h + LH_HIST_PREV, h + LH_HIST_PREV_OFF, last);
-    write_addr(mtr, log, h + LH_HIST_NEXT, h + LH_HIST_NEXT_OFF, LogAddr::NONE);
+    write_addr(
+        mtr,
+        log,
+        h + LH_HIST_NEXT,
+        h + LH_HIST_NEXT_OFF,
+        LogAddr::NONE,
+    );
     match prev {
         Some(pr) => {
             let l = last.at();
@@ -331,8 +337,20 @@ pub(super) fn history_remove(
         None => write_addr(mtr, rs, RS_HIST_LAST, RS_HIST_LAST_OFF, h.hist_prev),
     }
     let a = addr.at();
-    write_addr(mtr, log, a + LH_HIST_PREV, a + LH_HIST_PREV_OFF, LogAddr::NONE);
-    write_addr(mtr, log, a + LH_HIST_NEXT, a + LH_HIST_NEXT_OFF, LogAddr::NONE);
+    write_addr(
+        mtr,
+        log,
+        a + LH_HIST_PREV,
+        a + LH_HIST_PREV_OFF,
+        LogAddr::NONE,
+    );
+    write_addr(
+        mtr,
+        log,
+        a + LH_HIST_NEXT,
+        a + LH_HIST_NEXT_OFF,
+        LogAddr::NONE,
+    );
     mtr.write_u64(rs, RS_HIST_LEN, len - 1);
     mtr.write_u64(
         rs,

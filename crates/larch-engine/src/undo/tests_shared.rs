@@ -44,13 +44,14 @@ fn small_logs_share_a_page_and_leave_in_any_order() {
     let (_vfs, store) = fresh(PageSize::K4, 1);
     let base_used = used_pages(&store, 1);
     // Ten small update logs fit one 4k page (under three quarters used).
-    let logs: Vec<_> = (1..=10u64)
-        .map(|t| committed(&store, t, 2, 60))
-        .collect();
+    let logs: Vec<_> = (1..=10u64).map(|t| committed(&store, t, 2, 60)).collect();
     let page = logs[0].0.page;
     assert!(logs.iter().all(|(a, _)| a.page == page), "{logs:?}");
     let offs: Vec<u16> = logs.iter().map(|(a, _)| a.off).collect();
-    assert!(offs.windows(2).all(|w| w[0] < w[1]), "headers in order: {offs:?}");
+    assert!(
+        offs.windows(2).all(|w| w[0] < w[1]),
+        "headers in order: {offs:?}"
+    );
     assert_eq!((store.undo_pages(), store.history_len()), (1, 10));
     assert_eq!(used_pages(&store, 1), base_used + 1);
     // Every record reads back with its own log and transaction.

@@ -25,7 +25,8 @@ pub fn apply(db: &std::sync::Arc<Database>, options: &[(String, String)]) -> App
     let mut session = match db.new_session(0, "root", "localhost") {
         Ok(s) => s,
         Err(e) => {
-            out.refused.push(format!("(no session to apply options: {e})"));
+            out.refused
+                .push(format!("(no session to apply options: {e})"));
             return out;
         }
     };
@@ -38,7 +39,9 @@ pub fn apply(db: &std::sync::Arc<Database>, options: &[(String, String)]) -> App
             Ok(_) => out.set.push(format!("{name}={value}")),
             // Unknown (1193) or read-only (1238) in Larch: nothing to set.
             Err(e) if matches!(e.code(), 1193 | 1238) => out.ignored.push(name.clone()),
-            Err(e) => out.refused.push(format!("--{name}={value}: {}", e.message())),
+            Err(e) => out
+                .refused
+                .push(format!("--{name}={value}: {}", e.message())),
         }
     }
     out
@@ -58,7 +61,11 @@ fn sql_literal(value: &str) -> Option<String> {
         b'G' => (&v[..v.len() - 1], 1 << 30),
         _ => (v, 1),
     };
-    if let Some(n) = digits.parse::<u64>().ok().and_then(|n| n.checked_mul(scale)) {
+    if let Some(n) = digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+    {
         return Some(n.to_string());
     }
     if v.parse::<f64>().is_ok() {
