@@ -10,7 +10,7 @@ use larch_engine::record::value::{Date, Value};
 use super::convert::{to_bytes, to_date, to_int};
 use super::{func_str, EvalContext, Func};
 use crate::error::SqlError;
-use crate::value::temporal::days_in_month;
+use crate::value::temporal::{days_in_month, MONTHS, WEEKDAYS};
 
 /// The functions of this module (`Func::More`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -42,31 +42,6 @@ pub(super) fn lookup(upper: &str) -> Option<(More, usize, usize)> {
         _ => return None,
     })
 }
-
-const DAY_NAMES: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
-
-const MONTH_NAMES: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 /// The largest day number (9999-12-31).
 const MAX_DAY_NUMBER: i64 = 3_652_424;
@@ -179,13 +154,14 @@ pub(super) fn call(
                 if m == More::Weekday {
                     Value::Int(wd as i64)
                 } else {
-                    Value::Str(DAY_NAMES[wd].to_owned())
+                    // `wd` counts from Monday; the table starts on Sunday.
+                    Value::Str(WEEKDAYS[(wd + 1) % 7].to_owned())
                 }
             }
             None => Value::Null,
         },
         More::MonthName => match to_date(&v[0], ctx) {
-            Some(d) if d.month != 0 => Value::Str(MONTH_NAMES[usize::from(d.month) - 1].to_owned()),
+            Some(d) if d.month != 0 => Value::Str(MONTHS[usize::from(d.month) - 1].to_owned()),
             _ => Value::Null,
         },
         More::Quarter => match to_date(&v[0], ctx) {

@@ -402,7 +402,8 @@ pub fn parse_time(s: &str) -> Option<(i64, bool, bool)> {
     Some((us, total > TIME_MAX_MICROS, truncated))
 }
 
-const MONTHS: [&str; 12] = [
+/// English month names, January first.
+pub(crate) const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -416,7 +417,8 @@ const MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-const WEEKDAYS: [&str; 7] = [
+/// English day names, Sunday first.
+pub(crate) const WEEKDAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",
