@@ -260,8 +260,24 @@ fn page_basics(pool: &BufferPool, id: PageId, d: &[u8]) -> Result<(usize, usize)
 /// The log header offsets of a first page, newest first, with the end of
 /// each log's records: `(header, end)`.
 pub(super) fn headers(pool: &BufferPool, id: PageId, d: &[u8]) -> Result<Vec<(usize, usize)>> {
-    let (free, mut h) = page_basics(pool, id, d)?;
     let mut out = Vec::new();
+    find_header(pool, id, d, |h, end| {
+        out.push((h, end));
+        false
+    })?;
+    Ok(out)
+}
+
+/// Walks the log headers of a first page, newest first, checking each, and
+/// returns the first `(header, end)` that `stop` accepts (no allocation:
+/// version reads go through here).
+fn find_header(
+    pool: &BufferPool,
+    id: PageId,
+    d: &[u8],
+    mut stop: impl FnMut(usize, usize) -> bool,
+) -> Result<Option<(usize, usize)>> {
+    let (free, mut h) = page_basics(pool, id, d)?;
     let mut end = free;
     while h != 0 {
         if h < PAGE_DATA || h + LOG_HEADER > end || bytes::get_u32(d, h + LH_MAGIC) != LOG_MAGIC {
@@ -271,11 +287,13 @@ pub(super) fn headers(pool: &BufferPool, id: PageId, d: &[u8]) -> Result<Vec<(us
                 format!("undo page has a bad log header chain at offset {h} (next log at {end})"),
             ));
         }
-        out.push((h, end));
+        if stop(h, end) {
+            return Ok(Some((h, end)));
+        }
         end = h;
         h = usize::from(bytes::get_u16(d, h + LH_PREV_HEADER));
     }
-    Ok(out)
+    Ok(None)
 }
 
 impl PageInfo {
@@ -284,10 +302,8 @@ impl PageInfo {
     pub fn owned(pool: &BufferPool, id: PageId, d: &[u8], log: LogAddr) -> Result<Self> {
         let h = PageHeader(d);
         if id.page == log.page {
-            let (start, end) = headers(pool, id, d)?
-                .into_iter()
-                .find(|&(h, _)| h == log.at())
-                .ok_or_else(|| {
+            let (start, end) =
+                find_header(pool, id, d, |h, _| h == log.at())?.ok_or_else(|| {
                     corruption(
                         pool,
                         id,
@@ -313,11 +329,10 @@ impl PageInfo {
     /// The part of page `id` holding the record at offset `off`.
     pub fn containing(pool: &BufferPool, id: PageId, d: &[u8], off: usize) -> Result<Self> {
         let h = PageHeader(d);
-        let list = headers(pool, id, d)?;
-        if list.is_empty() {
+        if bytes::get_u16(d, PH_LAST_HEADER) == 0 {
             return Self::continuation(pool, id, d);
         }
-        let (start, end) = list.into_iter().find(|&(h, _)| h < off).ok_or_else(|| {
+        let (start, end) = find_header(pool, id, d, |h, _| h < off)?.ok_or_else(|| {
             corruption(
                 pool,
                 id,
