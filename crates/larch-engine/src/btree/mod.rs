@@ -26,6 +26,7 @@
 pub mod bulk;
 pub mod check;
 pub mod cursor;
+mod estimate;
 mod modify;
 pub mod node;
 

@@ -420,6 +420,47 @@ impl Table {
         Ok(c)
     }
 
+    /// Estimated number of entries of index `index` ([`CLUSTERED`] or 1 +
+    /// secondary number) in `range`, from a few page reads
+    /// (`BTree::estimate_range`); delete-marked entries count.
+    pub fn estimate_rows(&self, index: usize, range: &KeyRange) -> Result<u64> {
+        let l = &self.layout;
+        let (tree, parts) = if index == CLUSTERED {
+            (&self.clustered, &l.clustered.parts)
+        } else {
+            match (self.secondary.get(index - 1), l.secondary.get(index - 1)) {
+                (Some(t), Some(sl)) => (t, &sl.parts),
+                _ => {
+                    return Err(EngineError::Internal(format!(
+                        "table '{}' has no index number {index}",
+                        l.def.name
+                    )))
+                }
+            }
+        };
+        let all = range.lower == Bound::Unbounded && range.upper == Bound::Unbounded;
+        if parts.is_empty() && !all {
+            return Err(EngineError::Internal(format!(
+                "table '{}' has no primary key to bound a range by",
+                l.def.name
+            )));
+        }
+        let r = if all {
+            EncodedRange {
+                lower: Bound::Unbounded,
+                upper: Bound::Unbounded,
+                empty: false,
+            }
+        } else {
+            range.encode(parts)?
+        };
+        if r.empty {
+            return Ok(0);
+        }
+        let pool = self.storage.pool();
+        tree.estimate_range(pool, as_slice(&r.lower), as_slice(&r.upper))
+    }
+
     /// Scans index `index` ([`CLUSTERED`] or 1 + secondary number) over
     /// `range`, returning `columns` (all columns when `None`).
     pub fn scan(
@@ -475,5 +516,13 @@ impl Table {
             read: *read,
             lock: None,
         })
+    }
+}
+
+fn as_slice(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match b {
+        Bound::Unbounded => Bound::Unbounded,
+        Bound::Included(v) => Bound::Included(v),
+        Bound::Excluded(v) => Bound::Excluded(v),
     }
 }

@@ -10,6 +10,7 @@
 //! the statement's row changes are reverted if it fails, and an autocommit
 //! statement commits when it succeeds.
 
+pub(crate) mod access;
 pub(crate) mod names;
 mod rows;
 mod schema;
@@ -87,6 +88,20 @@ fn execute_sql(
     use ast::Statement as S;
     match stmt {
         S::Query(q) => select::execute(s, q, params),
+        S::Explain {
+            statement,
+            analyze: false,
+            format: None,
+            ..
+        } if matches!(statement.as_ref(), S::Query(_)) => match statement.as_ref() {
+            S::Query(q) => {
+                s.begin_read()?;
+                let r = select::explain::explain(s, q, params);
+                s.end_read();
+                r
+            }
+            _ => Err(SqlError::not_supported("EXPLAIN")),
+        },
         S::Insert(_) | S::Update(_) | S::Delete(_) => write::execute(s, stmt, params),
         S::CreateDatabase {
             db_name,

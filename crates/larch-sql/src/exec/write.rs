@@ -602,7 +602,7 @@ fn matching_rows(
         _ => None,
     };
     let mut ctx = s.eval_context(params);
-    let access = rows::choose_access(&t.table, &conds, &column_of, &mut ctx);
+    let access = crate::exec::access::choose_access(&t.table, &conds, &column_of, &mut ctx);
     let limit_n = match limit {
         Some(e) => {
             let r = |_: &[ast::Ident]| None;

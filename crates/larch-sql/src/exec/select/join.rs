@@ -17,7 +17,8 @@ use super::source::{self, JoinKind, Source, SourceRows};
 use super::subquery;
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions, Compiled};
-use crate::exec::rows::{self, Access};
+use crate::exec::access::{self, Access, Plan, Want};
+use crate::exec::rows;
 use crate::session::Session;
 
 /// What a join hands to its consumer: the combined row, each source's row
@@ -31,19 +32,51 @@ struct Current<'a> {
     refs: &'a mut Vec<Option<RowRef>>,
 }
 
-/// Nested-loop join of the sources; `emit` gets each combined row and
-/// returns false to stop.
-pub(crate) fn join(
+/// What the statement wants from the join besides the WHERE ranges.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct JoinWant<'a> {
+    /// Per combined-row position: does the statement use it (`None`: every
+    /// column is used)? Columns ON conditions name are added.
+    pub used: Option<&'a [bool]>,
+    /// ORDER BY as (column of the first source, descending), when every key
+    /// is a plain column of the first source; nested loops keep the first
+    /// source's order.
+    pub order: &'a [(usize, bool)],
+    /// A LIMIT may stop reading early.
+    pub limited: bool,
+}
+
+/// How a join reads its sources.
+pub(crate) struct JoinPlan {
+    /// The first source's plan (a scan for a derived table).
+    pub first: Plan,
+    /// Per source, the table columns to read (`None`: all).
+    pub needed: Vec<Option<Vec<usize>>>,
+    ons: Vec<Option<Compiled>>,
+}
+
+/// Plans a join: compiles the ON conditions, works out the columns each
+/// source must give and chooses the first source's access path from the
+/// conditions naming only it.
+pub(crate) fn plan(
     s: &Session,
     sources: &[Source],
     conds: &[&ast::Expr],
     params: &[Value],
-    ctx: &mut eval::EvalContext<'_>,
-    emit: &mut Emit<'_>,
-) -> Result<(), SqlError> {
+    want: JoinWant<'_>,
+) -> Result<JoinPlan, SqlError> {
     let width: usize = sources.iter().map(Source::width).sum();
+    let used = std::cell::RefCell::new(want.used.map(<[bool]>::to_vec));
     // ON conditions compiled over the combined row.
-    let resolve = |parts: &[ast::Ident]| source::resolve(sources, parts).ok().flatten();
+    let resolve = |parts: &[ast::Ident]| {
+        let r = source::resolve(sources, parts).ok().flatten();
+        if let (Some((pos, _)), Some(u)) = (&r, used.borrow_mut().as_mut()) {
+            if let Some(slot) = u.get_mut(*pos) {
+                *slot = true;
+            }
+        }
+        r
+    };
     let opts = CompileOptions {
         collation: s.connection_collation(),
         clause: "ON".into(),
@@ -57,28 +90,80 @@ pub(crate) fn join(
                 .transpose()
         })
         .collect::<Result<_, _>>()?;
-    // The first source's access path from conditions naming only it.
-    let first = &sources[0];
-    let access = match &first.rows {
-        SourceRows::Table(t) => {
+    let used = used.into_inner();
+    let needed: Vec<Option<Vec<usize>>> = sources
+        .iter()
+        .map(|src| {
+            let u = used.as_ref()?;
+            Some(
+                (0..src.width())
+                    .filter(|i| u.get(src.offset + i).copied().unwrap_or(true))
+                    .collect(),
+            )
+        })
+        .collect();
+    debug_assert!(used.as_ref().is_none_or(|u| u.len() == width));
+    let first = match sources.first().map(|f| &f.rows) {
+        Some(SourceRows::Table(t)) => {
             let column_of = |e: &ast::Expr| column_of_source(sources, 0, e);
             let mut actx = s.eval_context(params);
-            rows::choose_access(t, conds, &column_of, &mut actx)
+            let w = Want {
+                needed: needed[0].as_deref(),
+                order: want.order,
+                limited: want.limited,
+            };
+            access::plan(t, conds, &column_of, &mut actx, w)
         }
-        SourceRows::Rows(_) => Access::Scan,
+        _ => Plan {
+            access: Access::Scan,
+            reverse: false,
+            ordered: false,
+            covering: true,
+            possible: Vec::new(),
+        },
     };
+    Ok(JoinPlan { first, needed, ons })
+}
+
+/// Nested-loop join of the sources; `emit` gets each combined row and
+/// returns false to stop.
+pub(crate) fn join(
+    s: &Session,
+    sources: &[Source],
+    conds: &[&ast::Expr],
+    params: &[Value],
+    ctx: &mut eval::EvalContext<'_>,
+    emit: &mut Emit<'_>,
+) -> Result<(), SqlError> {
+    let p = plan(s, sources, conds, params, JoinWant::default())?;
+    run(s, sources, &p, ctx, emit)
+}
+
+/// Runs a planned join; `emit` gets each combined row and returns false to
+/// stop.
+pub(crate) fn run(
+    s: &Session,
+    sources: &[Source],
+    plan: &JoinPlan,
+    ctx: &mut eval::EvalContext<'_>,
+    emit: &mut Emit<'_>,
+) -> Result<(), SqlError> {
+    if sources.is_empty() {
+        return Ok(());
+    }
+    let width: usize = sources.iter().map(Source::width).sum();
     let mut row = vec![Value::Null; width];
     let mut refs = vec![None; sources.len()];
     let mut cur = Current {
         row: &mut row,
         refs: &mut refs,
     };
-    level(s, sources, 0, &access, &ons, &mut cur, ctx, emit).map(|_| ())
+    level(s, sources, 0, plan, &mut cur, ctx, emit).map(|_| ())
 }
 
 /// The column of source `k` that `e` names, if `e` is a column reference
 /// resolving there.
-fn column_of_source(sources: &[Source], k: usize, e: &ast::Expr) -> Option<usize> {
+pub(crate) fn column_of_source(sources: &[Source], k: usize, e: &ast::Expr) -> Option<usize> {
     let parts: Vec<ast::Ident> = match e {
         ast::Expr::Identifier(i) => vec![i.clone()],
         ast::Expr::CompoundIdentifier(p) => p.clone(),
@@ -95,8 +180,7 @@ fn level(
     s: &Session,
     sources: &[Source],
     k: usize,
-    access: &Access,
-    ons: &[Option<Compiled>],
+    plan: &JoinPlan,
     cur: &mut Current<'_>,
     ctx: &mut eval::EvalContext<'_>,
     emit: &mut Emit<'_>,
@@ -112,7 +196,7 @@ fn level(
      -> Result<bool, SqlError> {
         cur.row[src.offset..src.offset + src.width()].clone_from_slice(&vals);
         cur.refs[k] = at;
-        if let Some(on) = &ons[k] {
+        if let Some(on) = &plan.ons[k] {
             if !rows::truthy(&on.eval(cur.row, ctx)?) {
                 return Ok(true);
             }
@@ -121,7 +205,7 @@ fn level(
         if last {
             emit(cur.row, cur.refs, ctx)
         } else {
-            level(s, sources, k + 1, &Access::Scan, ons, cur, ctx, emit)
+            level(s, sources, k + 1, plan, cur, ctx, emit)
         }
     };
     match &src.rows {
@@ -134,17 +218,17 @@ fn level(
             }
         }
         SourceRows::Table(t) => {
-            let access = if k == 0 {
-                access.clone()
+            let (access, reverse) = if k == 0 {
+                (plan.first.access.clone(), plan.first.reverse)
             } else {
-                inner_access(s, sources, k, cur.row, ctx)
+                (inner_access(s, sources, k, cur.row, ctx), false)
             };
             let mut stopped = false;
             rows::for_each_row(
                 t,
                 &access,
-                false,
-                None,
+                reverse,
+                plan.needed[k].as_deref(),
                 &s.process.kill_query,
                 &s.row_reading(),
                 &mut |at, vals| {
@@ -166,7 +250,7 @@ fn level(
         go_on = if last {
             emit(cur.row, cur.refs, ctx)?
         } else {
-            level(s, sources, k + 1, &Access::Scan, ons, cur, ctx, emit)?
+            level(s, sources, k + 1, plan, cur, ctx, emit)?
         };
     }
     Ok(go_on)
@@ -219,5 +303,5 @@ fn inner_access(
     let refs: Vec<&ast::Expr> = bound.iter().collect();
     let column_of = |e: &ast::Expr| column_of_source(sources, k, e);
     let mut actx = s.eval_context(&[]);
-    rows::choose_access(t, &refs, &column_of, &mut actx)
+    access::choose_access(t, &refs, &column_of, &mut actx)
 }

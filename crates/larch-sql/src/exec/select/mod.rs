@@ -16,6 +16,7 @@
 //! newest version used, as InnoDB's locking reads do.
 
 mod aggregate;
+pub(crate) mod explain;
 pub(crate) mod information_schema;
 pub(crate) mod innodb_tables;
 pub(crate) mod join;
@@ -141,12 +142,16 @@ fn run_query_collect(
     if q.with.is_some() {
         return Err(SqlError::not_supported("WITH"));
     }
+    let _depth = explain::enter();
     // Subqueries are replaced by their values in a copy of the query; most
     // queries have none and run on the statement as parsed.
     let inlined;
     let q = if subquery::has_subquery(q) {
         let mut copy = q.clone();
-        subquery::inline(s, &mut copy, params)?;
+        let in_from = explain::set_in_from(false);
+        let r = subquery::inline(s, &mut copy, params);
+        explain::set_in_from(in_from);
+        r?;
         inlined = copy;
         &inlined
     } else {
@@ -173,8 +178,13 @@ fn run_query_collect(
             left,
             right,
         } => {
+            let first = explain::next_id();
             let mut l = run_set_expr(s, left, params, warnings)?;
+            explain::union_right();
             let r = run_set_expr(s, right, params, warnings)?;
+            if explain::active() {
+                explain::union_result(first);
+            }
             if l.columns.len() != r.columns.len() {
                 return Err(SqlError::new(
                     1222,
@@ -415,12 +425,25 @@ fn run_select(
     params: &[Value],
     warnings: &RefCell<Vec<crate::error::Warning>>,
 ) -> Result<RowSet, SqlError> {
-    let sources = sources(s, &sel.from, params)?;
+    let explain_id = explain::start_block();
+    let in_from = explain::set_in_from(true);
+    let sources = sources(s, &sel.from, params);
+    explain::set_in_from(in_from);
+    let sources = sources?;
     let width: usize = sources.iter().map(Source::width).sum();
     let ambiguous: RefCell<Option<SqlError>> = RefCell::new(None);
     let aliases: RefCell<HashMap<String, usize>> = RefCell::new(HashMap::new());
+    // The combined-row positions the statement names: only those are read.
+    let used: RefCell<Vec<bool>> = RefCell::new(vec![false; width]);
     let resolve_source = |parts: &[ast::Ident]| match source::resolve(&sources, parts) {
-        Ok(r) => r,
+        Ok(r) => {
+            if let Some((pos, _)) = &r {
+                if let Some(u) = used.borrow_mut().get_mut(*pos) {
+                    *u = true;
+                }
+            }
+            r
+        }
         Err(e) => {
             *ambiguous.borrow_mut() = Some(e);
             None
@@ -534,6 +557,9 @@ fn run_select(
                         continue;
                     }
                     any = true;
+                    for u in &mut used.borrow_mut()[src.offset..src.offset + src.width()] {
+                        *u = true;
+                    }
                     for (i, c) in src.columns.iter().enumerate() {
                         let mut column = c.clone();
                         column.nullable |= src.join == JoinKind::Left;
@@ -638,7 +664,64 @@ fn run_select(
             rows: Vec::new(),
         });
     }
-    let streaming = !aggregating && order_keys.is_empty() && sel.distinct.is_none();
+    // ORDER BY over plain columns of the first table may come from an index.
+    let order_cols: Vec<(usize, bool)> = match sources.first() {
+        Some(first)
+            if !aggregating
+                && sel.distinct.is_none()
+                && matches!(first.rows, source::SourceRows::Table(_)) =>
+        {
+            let column = |e: &eval::Expr| match *e {
+                eval::Expr::Column(c) if c < first.width() => Some(c),
+                eval::Expr::Column(c) if c > usize::MAX / 2 => {
+                    match outputs.get(usize::MAX - c).map(|o| &o.expr.expr) {
+                        Some(&eval::Expr::Column(c)) if c < first.width() => Some(c),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            order_keys
+                .iter()
+                .map(|k| column(&k.expr.expr).map(|c| (c, k.desc)))
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    let conds: Vec<&ast::Expr> = sel
+        .selection
+        .as_ref()
+        .map(rows::conjuncts)
+        .unwrap_or_default();
+    let used = used.into_inner();
+    let plan = join::plan(
+        s,
+        &sources,
+        &conds,
+        params,
+        join::JoinWant {
+            used: Some(&used),
+            order: &order_cols,
+            limited: limit.is_some(),
+        },
+    )?;
+    let sorted = plan.first.ordered && !order_cols.is_empty();
+    if let Some(id) = explain_id {
+        let shape = explain::BlockShape {
+            sources: &sources,
+            plan: &plan,
+            conds: &conds,
+            filesort: (!order_keys.is_empty() && !sorted) || !group_c.is_empty(),
+            temporary: !group_c.is_empty() || sel.distinct.is_some(),
+        };
+        explain::record_block(s, id, &shape);
+        return Ok(RowSet {
+            columns: outputs.into_iter().map(|o| o.column).collect(),
+            rows: Vec::new(),
+        });
+    }
+    let streaming = !aggregating && (order_keys.is_empty() || sorted) && sel.distinct.is_none();
     let stop_after = match (streaming, limit) {
         (true, Some((off, n))) => Some(off.saturating_add(n)),
         _ => None,
@@ -646,6 +729,11 @@ fn run_select(
 
     let mut ctx = s.eval_context(params);
     let mut matched: Vec<Vec<Value>> = Vec::new();
+    // Aggregation runs as rows arrive: groups keep their first row and
+    // their accumulators.
+    let mut groups: Vec<(Vec<Value>, Vec<aggregate::Accumulator>)> = Vec::new();
+    let mut group_index: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut rows_read = 0u64;
     if stop_after != Some(0) {
         let mut emit = |row: &[Value],
                         _: &[Option<larch_engine::table::RowRef>],
@@ -656,55 +744,51 @@ fn run_select(
                     return Ok(true);
                 }
             }
-            matched.push(row.to_vec());
-            Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n))
-        };
-        if sources.is_empty() {
-            emit(&[], &[], &mut ctx)?;
-        } else {
-            let conds: Vec<&ast::Expr> = sel
-                .selection
-                .as_ref()
-                .map(rows::conjuncts)
-                .unwrap_or_default();
-            join::join(s, &sources, &conds, params, &mut ctx, &mut emit)?;
-        }
-    }
-    s.db.status
-        .rows_read
-        .fetch_add(matched.len() as u64, std::sync::atomic::Ordering::Relaxed);
-
-    // Aggregate.
-    let rows_in: Vec<Vec<Value>> = if aggregating {
-        let mut groups: Vec<(Vec<Value>, Vec<aggregate::Accumulator>)> = Vec::new();
-        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-        for row in matched {
+            rows_read += 1;
+            if !aggregating {
+                matched.push(row.to_vec());
+                return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
+            }
             let mut key = Vec::with_capacity(group_c.len());
             for g in &group_c {
-                key.push(g.eval(&row, &mut ctx)?);
+                key.push(g.eval(row, ctx)?);
             }
             let k = aggregate::group_key(&key, Collation::Utf8mb4GeneralCi);
-            let gi = match index.get(&k) {
+            let gi = match group_index.get(&k) {
                 Some(&i) => i,
                 None => {
                     groups.push((
-                        row.clone(),
+                        row.to_vec(),
                         aggs.iter()
                             .map(|a| aggregate::Accumulator::new(&a.call))
                             .collect(),
                     ));
-                    index.insert(k, groups.len() - 1);
+                    group_index.insert(k, groups.len() - 1);
                     groups.len() - 1
                 }
             };
+            let mut vals = Vec::new();
             for (a, acc) in aggs.iter().zip(groups[gi].1.iter_mut()) {
-                let mut vals = Vec::with_capacity(a.args.len());
+                vals.clear();
                 for arg in &a.args {
-                    vals.push(arg.eval(&row, &mut ctx)?);
+                    vals.push(arg.eval(row, ctx)?);
                 }
-                acc.add(&a.call, &vals, a.collation, &mut ctx)?;
+                acc.add(&a.call, &vals, a.collation, ctx)?;
             }
+            Ok(true)
+        };
+        if sources.is_empty() {
+            emit(&[], &[], &mut ctx)?;
+        } else {
+            join::run(s, &sources, &plan, &mut ctx, &mut emit)?;
         }
+    }
+    s.db.status
+        .rows_read
+        .fetch_add(rows_read, std::sync::atomic::Ordering::Relaxed);
+
+    // Aggregate results.
+    let rows_in: Vec<Vec<Value>> = if aggregating {
         if groups.is_empty() && group_c.is_empty() {
             groups.push((
                 vec![Value::Null; width],
@@ -768,7 +852,7 @@ fn run_select(
         warnings.borrow_mut().push(w);
     }
     drop(ctx);
-    if !order_keys.is_empty() {
+    if !order_keys.is_empty() && !sorted {
         OUTPUT_TAIL.with(|t| *t.borrow_mut() = n_out);
         sort_rows(s, &mut projected, &order_keys, |r| r)?;
     }

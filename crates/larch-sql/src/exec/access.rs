@@ -1,0 +1,556 @@
+//! Choosing how to read one table: the index, the key ranges and the scan
+//! direction, from the WHERE conjuncts, the columns the statement uses and
+//! the order it wants.
+//!
+//! - Ranges come from AND-ed conditions of the form `column op constant`
+//!   (`=`, `<=>`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN (...)`) whose constant
+//!   converts exactly to the column's type (no truncation or range warning);
+//!   anything else is left to the filter. A chosen range is always a superset
+//!   of the matching rows: callers apply the whole WHERE to every fetched row.
+//! - Among indexes with a usable leading part: a full unique point on the
+//!   primary key, then on a unique secondary, then the most equality columns,
+//!   a closed range over an open one, the clustered index over a secondary.
+//! - With no usable range: an index whose order is the ORDER BY's (read
+//!   forwards or backwards, so sorting and reading past LIMIT are skipped),
+//!   else the narrowest secondary index that covers every used column
+//!   (InnoDB's covering index scan), else the clustered index.
+//! - A plan is *ordered* when rows come out in the ORDER BY's order: one
+//!   range of an index whose next key parts, after the columns fixed by
+//!   equalities, are the ORDER BY columns in the same direction.
+
+use std::ops::Bound;
+
+use larch_engine::record::value::{ColumnType, Value};
+use larch_engine::table::{IndexDef, KeyRange, Table, CLUSTERED};
+use sqlparser::ast;
+
+use crate::eval::{self, EvalContext};
+use crate::value::store::{store, StoreTarget};
+
+/// How rows of a table are found.
+#[derive(Debug, Clone)]
+pub(crate) enum Access {
+    /// Every row, in primary-key order.
+    Scan,
+    /// One or more ranges of an index (`index` as the engine numbers them:
+    /// 0 clustered, 1 + n for secondary n).
+    Ranges { index: usize, ranges: Vec<KeyRange> },
+}
+
+/// What a condition says about one column.
+#[derive(Debug, Clone)]
+enum ColumnBound {
+    Eq(Vec<Value>),
+    Range {
+        lower: Bound<Value>,
+        upper: Bound<Value>,
+    },
+}
+
+/// Finds `column` of the table a column reference names, if it is one.
+pub(crate) type ColumnOf<'a> = dyn Fn(&ast::Expr) -> Option<usize> + 'a;
+
+/// Evaluates a constant expression (no column references) and converts it
+/// exactly to `ty`; `None` when it is not constant or does not convert exactly.
+fn constant(e: &ast::Expr, ty: &ColumnType, ctx: &mut EvalContext<'_>) -> Option<Value> {
+    let resolve = |_: &[ast::Ident]| None;
+    let c = eval::compile(e, &resolve, &eval::CompileOptions::default()).ok()?;
+    let v = c.eval(&[], ctx).ok()?;
+    if v.is_null() {
+        return None;
+    }
+    // Only kinds that convert without changing the comparison's meaning.
+    let fits = match ty {
+        ColumnType::Int { .. } | ColumnType::Year => matches!(v, Value::Int(_) | Value::UInt(_)),
+        ColumnType::Decimal { .. } => {
+            matches!(v, Value::Int(_) | Value::UInt(_) | Value::Decimal(_))
+        }
+        ColumnType::Char { .. } | ColumnType::Varchar { .. } | ColumnType::Text { .. } => {
+            matches!(v, Value::Str(_))
+        }
+        ColumnType::Binary { .. } | ColumnType::Varbinary { .. } | ColumnType::Blob { .. } => {
+            matches!(v, Value::Bytes(_) | Value::Str(_))
+        }
+        ColumnType::Date | ColumnType::Datetime { .. } | ColumnType::Timestamp { .. } => {
+            matches!(v, Value::Str(_) | Value::Date(_) | Value::Datetime(_))
+        }
+        _ => false,
+    };
+    if !fits {
+        return None;
+    }
+    let target = StoreTarget {
+        db: "",
+        table: "",
+        column: "",
+        row: 1,
+        strict: true,
+    };
+    let mut warnings = Vec::new();
+    let stored = store(&v, ty, &target, &mut warnings).ok()?;
+    if !warnings.is_empty() {
+        return None;
+    }
+    // A value that changed (a decimal rounded into an integer column) would
+    // move range bounds: compare numerically with the original.
+    if let (Value::Decimal(d), Value::Int(_) | Value::UInt(_)) = (&v, &stored) {
+        if d.scale() > 0 && d.rescale(0).rescale(d.scale()) != *d {
+            return None;
+        }
+    }
+    Some(stored)
+}
+
+fn bound_of(
+    e: &ast::Expr,
+    column_of: &ColumnOf<'_>,
+    types: &[ColumnType],
+    ctx: &mut EvalContext<'_>,
+) -> Option<(usize, ColumnBound)> {
+    use ast::BinaryOperator as B;
+    match e {
+        ast::Expr::BinaryOp { left, op, right } => {
+            let (col, other, op) = if let Some(c) = column_of(left) {
+                (c, right, op.clone())
+            } else if let Some(c) = column_of(right) {
+                let flipped = match op {
+                    B::Lt => B::Gt,
+                    B::LtEq => B::GtEq,
+                    B::Gt => B::Lt,
+                    B::GtEq => B::LtEq,
+                    o => o.clone(),
+                };
+                (c, left, flipped)
+            } else {
+                return None;
+            };
+            let v = constant(other, &types[col], ctx)?;
+            let b = match op {
+                B::Eq | B::Spaceship => ColumnBound::Eq(vec![v]),
+                B::Lt => ColumnBound::Range {
+                    lower: Bound::Unbounded,
+                    upper: Bound::Excluded(v),
+                },
+                B::LtEq => ColumnBound::Range {
+                    lower: Bound::Unbounded,
+                    upper: Bound::Included(v),
+                },
+                B::Gt => ColumnBound::Range {
+                    lower: Bound::Excluded(v),
+                    upper: Bound::Unbounded,
+                },
+                B::GtEq => ColumnBound::Range {
+                    lower: Bound::Included(v),
+                    upper: Bound::Unbounded,
+                },
+                _ => return None,
+            };
+            Some((col, b))
+        }
+        ast::Expr::Between {
+            expr,
+            negated: false,
+            low,
+            high,
+        } => {
+            let col = column_of(expr)?;
+            let lo = constant(low, &types[col], ctx)?;
+            let hi = constant(high, &types[col], ctx)?;
+            Some((
+                col,
+                ColumnBound::Range {
+                    lower: Bound::Included(lo),
+                    upper: Bound::Included(hi),
+                },
+            ))
+        }
+        ast::Expr::InList {
+            expr,
+            list,
+            negated: false,
+        } if !list.is_empty() && list.len() <= 1000 => {
+            let col = column_of(expr)?;
+            let mut vals = Vec::with_capacity(list.len());
+            for item in list {
+                vals.push(constant(item, &types[col], ctx)?);
+            }
+            Some((col, ColumnBound::Eq(vals)))
+        }
+        ast::Expr::Nested(inner) => bound_of(inner, column_of, types, ctx),
+        _ => None,
+    }
+}
+
+/// What the statement wants from the table besides the WHERE ranges.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Want<'a> {
+    /// Table columns the statement uses (`None`: all of them).
+    pub needed: Option<&'a [usize]>,
+    /// ORDER BY as (table column, descending), when every key is a plain
+    /// column of this table; empty when the order does not matter.
+    pub order: &'a [(usize, bool)],
+    /// A LIMIT may stop the read early (an ordered index read then pays off
+    /// even when the index does not cover the columns).
+    pub limited: bool,
+}
+
+/// How to read a table.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    pub access: Access,
+    /// Read the index backwards.
+    pub reverse: bool,
+    /// Rows come out in [`Want::order`]'s order.
+    pub ordered: bool,
+    /// Entries alone give every needed column (no clustered lookup).
+    pub covering: bool,
+    /// Indexes (engine numbers) the conditions give a range on.
+    pub possible: Vec<usize>,
+}
+
+/// Per table column: the equality values and range bounds the conjuncts give.
+struct Bounds {
+    eq: Vec<Option<Vec<Value>>>,
+    range: Vec<Option<(Bound<Value>, Bound<Value>)>>,
+}
+
+impl Bounds {
+    fn of(
+        table: &Table,
+        conds: &[&ast::Expr],
+        column_of: &ColumnOf<'_>,
+        ctx: &mut EvalContext<'_>,
+    ) -> Bounds {
+        let types: Vec<ColumnType> = table.def().columns.iter().map(|c| c.ty.clone()).collect();
+        let mut b = Bounds {
+            eq: vec![None; types.len()],
+            range: vec![None; types.len()],
+        };
+        for c in conds {
+            match bound_of(c, column_of, &types, ctx) {
+                Some((col, ColumnBound::Eq(v)))
+                    if b.eq[col].as_ref().is_none_or(|old| old.len() > v.len()) =>
+                {
+                    b.eq[col] = Some(v);
+                }
+                Some((_, ColumnBound::Eq(_))) => {}
+                Some((col, ColumnBound::Range { lower, upper })) => {
+                    let r = b.range[col].get_or_insert((Bound::Unbounded, Bound::Unbounded));
+                    if !matches!(lower, Bound::Unbounded) {
+                        r.0 = lower;
+                    }
+                    if !matches!(upper, Bound::Unbounded) {
+                        r.1 = upper;
+                    }
+                }
+                None => {}
+            }
+        }
+        b
+    }
+
+    /// Is the column fixed to one value by an equality?
+    fn fixed(&self, column: usize) -> bool {
+        self.eq[column].as_ref().is_some_and(|v| v.len() == 1)
+    }
+}
+
+/// The indexes of a table as (engine index number, definition, unique).
+fn indexes(table: &Table) -> Vec<(usize, &IndexDef, bool)> {
+    let def = table.def();
+    let mut out = Vec::with_capacity(1 + def.secondary.len());
+    if let Some(pk) = &def.primary_key {
+        out.push((CLUSTERED, pk, true));
+    }
+    for (i, s) in def.secondary.iter().enumerate() {
+        out.push((i + 1, s, s.unique));
+    }
+    out
+}
+
+/// A usable leading part of one index: its ranges and a score (lower is
+/// better).
+struct Candidate {
+    index: usize,
+    score: u32,
+    ranges: Vec<KeyRange>,
+}
+
+fn candidate(index: usize, idx: &IndexDef, unique: bool, b: &Bounds) -> Option<Candidate> {
+    let mut prefixes: Vec<Vec<Value>> = vec![Vec::new()];
+    let mut used = 0usize;
+    let mut tail: Option<(Bound<Value>, Bound<Value>)> = None;
+    for part in &idx.columns {
+        if part.prefix_len.is_some() || part.descending {
+            break;
+        }
+        if let Some(vals) = &b.eq[part.column] {
+            if prefixes.len() * vals.len() > 1000 {
+                break;
+            }
+            prefixes = prefixes
+                .iter()
+                .flat_map(|p| {
+                    vals.iter().map(move |v| {
+                        let mut q = p.clone();
+                        q.push(v.clone());
+                        q
+                    })
+                })
+                .collect();
+            used += 1;
+        } else {
+            tail = b.range[part.column].clone();
+            break;
+        }
+    }
+    if used == 0 && tail.is_none() {
+        return None;
+    }
+    let full_unique = used == idx.columns.len() && (unique || index == CLUSTERED);
+    // Lower is better: unique points, then clustered over secondary,
+    // then more equality columns.
+    let score = if full_unique {
+        u32::from(index != CLUSTERED)
+    } else {
+        100 - (used as u32 * 10).min(90)
+            + u32::from(tail.is_none()) * 5
+            + u32::from(index != CLUSTERED)
+    };
+    let ranges = prefixes
+        .into_iter()
+        .map(|p| match &tail {
+            Some((lo, hi)) => {
+                let with = |b: &Bound<Value>| match b {
+                    Bound::Unbounded => {
+                        if p.is_empty() {
+                            Bound::Unbounded
+                        } else {
+                            Bound::Included(p.clone())
+                        }
+                    }
+                    Bound::Included(v) => {
+                        let mut q = p.clone();
+                        q.push(v.clone());
+                        Bound::Included(q)
+                    }
+                    Bound::Excluded(v) => {
+                        let mut q = p.clone();
+                        q.push(v.clone());
+                        Bound::Excluded(q)
+                    }
+                };
+                KeyRange {
+                    lower: with(lo),
+                    upper: with(hi),
+                }
+            }
+            None => KeyRange::eq(p),
+        })
+        .collect();
+    Some(Candidate {
+        index,
+        score,
+        ranges,
+    })
+}
+
+/// Whether reading `idx` in key order (backwards when the answer is
+/// `Some(true)`) gives `order`, given the columns equalities fix.
+fn index_order(idx: &IndexDef, order: &[(usize, bool)], b: &Bounds) -> Option<bool> {
+    let desc = order.first()?.1;
+    if order.iter().any(|&(_, d)| d != desc) {
+        return None;
+    }
+    let mut p = 0;
+    for &(col, _) in order {
+        if b.fixed(col) {
+            continue;
+        }
+        while p < idx.columns.len() && b.fixed(idx.columns[p].column) {
+            p += 1;
+        }
+        let part = idx.columns.get(p)?;
+        if part.column != col || part.prefix_len.is_some() || part.descending {
+            return None;
+        }
+        p += 1;
+    }
+    Some(desc)
+}
+
+/// Does an entry of engine index `index` give every needed column?
+fn covers(table: &Table, index: usize, needed: Option<&[usize]>) -> bool {
+    if index == CLUSTERED {
+        return true;
+    }
+    let (Some(needed), Some(sl)) = (needed, table.layout().secondary.get(index - 1)) else {
+        return false;
+    };
+    needed
+        .iter()
+        .all(|&c| sl.covers.get(c).copied().unwrap_or(false))
+}
+
+/// Bytes an entry of secondary `index` (0-based) may take at most, a
+/// proxy for the pages a scan of it reads.
+fn entry_width(table: &Table, secondary: usize) -> usize {
+    let def = table.def();
+    let Some(sl) = table.layout().secondary.get(secondary) else {
+        return usize::MAX;
+    };
+    sl.key_columns
+        .iter()
+        .chain(sl.carried.iter())
+        .map(|&c| def.columns[c].ty.max_storage_bytes().min(800))
+        .sum()
+}
+
+/// Bytes a clustered record may take at most.
+fn row_width(table: &Table) -> usize {
+    table
+        .def()
+        .columns
+        .iter()
+        .map(|c| c.ty.max_storage_bytes().min(800))
+        .sum()
+}
+
+/// Chooses how to read `table` given the WHERE conjuncts (`column_of` maps a
+/// column reference to this table's column number) and what the statement
+/// wants.
+pub(crate) fn plan(
+    table: &Table,
+    conds: &[&ast::Expr],
+    column_of: &ColumnOf<'_>,
+    ctx: &mut EvalContext<'_>,
+    want: Want<'_>,
+) -> Plan {
+    let b = Bounds::of(table, conds, column_of, ctx);
+    let all = indexes(table);
+    let candidates: Vec<Candidate> = all
+        .iter()
+        .filter_map(|&(index, idx, unique)| candidate(index, idx, unique, &b))
+        .collect();
+    let possible: Vec<usize> = candidates.iter().map(|c| c.index).collect();
+    // The best score; among equals, one that gives the wanted order.
+    let order_of = |c: &Candidate| {
+        let idx = all
+            .iter()
+            .find(|(i, _, _)| *i == c.index)
+            .map(|(_, d, _)| *d);
+        match idx {
+            Some(idx) if c.ranges.len() == 1 => index_order(idx, want.order, &b),
+            _ => None,
+        }
+    };
+    let best = candidates
+        .into_iter()
+        .map(|c| (order_of(&c), c))
+        .min_by_key(|(order, c)| (c.score, order.is_none()));
+    if let Some((order, c)) = best {
+        return Plan {
+            covering: covers(table, c.index, want.needed),
+            access: Access::Ranges {
+                index: c.index,
+                ranges: c.ranges,
+            },
+            reverse: order == Some(true),
+            ordered: order.is_some(),
+            possible,
+        };
+    }
+    // No usable range: a whole index in the wanted order, when reading it
+    // costs no more than a scan and a sort.
+    for &(index, idx, _) in &all {
+        let Some(desc) = index_order(idx, want.order, &b) else {
+            continue;
+        };
+        let covering = covers(table, index, want.needed);
+        if index == CLUSTERED || covering || want.limited {
+            return Plan {
+                access: whole(index),
+                reverse: desc,
+                ordered: true,
+                covering,
+                possible,
+            };
+        }
+    }
+    // The narrowest covering secondary index, if narrower than the rows.
+    if want.needed.is_some() {
+        let narrowest = all
+            .iter()
+            .filter(|&&(index, _, _)| index != CLUSTERED && covers(table, index, want.needed))
+            .map(|&(index, _, _)| (entry_width(table, index - 1), index))
+            .min();
+        if let Some((width, index)) = narrowest {
+            if width < row_width(table) {
+                return Plan {
+                    access: whole(index),
+                    reverse: false,
+                    ordered: false,
+                    covering: true,
+                    possible,
+                };
+            }
+        }
+    }
+    Plan {
+        access: Access::Scan,
+        reverse: false,
+        ordered: false,
+        covering: true,
+        possible,
+    }
+}
+
+/// Every entry of engine index `index`.
+fn whole(index: usize) -> Access {
+    if index == CLUSTERED {
+        Access::Scan
+    } else {
+        Access::Ranges {
+            index,
+            ranges: vec![KeyRange::all()],
+        }
+    }
+}
+
+/// Chooses how to read `table` given the WHERE conjuncts, wanting all
+/// columns in no particular order.
+pub(crate) fn choose_access(
+    table: &Table,
+    conds: &[&ast::Expr],
+    column_of: &ColumnOf<'_>,
+    ctx: &mut EvalContext<'_>,
+) -> Access {
+    plan(table, conds, column_of, ctx, Want::default()).access
+}
+
+/// The index a nested-loop join looks an inner table up by when its ON
+/// equalities fix `fixed` columns to values of earlier tables: (engine index
+/// number, key parts used, whether one row at most matches).
+pub(crate) fn lookup_index(table: &Table, fixed: &[usize]) -> Option<(usize, usize, bool)> {
+    let n = table.def().columns.len();
+    let mut b = Bounds {
+        eq: vec![None; n],
+        range: vec![None; n],
+    };
+    for &c in fixed {
+        if let Some(slot) = b.eq.get_mut(c) {
+            *slot = Some(vec![Value::Null]);
+        }
+    }
+    let all = indexes(table);
+    let best = all
+        .iter()
+        .filter_map(|&(index, idx, unique)| candidate(index, idx, unique, &b))
+        .min_by_key(|c| c.score)?;
+    let (_, idx, unique) = all.iter().find(|(i, _, _)| *i == best.index)?;
+    let used = best.ranges.first().map_or(0, |r| match &r.lower {
+        std::ops::Bound::Included(v) | std::ops::Bound::Excluded(v) => v.len(),
+        std::ops::Bound::Unbounded => 0,
+    });
+    Some((best.index, used, *unique && used == idx.columns.len()))
+}
