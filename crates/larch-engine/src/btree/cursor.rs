@@ -64,11 +64,14 @@ impl<'p> Cursor<'p> {
         let Some(e) = self.batch.pop_front() else {
             return Ok(None);
         };
-        // Remember where to continue: the range shrinks past the returned key.
-        if self.reverse {
-            self.to = Bound::Excluded(e.key.clone());
-        } else {
-            self.from = Bound::Excluded(e.key.clone());
+        // Remember where to continue once the batch is used up: the range
+        // shrinks past the last returned key.
+        if self.batch.is_empty() {
+            if self.reverse {
+                self.to = Bound::Excluded(e.key.clone());
+            } else {
+                self.from = Bound::Excluded(e.key.clone());
+            }
         }
         Ok(Some(e))
     }
@@ -97,12 +100,18 @@ impl<'p> Cursor<'p> {
         let mut leaf = self.tree.leaf_shared(self.pool, start)?;
         loop {
             let n = Node(leaf.data());
-            for i in 0..n.len() {
+            // The first entry in range by binary search; then entries up to
+            // the first one past the upper bound (the last entry of the leaf
+            // decides whether any is).
+            let first = match &self.from {
+                Bound::Unbounded => 0,
+                Bound::Included(k) => n.search(k).unwrap_or_else(|i| i),
+                Bound::Excluded(k) => n.search(k).map_or_else(|i| i, |i| i + 1),
+            };
+            let all_in = n.len() == 0 || self.in_upper(n.key(n.len() - 1));
+            for i in first..n.len() {
                 let e = n.entry(i);
-                if !self.in_lower(e.key) {
-                    continue;
-                }
-                if !self.in_upper(e.key) {
+                if !all_in && !self.in_upper(e.key) {
                     self.done = true;
                     break;
                 }

@@ -267,18 +267,26 @@ impl TableLayout {
     }
 
     /// Decodes the columns a secondary entry covers into `out` (one slot per
-    /// table column; uncovered columns are left as they are).
+    /// table column; uncovered columns are left as they are). With `want`
+    /// (one flag per table column), only the wanted columns are decoded.
     pub fn decode_secondary(
         &self,
         s: usize,
         key: &[u8],
         value: &[u8],
         out: &mut [Option<Value>],
+        want: Option<&[bool]>,
     ) -> Result<()> {
         let l = &self.secondary[s];
+        let wanted = |c: &usize| want.is_none_or(|w| w.get(*c).copied().unwrap_or(false));
         let (sec, clustered_key) = self.split_secondary_key(s, key)?;
-        decode_key_columns(&l.parts, &l.key_columns, sec, out)?;
-        self.decode_clustered_key(clustered_key, out)?;
+        decode_key_columns(&l.parts, &l.key_columns, sec, out, want)?;
+        if self.clustered.key_columns.iter().any(wanted) {
+            self.decode_clustered_key(clustered_key, out)?;
+        }
+        if !l.carried.iter().any(wanted) {
+            return Ok(());
+        }
         let Some(record) = value
             .len()
             .checked_sub(SECONDARY_CREATED_LEN)
@@ -305,7 +313,7 @@ impl TableLayout {
             }
             return Ok(());
         }
-        decode_key_columns(&c.parts, &c.key_columns, key, out)
+        decode_key_columns(&c.parts, &c.key_columns, key, out, None)
     }
 }
 
@@ -315,6 +323,7 @@ fn decode_key_columns(
     columns: &[usize],
     key: &[u8],
     out: &mut [Option<Value>],
+    want: Option<&[bool]>,
 ) -> Result<()> {
     let ranges = split_key_prefix(parts, key)?;
     if ranges.last().map_or(0, |r| r.end) != key.len() {
@@ -324,6 +333,9 @@ fn decode_key_columns(
         )));
     }
     for ((part, &col), r) in parts.iter().zip(columns).zip(ranges) {
+        if want.is_some_and(|w| !w.get(col).copied().unwrap_or(false)) {
+            continue;
+        }
         if part.is_reversible() {
             let mut v = decode_key(std::slice::from_ref(part), &key[r])?;
             out[col] = v.pop();

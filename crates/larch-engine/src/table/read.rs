@@ -103,6 +103,8 @@ pub struct RowCursor<'t> {
     /// Columns returned, in this order.
     columns: Vec<usize>,
     covering: bool,
+    /// Per table column: is it in `columns`?
+    want: Vec<bool>,
     read: ReadContext,
     /// Set for locking reads: rows are locked as they are read, and read in
     /// their newest version.
@@ -170,7 +172,8 @@ impl RowCursor<'_> {
             }
             if settled && self.covering {
                 let mut out = vec![None; t.layout.def.columns.len()];
-                t.layout.decode_secondary(s, &e.key, &e.value, &mut out)?;
+                t.layout
+                    .decode_secondary(s, &e.key, &e.value, &mut out, Some(&self.want))?;
                 return Ok(Some((at, project(out, &self.columns))));
             }
             let Some(found) = t.clustered.get(t.storage.pool(), &at.0)? else {
@@ -511,6 +514,13 @@ impl Table {
             table: self,
             index,
             cursor,
+            want: {
+                let mut w = vec![false; ncols];
+                for &c in &columns {
+                    w[c] = true;
+                }
+                w
+            },
             columns,
             covering,
             read: *read,

@@ -194,7 +194,12 @@ fn level(
                      cur: &mut Current<'_>,
                      ctx: &mut eval::EvalContext<'_>|
      -> Result<bool, SqlError> {
-        cur.row[src.offset..src.offset + src.width()].clone_from_slice(&vals);
+        for (slot, v) in cur.row[src.offset..src.offset + src.width()]
+            .iter_mut()
+            .zip(vals)
+        {
+            *slot = v;
+        }
         cur.refs[k] = at;
         if let Some(on) = &plan.ons[k] {
             if !rows::truthy(&on.eval(cur.row, ctx)?) {

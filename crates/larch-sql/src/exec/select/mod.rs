@@ -749,13 +749,23 @@ fn run_select(
                 matched.push(row.to_vec());
                 return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
             }
-            let mut key = Vec::with_capacity(group_c.len());
-            for g in &group_c {
-                key.push(g.eval(row, ctx)?);
-            }
-            let k = aggregate::group_key(&key, Collation::Utf8mb4GeneralCi);
-            let gi = match group_index.get(&k) {
-                Some(&i) => i,
+            // Without GROUP BY every row is in the one group.
+            let k = if group_c.is_empty() {
+                Vec::new()
+            } else {
+                let mut key = Vec::with_capacity(group_c.len());
+                for g in &group_c {
+                    key.push(g.eval(row, ctx)?);
+                }
+                aggregate::group_key(&key, Collation::Utf8mb4GeneralCi)
+            };
+            let found = if group_c.is_empty() {
+                (!groups.is_empty()).then_some(0)
+            } else {
+                group_index.get(&k).copied()
+            };
+            let gi = match found {
+                Some(i) => i,
                 None => {
                     groups.push((
                         row.to_vec(),
