@@ -257,10 +257,17 @@ SCENARIO_TEXT = {
         "connections of all rounds. "
         "*login*: from the start of the TCP connect until the login's OK packet "
         "(median and 99th percentile); *cycle*: the whole connection, quit "
-        "included. The client is Python and shares the machine's CPUs with "
-        "the server: *client CPU per connection* is its own CPU time (user + "
-        "system, all client processes) per connection, which the rates "
-        "include. The server is restarted before the scenario and "
+        "included. *server CPU per connection*: the server process's CPU time "
+        "(user + system, all threads, from `/proc/PID/stat`) over the step "
+        "divided by its connections. The client is Python and shares the "
+        "machine's CPUs with the server: *client CPU per connection* is its "
+        "own CPU time (all client processes) per connection, which the rates "
+        "include. The client does the same work against both servers, so its "
+        "CPU per connection also gauges how fast the machine ran during the "
+        "step: on a shared VM it can change several-fold from one minute to "
+        "the next, and a step whose client CPU differs much between the "
+        "engines ran on a differently loaded machine (compare the server CPU "
+        "per connection relative to the client's then). The server is restarted before the scenario and "
         "warmed up with 1 s of connections; RSS and open file descriptors "
         "before, right after the rounds and 2 s after the last connection show "
         "what connections leave behind, *TIME_WAIT* counts the server's sockets in that state at the "
@@ -293,6 +300,7 @@ FIG_TEXT = {
     "login_p99_ms": "login p99", "cycle_median_ms": "whole connection median",
     "cycle_p99_ms": "whole connection p99",
     "client_cpu_us": "client CPU per connection",
+    "server_cpu_us": "server CPU per connection",
     "select_median_ms": "`SELECT 1` median", "select_p99_ms": "`SELECT 1` p99",
     "conn_per_s_min": "connections/s, slowest round",
     "conn_per_s_max": "connections/s, fastest round",

@@ -1238,6 +1238,16 @@ def time_wait_sockets(port):
     return n
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of process `pid` (all its threads), seconds."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def open_fds(pid):
     try:
         return len(os.listdir(f"/proc/{pid}/fd"))
@@ -1268,12 +1278,18 @@ def connect(r):
     # Rounds: every step once per round, so a burst of load from other
     # processes does not fall on one step only; the rate is the median round.
     acc = {name: {"rates": [], "n": 0, "errors": 0, "first_error": None,
-                  "unclosed": 0, "clients_lost": 0, "cpu": 0.0,
+                  "unclosed": 0, "clients_lost": 0, "cpu": 0.0, "server_cpu": 0.0,
                   "login": [], "cycle": [], "query": []} for name, _ in steps}
     for rnd in range(s["rounds"]):
         for name, run in steps:
+            cpu0 = cpu_seconds(r.pid)
             wall, res = run()
+            cpu1 = cpu_seconds(r.pid)
             a = acc[name]
+            if a["server_cpu"] is not None and cpu0 is not None and cpu1 is not None:
+                a["server_cpu"] += cpu1 - cpu0
+            else:
+                a["server_cpu"] = None
             a["rates"].append(res["n"] / wall if wall > 0 else 0.0)
             for k in ("n", "errors", "unclosed", "cpu"):
                 a[k] += res[k]
@@ -1303,6 +1319,8 @@ def connect(r):
                 r.rec(name, f"{fig}_median_ms", statistics.median(ms), "ms")
                 r.rec(name, f"{fig}_p99_ms", percentile(ms, 99), "ms")
         if n:
+            r.rec(name, "server_cpu_us", None if a["server_cpu"] is None
+                  else a["server_cpu"] * 1e6 / n, "us")
             r.rec(name, "client_cpu_us", a["cpu"] * 1e6 / n, "us")
         r.rec(name, "errors", a["errors"], "conns")
         r.rec(name, "unclosed", a["unclosed"], "conns")
