@@ -242,6 +242,37 @@ SCENARIO_TEXT = {
         "RSS is sampled every second. Growth: last sample minus first; slope: "
         "least-squares RSS trend over the second half of the run (kB per "
         "minute), which leaves out the warm-up."),
+    "connect": (
+        "Connections per second",
+        "One connection = TCP connect to 127.0.0.1, the server's handshake, "
+        "login as root with an empty password (`mysql_native_password`), "
+        "`COM_QUIT`, and the wait until the server has closed its end (the "
+        "client closes last, so no client port is left in TIME_WAIT). Done in a "
+        "loop for a fixed time: by one client (*1 client*), by N client "
+        "processes at once (*N clients*; rate = all their connections / the "
+        "time from their common start until the last one finished), and by one "
+        "client that also runs `SELECT 1` on each connection before quitting. "
+        "The three steps run in rounds (each step once per round); "
+        "*connections/s* is the median round, the latencies are over all "
+        "connections of all rounds. "
+        "*login*: from the start of the TCP connect until the login's OK packet "
+        "(median and 99th percentile); *whole connection*: from the same start "
+        "until the server's close after COM_QUIT. *server CPU per connection*: the server process's CPU time "
+        "(user + system, all threads, from `/proc/PID/stat`) over the step "
+        "divided by its connections. The client is Python and shares the "
+        "machine's CPUs with the server: *client CPU per connection* is its "
+        "own CPU time (all client processes) per connection, which the rates "
+        "include. The client does the same work against both servers, so its "
+        "CPU per connection also gauges how fast the machine ran during the "
+        "step: on a shared VM it can change several-fold from one minute to "
+        "the next, and a step whose client CPU differs much between the "
+        "engines ran on a differently loaded machine (compare the server CPU "
+        "per connection relative to the client's then). The server is restarted before the scenario and "
+        "warmed up with 1 s of connections; RSS and open file descriptors "
+        "before, right after the rounds and 2 s after the last connection show "
+        "what connections leave behind, *TIME_WAIT* counts the server's sockets in that state at the "
+        "end. Ratios above 1 are better for connections/s, worse for times and "
+        "RSS."),
 }
 
 FIG_TEXT = {
@@ -265,6 +296,18 @@ FIG_TEXT = {
     "scenario_s_build": "build phase (wall time)",
     "rss_restarted_kb": "RSS after the restart",
     "scan_s": "first scan after the restart (cold)",
+    "conn_per_s": "connections/s", "login_median_ms": "login median",
+    "login_p99_ms": "login p99", "cycle_median_ms": "whole connection median",
+    "cycle_p99_ms": "whole connection p99",
+    "client_cpu_us": "client CPU per connection",
+    "server_cpu_us": "server CPU per connection",
+    "select_median_ms": "`SELECT 1` median", "select_p99_ms": "`SELECT 1` p99",
+    "conn_per_s_min": "connections/s, slowest round",
+    "conn_per_s_max": "connections/s, fastest round",
+    "errors": "failed connections",
+    "unclosed": "not closed by the server after COM_QUIT",
+    "clients": "client processes", "fds": "open file descriptors",
+    "time_wait": "server sockets in TIME_WAIT",
 }
 
 
@@ -278,8 +321,14 @@ def step_text(sc, step):
     m = re.fullmatch(r"conns(\d+)", step)
     if m:
         return f"{m.group(1)} connection(s)"
+    m = re.fullmatch(r"par(\d+)", step)
+    if m:
+        return f"{m.group(1)} clients"
+    if sc == "connect" and step in ("seq", "select1", "end"):
+        return {"seq": "1 client", "select1": "1 client + `SELECT 1`",
+                "end": "2 s after the last connection"}[step]
     return {"no_snapshot": "no snapshot", "total": "total", "touch": "touch",
-            "end": "end"}.get(step, step)
+            "end": "end", "rounds": "after the rounds"}.get(step, step)
 
 
 def fig_text(fig):

@@ -19,6 +19,9 @@ Scenarios (see bench/README.md, "Scenario workloads"):
     status        SHOW GLOBAL STATUS / SHOW ENGINE INNODB STATUS latency with 1
                   and many open idle connections
     rss_mixed     server RSS every second during a long oltp_read_write run
+    connect       connections/s: connect + handshake + login + COM_QUIT in a
+                  loop, one client, then N client processes in parallel, then
+                  with one SELECT 1 per connection
 
 `run` appends its figures to OUTDIR/scenarios.tsv (engine scenario step figure
 value unit status), failures to OUTDIR/failures.tsv (engine workload step
@@ -30,9 +33,11 @@ so has every sysbench process.
 """
 
 import hashlib
+import json
 import os
 import random
 import re
+import select
 import signal
 import socket
 import statistics
@@ -57,6 +62,7 @@ SIZES = {
         "many_tables": {"tables": 1000},
         "status": {"conns": [1, 1000], "calls": 100},
         "rss_mixed": {"rows": 10_000, "time": 20, "threads": 16},
+        "connect": {"time": 1.5, "rounds": 3, "clients": 8, "cap": 100_000},
     },
     "full": {
         "long_report": {"rows": 1_000_000, "ages": [0, 30, 60, 120], "limit": 120,
@@ -66,6 +72,7 @@ SIZES = {
         "many_tables": {"tables": 10_000},
         "status": {"conns": [1, 1000], "calls": 300},
         "rss_mixed": {"rows": 1_000_000, "time": 900, "threads": 16},
+        "connect": {"time": 10, "rounds": 3, "clients": 32, "cap": 500_000},
     },
 }
 SCENARIOS = tuple(SIZES["quick"])
@@ -76,9 +83,9 @@ PHASES = {"many_index": ["load", "build"]}
 # Upper bound of one scenario on one engine, seconds (run.sh's time limit).
 BOUND = {
     "quick": {"long_report": 600, "many_index": 1200, "many_tables": 900,
-              "status": 300, "rss_mixed": 400},
+              "status": 300, "rss_mixed": 400, "connect": 180},
     "full": {"long_report": 3600, "many_index": 18000, "many_tables": 7200,
-             "status": 900, "rss_mixed": 4000},
+             "status": 900, "rss_mixed": 4000, "connect": 900},
 }
 
 
@@ -103,6 +110,11 @@ def describe(mode, name):
     if name == "rss_mixed":
         return (f"sysbench oltp_read_write, {s['rows']:,} rows, {s['threads']} threads, "
                 f"{s['time']} s; RSS every 1 s")
+    if name == "connect":
+        return (f"connect + login + COM_QUIT, {s['rounds']} rounds of {s['time']:g} s "
+                f"per step: 1 client, {s['clients']} client processes, 1 client with "
+                f"one SELECT 1 per connection; at most {s['cap']:,} connections per "
+                "step and round")
     return "?"
 
 
@@ -304,6 +316,29 @@ class Conn:
             self.sock.close()
         except OSError:
             pass
+
+    def quit(self, timeout=5.0):
+        """COM_QUIT, then waits until the server has closed its end before
+        closing this one: the server closes first, so the TIME_WAIT socket is
+        the server's and the client's ephemeral port is free again at once.
+        Returns True when the server closed within the timeout."""
+        closed = False
+        try:
+            self.seq = 0
+            self.write_packet(b"\x01")
+            self.sock.settimeout(timeout)
+            while True:
+                if not self.sock.recv(4096):
+                    closed = True
+                    break
+        except OSError:
+            pass
+        finally:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+        return closed
 
 
 def one_line(e):
@@ -1065,6 +1100,245 @@ def rss_mixed(r):
     time.sleep(1)
     r.rec("end", "rss_kb", r.rss_kb(), "kB")
     r.drop_db("sbtest")
+
+
+# ---------------------------------------------------------------- connect
+
+def connect_once(port, with_select=False, timeout=10.0):
+    """One connection: TCP connect, handshake, login (root, empty password,
+    mysql_native_password), optionally `SELECT 1`, then COM_QUIT and the wait
+    for the server's close. Returns (seconds until the login's OK, seconds of
+    the SELECT or None, seconds of the whole cycle, True when the server
+    closed after COM_QUIT)."""
+    t0 = time.perf_counter()
+    c = Conn(port, timeout=timeout)
+    t1 = time.perf_counter()
+    q = None
+    try:
+        if with_select:
+            _, rows = c.query("SELECT 1")
+            if rows != [["1"]]:
+                raise ConnectionError(f"SELECT 1 returned {rows!r}")
+            q = time.perf_counter() - t1
+    finally:
+        closed = c.quit()
+    return t1 - t0, q, time.perf_counter() - t0, closed
+
+
+def connect_loop(port, deadline, cap, with_select=False, max_errors=50):
+    """Connections one after the other until `deadline` (time.monotonic()) or
+    `cap` attempts. A failed attempt is counted, and the loop gives up after
+    `max_errors` of them."""
+    out = {"n": 0, "errors": 0, "first_error": None, "unclosed": 0,
+           "login": [], "cycle": [], "query": []}
+    cpu0 = time.process_time()
+    while out["n"] + out["errors"] < cap and time.monotonic() < deadline:
+        try:
+            login, q, cycle, closed = connect_once(port, with_select)
+        except (OSError, SqlError, ConnectionError) as e:
+            out["errors"] += 1
+            out["first_error"] = out["first_error"] or f"{type(e).__name__}: {one_line(e)}"
+            if out["errors"] >= max_errors:
+                break
+            time.sleep(0.05)
+            continue
+        out["n"] += 1
+        out["unclosed"] += 0 if closed else 1
+        out["login"].append(login)
+        out["cycle"].append(cycle)
+        if q is not None:
+            out["query"].append(q)
+    out["end"] = time.monotonic()
+    out["cpu"] = time.process_time() - cpu0   # this client's own CPU time
+    return out
+
+
+def connect_parallel(port, clients, secs, cap):
+    """`clients` forked client processes, each running connect_loop for `secs`
+    seconds from a common start (at most cap / clients connections each).
+    Returns (wall seconds from the start until the last one finished, the
+    merged results); a process that does not report within secs + 60 s is
+    killed and counted as `clients_lost`."""
+    start = time.monotonic() + 0.3 + 0.02 * clients
+    per = max(1, cap // clients)
+    kids = {}
+    for _ in range(clients):
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:                         # the client process
+            code = 1
+            try:
+                os.close(rfd)
+                time.sleep(max(0.0, start - time.monotonic()))
+                res = connect_loop(port, start + secs, per)
+                data = json.dumps(res).encode()
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(wfd, view):]
+                code = 0
+            except BaseException as e:       # noqa: BLE001 (reported, then exit)
+                sys.stderr.write(f"connect client process: {type(e).__name__}: {e}\n")
+            finally:
+                os._exit(code)
+        os.close(wfd)
+        kids[rfd] = (pid, [])
+    limit = start + secs + 60
+    done = {}
+    while len(done) < len(kids) and time.monotonic() < limit:
+        ready, _, _ = select.select([fd for fd in kids if fd not in done], [], [],
+                                    max(0.0, limit - time.monotonic()))
+        for fd in ready:
+            chunk = os.read(fd, 1 << 20)
+            if chunk:
+                kids[fd][1].append(chunk)
+            else:
+                done[fd] = True
+    merged = {"n": 0, "errors": 0, "first_error": None, "unclosed": 0,
+              "login": [], "cycle": [], "query": [], "clients_lost": 0, "cpu": 0.0}
+    end = start
+    for fd, (pid, chunks) in kids.items():
+        if fd not in done:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        os.close(fd)
+        try:
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+        try:
+            res = json.loads(b"".join(chunks)) if fd in done else None
+        except ValueError:
+            res = None
+        if not res:
+            merged["clients_lost"] += 1
+            continue
+        for k in ("n", "errors", "unclosed", "cpu"):
+            merged[k] += res[k]
+        for k in ("login", "cycle", "query"):
+            merged[k] += res[k]
+        merged["first_error"] = merged["first_error"] or res["first_error"]
+        end = max(end, res["end"])
+    return end - start, merged
+
+
+def time_wait_sockets(port):
+    """TCP sockets in TIME_WAIT whose local port is `port` (/proc/net/tcp)."""
+    n = 0
+    try:
+        with open("/proc/net/tcp") as f:
+            next(f)
+            for line in f:
+                p = line.split()
+                if len(p) > 3 and p[3] == "06" and int(p[1].rsplit(":", 1)[1], 16) == port:
+                    n += 1
+    except (OSError, ValueError, StopIteration):
+        return None
+    return n
+
+
+def cpu_seconds(pid):
+    """User + system CPU time of process `pid` (all its threads), seconds."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def open_fds(pid):
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return None
+
+
+def connect(r):
+    s = r.size
+    r.rec("before", "rss_kb", r.rss_kb(), "kB")
+    r.rec("before", "fds", open_fds(r.pid), "fds")
+    base = r.rss_kb()
+    # Warm-up (not recorded): one client for 1 s.
+    warm = connect_loop(r.port, time.monotonic() + 1.0, s["cap"])
+    if warm["n"] == 0:
+        r.fail("warm-up", f"no connection worked: {warm['first_error']}")
+        return
+
+    def seq(with_select):
+        t0 = time.monotonic()
+        res = connect_loop(r.port, t0 + s["time"], s["cap"], with_select)
+        return res["end"] - t0, res
+
+    par = f"par{s['clients']}"
+    steps = [("seq", lambda: seq(False)),
+             (par, lambda: connect_parallel(r.port, s["clients"], s["time"], s["cap"])),
+             ("select1", lambda: seq(True))]
+    # Rounds: every step once per round, so a burst of load from other
+    # processes does not fall on one step only; the rate is the median round.
+    acc = {name: {"rates": [], "n": 0, "errors": 0, "first_error": None,
+                  "unclosed": 0, "clients_lost": 0, "cpu": 0.0, "server_cpu": 0.0,
+                  "login": [], "cycle": [], "query": []} for name, _ in steps}
+    for rnd in range(s["rounds"]):
+        for name, run in steps:
+            cpu0 = cpu_seconds(r.pid)
+            wall, res = run()
+            cpu1 = cpu_seconds(r.pid)
+            a = acc[name]
+            if a["server_cpu"] is not None and cpu0 is not None and cpu1 is not None:
+                a["server_cpu"] += cpu1 - cpu0
+            else:
+                a["server_cpu"] = None
+            a["rates"].append(res["n"] / wall if wall > 0 else 0.0)
+            for k in ("n", "errors", "unclosed", "cpu"):
+                a[k] += res[k]
+            a["clients_lost"] += res.get("clients_lost", 0)
+            for k in ("login", "cycle", "query"):
+                a[k] += res[k]
+            a["first_error"] = a["first_error"] or res["first_error"]
+            r.log(f"round {rnd + 1}: {name}: {res['n']} connections in {wall:.2f} s = "
+                  f"{res['n'] / wall if wall else 0:,.0f}/s, errors {res['errors']}")
+            time.sleep(0.3)
+
+    for name, _ in steps:
+        a = acc[name]
+        n = a["n"]
+        bad = a["errors"] > 0 or a["clients_lost"] > 0
+        if name == par:
+            r.rec(name, "clients", s["clients"], "procs")
+        r.rec(name, "connections", n, "conns", "partial" if bad else "ok")
+        r.rec(name, "conn_per_s", statistics.median(a["rates"]) if n else None, "conn/s",
+              "partial" if bad else "ok")
+        if len(a["rates"]) > 1:
+            r.rec(name, "conn_per_s_min", min(a["rates"]), "conn/s")
+            r.rec(name, "conn_per_s_max", max(a["rates"]), "conn/s")
+        for key, fig in (("login", "login"), ("cycle", "cycle"), ("query", "select")):
+            if a[key]:
+                ms = [x * 1000 for x in a[key]]
+                r.rec(name, f"{fig}_median_ms", statistics.median(ms), "ms")
+                r.rec(name, f"{fig}_p99_ms", percentile(ms, 99), "ms")
+        if n:
+            r.rec(name, "server_cpu_us", None if a["server_cpu"] is None
+                  else a["server_cpu"] * 1e6 / n, "us")
+            r.rec(name, "client_cpu_us", a["cpu"] * 1e6 / n, "us")
+        r.rec(name, "errors", a["errors"], "conns")
+        r.rec(name, "unclosed", a["unclosed"], "conns")
+        if a["errors"]:
+            r.fail(name, f"{a['errors']} failed connection(s); first: {a['first_error']}")
+        if a["clients_lost"]:
+            r.fail(name, f"{a['clients_lost']} client process(es) did not report")
+        if a["unclosed"]:
+            r.fail(name, f"{a['unclosed']} connection(s) not closed by the server "
+                   "within 5 s of COM_QUIT")
+    r.rec("rounds", "rss_kb", r.rss_kb(), "kB")
+    # After: the server has had 2 s to finish closing.
+    time.sleep(2)
+    end = r.rss_kb()
+    r.rec("end", "rss_kb", end, "kB")
+    r.rec("end", "rss_growth_kb", None if end is None or base is None else end - base, "kB")
+    r.rec("end", "fds", open_fds(r.pid), "fds")
+    r.rec("end", "time_wait", time_wait_sockets(r.port), "sockets")
 
 
 # ---------------------------------------------------------------- main
