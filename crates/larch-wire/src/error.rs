@@ -190,6 +190,9 @@ pub enum WireError {
     /// The handshake failed; the client has already been sent an ERR packet.
     #[error("authentication failed: {0}")]
     AuthFailed(MysqlError),
+    /// The TLS handshake after the client's SSL request failed.
+    #[error("TLS handshake failed: {0}")]
+    Tls(std::io::Error),
     /// The connection was killed (`KILL CONNECTION` / `COM_PROCESS_KILL`).
     #[error("connection killed")]
     Killed,
@@ -206,9 +209,11 @@ impl WireError {
                 "Got packets out of order",
             )),
             WireError::Malformed(_) => Some(MysqlError::malformed_packet()),
-            WireError::Io(_) | WireError::Closed | WireError::AuthFailed(_) | WireError::Killed => {
-                None
-            }
+            WireError::Io(_)
+            | WireError::Closed
+            | WireError::AuthFailed(_)
+            | WireError::Tls(_)
+            | WireError::Killed => None,
         }
     }
 }

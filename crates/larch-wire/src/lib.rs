@@ -19,6 +19,10 @@
 //!   key, the fast-auth cache, the exchanges;
 //! - [`session`]: the [`SqlSession`] trait and connection facts;
 //! - `stmt` and `command`: prepared-statement state and the command loop;
+//! - [`stream`]: [`ClientStream`], the transport under a connection (TCP,
+//!   TLS, Unix socket);
+//! - [`tls`]: certificates ([`TlsSettings`]) and the switch to TLS after
+//!   the client's SSL request;
 //! - [`server`]: [`Server`] (shared state, handshake, connection life);
 //! - [`listener`]: accepting TCP and Unix-socket clients.
 //!
@@ -55,6 +59,8 @@ pub mod results;
 pub mod server;
 pub mod session;
 mod stmt;
+pub mod stream;
+pub mod tls;
 pub mod value;
 
 pub use auth::{AuthCache, Credential};
@@ -67,4 +73,6 @@ pub use server::{DefaultAuthPlugin, ExecutionMode, Server, ServerConfig, DEFAULT
 pub use session::{
     Account, ConnectionControl, ConnectionInfo, LoginInfo, PreparedInfo, SqlSession, Transport,
 };
+pub use stream::ClientStream;
+pub use tls::{TlsError, TlsInfo, TlsSettings, TLS_LIBRARY_VERSION};
 pub use value::{Date, DateTime, Time, Value};

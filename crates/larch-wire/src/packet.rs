@@ -44,6 +44,29 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
         }
     }
 
+    /// Continues a connection on a new transport (after the TLS handshake):
+    /// the sequence ids go on from `seq`.
+    pub(crate) fn resume(stream: S, seq: u8, max_allowed_packet: usize) -> Self {
+        PacketStream {
+            stream: BufReader::with_capacity(16 * 1024, stream),
+            seq,
+            max_allowed_packet,
+        }
+    }
+
+    /// Takes the transport back, with the bytes already read from it but not
+    /// yet consumed (a client may send its TLS hello right behind the SSL
+    /// request) and the next sequence id.
+    pub(crate) fn into_parts(self) -> (S, Vec<u8>, u8) {
+        let buffered = self.stream.buffer().to_vec();
+        (self.stream.into_inner(), buffered, self.seq)
+    }
+
+    /// The packet size limit.
+    pub fn max_allowed_packet(&self) -> usize {
+        self.max_allowed_packet
+    }
+
     /// Current sequence id (of the next packet).
     pub fn seq(&self) -> u8 {
         self.seq

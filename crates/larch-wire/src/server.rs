@@ -4,10 +4,17 @@
 //! [`Server`] holds the configuration, the RSA key, the
 //! `caching_sha2_password` cache and the registry of live connections (for
 //! `KILL`). [`Server::serve_connection`] runs one connection to its end on
-//! any byte stream; [`Server::serve_tcp`] and [`Server::serve_unix`] add what
-//! real sockets need (`TCP_NODELAY`, peer host). A connection never takes
-//! the server down: protocol errors close that connection only, and panics
-//! in the SQL layer become ER 1105 (see [`ExecutionMode`]).
+//! a [`ClientStream`]; [`Server::serve_tcp`] and [`Server::serve_unix`] add
+//! what real sockets need (`TCP_NODELAY`, peer host). A connection never
+//! takes the server down: protocol errors close that connection only, and
+//! panics in the SQL layer become ER 1105 (see [`ExecutionMode`]).
+//!
+//! The handshake: greeting (with `CLIENT_SSL` when [`ServerConfig::tls`] is
+//! set and the client came over TCP), then either the client's handshake
+//! response, or its SSL request followed by the TLS handshake
+//! ([`crate::tls`]) and the handshake response over TLS; then
+//! authentication ([`crate::auth`]) and the final OK. Without TLS
+//! configured an SSL request is refused with ER 1043.
 
 use crate::auth::rsa::{RsaError, RsaPrivateKey, DEFAULT_KEY_BITS};
 use crate::auth::{self, AuthCache, AuthExchange, NATIVE_PASSWORD};
@@ -16,6 +23,8 @@ use crate::error::{MysqlError, WireError};
 use crate::packet::PacketStream;
 use crate::results::{write_err, write_ok, OkResult};
 use crate::session::{ConnectionControl, ConnectionInfo, LoginInfo, SqlSession, Transport};
+use crate::stream::ClientStream;
+use crate::tls::{self, TlsInfo, TlsSettings};
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use mysql_common::io::ParseBuf;
 use mysql_common::packets::{HandshakePacket, HandshakeResponse};
@@ -28,9 +37,10 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-/// Capabilities the server offers. Not offered: `CLIENT_SSL`,
-/// `CLIENT_COMPRESS`, `CLIENT_LOCAL_FILES`, `CLIENT_SESSION_TRACK`,
-/// `CLIENT_QUERY_ATTRIBUTES`, `CLIENT_OPTIONAL_RESULTSET_METADATA`.
+/// Capabilities the server offers, plus `CLIENT_SSL` on TCP connections
+/// when TLS is configured. Not offered: `CLIENT_COMPRESS`,
+/// `CLIENT_LOCAL_FILES`, `CLIENT_SESSION_TRACK`, `CLIENT_QUERY_ATTRIBUTES`,
+/// `CLIENT_OPTIONAL_RESULTSET_METADATA`.
 pub const SERVER_CAPABILITIES: CapabilityFlags = CapabilityFlags::CLIENT_LONG_PASSWORD
     .union(CapabilityFlags::CLIENT_FOUND_ROWS)
     .union(CapabilityFlags::CLIENT_LONG_FLAG)
@@ -95,6 +105,9 @@ pub struct ServerConfig {
     pub idle_timeout: Option<Duration>,
     /// Default collation id announced in the handshake.
     pub collation: u8,
+    /// Certificate and key for TLS on TCP connections; `None`: TLS is not
+    /// offered and SSL requests are refused.
+    pub tls: Option<TlsSettings>,
 }
 
 impl Default for ServerConfig {
@@ -107,6 +120,7 @@ impl Default for ServerConfig {
             execution: ExecutionMode::Inline,
             idle_timeout: Some(Duration::from_secs(28_800)),
             collation: 45,
+            tls: None,
         }
     }
 }
@@ -216,7 +230,8 @@ impl Server {
             .unwrap_or_else(|_| "unknown".to_owned());
         let info = self.connection_info(host, Transport::Tcp);
         let session = make_session(&info);
-        self.serve_connection(stream, info, session).await
+        self.serve_connection(ClientStream::Tcp(stream), info, session)
+            .await
     }
 
     /// Serves a Unix-socket client (host `localhost`).
@@ -231,19 +246,20 @@ impl Server {
     {
         let info = self.connection_info("localhost".to_owned(), Transport::Unix);
         let session = make_session(&info);
-        self.serve_connection(stream, info, session).await
+        self.serve_connection(ClientStream::Unix(stream), info, session)
+            .await
     }
 
-    /// Runs one connection to its end: handshake, authentication, commands.
-    /// Returns `Ok` when the client quit or closed the connection.
-    pub async fn serve_connection<S, H>(
+    /// Runs one connection to its end: handshake (and TLS, on a TCP stream
+    /// when configured), authentication, commands. Returns `Ok` when the
+    /// client quit or closed the connection.
+    pub async fn serve_connection<H>(
         &self,
-        stream: S,
+        stream: ClientStream,
         info: ConnectionInfo,
         mut session: H,
     ) -> Result<(), WireError>
     where
-        S: AsyncRead + AsyncWrite + Unpin,
         H: SqlSession,
     {
         self.connections
@@ -253,8 +269,46 @@ impl Server {
             server: self,
             id: info.connection_id,
         };
+        let offer_tls = match stream {
+            ClientStream::Tcp(_) => self.config.tls.as_ref(),
+            _ => None,
+        };
         let mut stream = PacketStream::new(stream, self.config.max_allowed_packet);
-        let result = match self.handshake(&mut stream, &info, &mut session).await {
+        let mut response = Vec::new();
+        let mut opened = self
+            .greet(&mut stream, &info, offer_tls, &mut response)
+            .await;
+        let mut negotiated = None;
+        if let (Ok(nonce), Some(settings)) = (&opened, offer_tls) {
+            let nonce = *nonce;
+            if is_ssl_request(&response) {
+                match tls::start(stream, settings).await {
+                    Ok((tls_stream, tls_info)) => {
+                        stream = tls_stream;
+                        negotiated = Some(tls_info);
+                        opened = stream.read_packet(&mut response).await.map(|()| nonce);
+                    }
+                    Err(e) => {
+                        let _ = self.call(|| session.on_close());
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        let handshake = match opened {
+            Ok(nonce) => {
+                let opening = Opening {
+                    nonce,
+                    offered: offered_capabilities(offer_tls.is_some()),
+                    payload: response,
+                    tls: negotiated,
+                };
+                self.handshake(&mut stream, &info, opening, &mut session)
+                    .await
+            }
+            Err(e) => Err(e),
+        };
+        let result = match handshake {
             Ok(capabilities) => {
                 let mut commands =
                     CommandLoop::new(self, &mut stream, &mut session, &info, capabilities);
@@ -301,17 +355,18 @@ impl Server {
         })
     }
 
-    /// Sends the handshake, reads the response, authenticates and logs in.
-    /// Returns the negotiated capabilities.
-    async fn handshake<S, H>(
+    /// Sends the greeting (the handshake packet, offering TLS if `tls` is
+    /// given) and reads the client's first packet into `response`: its
+    /// handshake response or an SSL request. Returns the nonce.
+    async fn greet<S>(
         &self,
         stream: &mut PacketStream<S>,
         info: &ConnectionInfo,
-        session: &mut H,
-    ) -> Result<CapabilityFlags, WireError>
+        tls: Option<&TlsSettings>,
+        response: &mut Vec<u8>,
+    ) -> Result<[u8; 20], WireError>
     where
         S: AsyncRead + AsyncWrite + Unpin,
-        H: SqlSession,
     {
         let nonce = new_nonce()?;
         let plugin = match self.config.default_auth_plugin {
@@ -329,7 +384,7 @@ impl Server {
             info.connection_id,
             scramble_1,
             Some(scramble_2),
-            SERVER_CAPABILITIES,
+            offered_capabilities(tls.is_some()),
             self.config.collation,
             StatusFlags::SERVER_STATUS_AUTOCOMMIT,
             Some(plugin.as_bytes()),
@@ -338,30 +393,55 @@ impl Server {
         handshake.serialize(out.begin());
         out.end();
         stream.send(&mut out).await?;
+        stream.read_packet(response).await?;
+        Ok(nonce)
+    }
 
-        let mut payload = Vec::new();
-        stream.read_packet(&mut payload).await?;
+    /// Parses the handshake response, authenticates and logs in. Returns
+    /// the negotiated capabilities.
+    async fn handshake<S, H>(
+        &self,
+        stream: &mut PacketStream<S>,
+        info: &ConnectionInfo,
+        opening: Opening,
+        session: &mut H,
+    ) -> Result<CapabilityFlags, WireError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+        H: SqlSession,
+    {
+        let Opening {
+            nonce,
+            offered,
+            payload,
+            tls,
+        } = opening;
         let client_flags = payload
             .get(..4)
             .map(|b| {
                 CapabilityFlags::from_bits_truncate(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             })
             .unwrap_or_else(CapabilityFlags::empty);
-        if payload.len() == 32 && client_flags.contains(CapabilityFlags::CLIENT_SSL) {
-            // An SSLRequest: TLS is not offered, so a well-behaved client
-            // never sends this.
-            let err = MysqlError::new(
-                crate::error::codes::ER_HANDSHAKE_ERROR,
-                "08S01",
-                "SSL connection is not supported by this server",
-            );
+        if is_ssl_request(&payload) {
+            // An SSL request where TLS is not offered (not configured, or a
+            // Unix socket): a well-behaved client never sends this. After
+            // TLS started, a second one is a bad handshake.
+            let err = if tls.is_some() {
+                MysqlError::bad_handshake()
+            } else {
+                MysqlError::new(
+                    crate::error::codes::ER_HANDSHAKE_ERROR,
+                    "08S01",
+                    "SSL connection is not supported by this server",
+                )
+            };
             return Err(self.refuse(stream, err).await);
         }
         let response = match ParseBuf(&payload).parse::<HandshakeResponse<'_>>(()) {
             Ok(r) if client_flags.contains(CapabilityFlags::CLIENT_PROTOCOL_41) => r,
             _ => return Err(self.refuse(stream, MysqlError::bad_handshake()).await),
         };
-        let capabilities = response.capabilities() & SERVER_CAPABILITIES;
+        let capabilities = response.capabilities() & offered;
         let user = String::from_utf8_lossy(response.user()).into_owned();
         let client_plugin = match response.auth_plugin() {
             Some(p) if capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) => {
@@ -380,9 +460,13 @@ impl Server {
             capabilities,
             collation: response.collation(),
             attributes: response.connect_attributes().unwrap_or_default(),
+            tls,
         };
         let scramble = response.scramble_buf().to_vec();
         drop(response);
+        // Unix sockets and TLS are secure transports: caching_sha2 full
+        // authentication takes the password in clear there.
+        let secure = info.transport == Transport::Unix || login.tls.is_some();
 
         let account = match self.call(|| session.lookup_account(&user, &info.host)) {
             Ok(account) => account,
@@ -392,7 +476,7 @@ impl Server {
             nonce: &nonce,
             user: &user,
             host: &info.host,
-            transport: info.transport,
+            secure,
             cache: &self.auth_cache,
             rsa: self.rsa.as_ref(),
         };
@@ -429,6 +513,37 @@ impl Server {
             Err(e) => e,
         }
     }
+}
+
+/// What the handshake established before the client's handshake response
+/// was parsed.
+struct Opening {
+    /// The nonce sent in the greeting.
+    nonce: [u8; 20],
+    /// Capabilities offered in the greeting.
+    offered: CapabilityFlags,
+    /// The client's handshake response (or an SSL request).
+    payload: Vec<u8>,
+    /// The TLS parameters, if TLS started.
+    tls: Option<TlsInfo>,
+}
+
+/// The capabilities of the greeting.
+fn offered_capabilities(tls: bool) -> CapabilityFlags {
+    if tls {
+        SERVER_CAPABILITIES | CapabilityFlags::CLIENT_SSL
+    } else {
+        SERVER_CAPABILITIES
+    }
+}
+
+/// An SSL request: the 32-byte start of a handshake response, with
+/// `CLIENT_SSL`.
+fn is_ssl_request(payload: &[u8]) -> bool {
+    payload.len() == 32
+        && payload.get(..4).is_some_and(|b| {
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & CapabilityFlags::CLIENT_SSL.bits() != 0
+        })
 }
 
 /// A 20-byte handshake nonce of 7-bit characters without NUL or `$`, as

@@ -20,6 +20,7 @@ use crate::auth::Credential;
 use crate::column::ColumnDef;
 use crate::error::MysqlError;
 use crate::results::ResultWriter;
+use crate::tls::TlsInfo;
 use crate::value::Value;
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use std::collections::HashMap;
@@ -29,7 +30,8 @@ use std::sync::Arc;
 /// How the client reached the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
-    /// TCP/IP (plain, no TLS).
+    /// TCP/IP. The client may start TLS during the handshake;
+    /// [`LoginInfo::tls`] says whether it did.
     Tcp,
     /// A Unix-domain socket (treated as a secure transport).
     Unix,
@@ -118,6 +120,8 @@ pub struct LoginInfo {
     pub collation: u8,
     /// Connection attributes (`_client_name`, `program_name`, ...).
     pub attributes: HashMap<String, String>,
+    /// The TLS protocol and cipher, if the connection is encrypted.
+    pub tls: Option<TlsInfo>,
 }
 
 /// What [`SqlSession::prepare`] reports about a statement.

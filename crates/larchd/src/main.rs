@@ -4,8 +4,9 @@
 //! larchd [--defaults-file=my.cnf] [--datadir=DIR] [--port=3306] [--socket=PATH] ...
 //! ```
 //!
-//! Start-up: options (`options`), the error log (`log`), then
-//! `Database::open` on the data directory (created with the `test` database
+//! Start-up: options (`options`), the error log (`log`), the TLS
+//! certificate and key when `--ssl-cert` is given (an unreadable or invalid
+//! file stops the start), then `Database::open` on the data directory (created with the `test` database
 //! on first start, recovered after a crash; a directory locked by another
 //! process is refused), then listeners, pid file and the ready line
 //! (`serve`). Clients connect with any MySQL or MariaDB client as `root`
@@ -15,8 +16,9 @@
 //! removed, and the exit status is 0.
 //!
 //! Exit status: 0 after a clean shutdown (and for `--help`/`--version`);
-//! 1 when the server cannot start (bad option, locked or damaged data
-//! directory, port or socket in use) or the final flush failed.
+//! 1 when the server cannot start (bad option, unusable TLS files, locked
+//! or damaged data directory, port or socket in use) or the final flush
+//! failed.
 //!
 //! Modules: `options` (command line and option files), `log` (error log),
 //! `serve` (listeners, ready line, shutdown), `session` (the `SqlSession`
@@ -110,6 +112,22 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
     for w in &opts.warnings {
         log.warning(w);
     }
+    let tls = match &opts.ssl {
+        None => None,
+        Some(files) => {
+            match larch_wire::TlsSettings::load(&files.cert, &files.key, files.ca.as_deref()) {
+                Ok(settings) => {
+                    log.note(&format!(
+                        "larchd: TLS offered to TCP clients ({}), certificate '{}'",
+                        larch_wire::TLS_LIBRARY_VERSION,
+                        files.cert.display()
+                    ));
+                    Some(settings)
+                }
+                Err(e) => return abort(&[format!("larchd: cannot start TLS: {e}")]),
+            }
+        }
+    };
     let datadir = opts.engine.datadir.clone();
     let fresh = !larch_engine::storage::Storage::exists(&larch_engine::io::OsVfs, &datadir);
     let db = match Database::open(opts.engine.clone()) {
@@ -151,7 +169,7 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return abort(&[format!("larchd: cannot start the runtime: {e}")]),
     };
-    let served = runtime.block_on(serve::serve(db.clone(), opts, log));
+    let served = runtime.block_on(serve::serve(db.clone(), opts, tls, log));
     runtime.shutdown_timeout(Duration::from_secs(5));
     let code = match served {
         Ok(_) => ExitCode::SUCCESS,

@@ -6,7 +6,9 @@
 //!    `larch-wire` sets `TCP_NODELAY` on each accepted connection) and the
 //!    Unix socket (refusing a socket another live server answers on);
 //! 2. publishes `port`, `socket`, `bind_address`, `max_connections`,
-//!    `pid_file` and `basedir` as read-only variables, writes the pid file,
+//!    `pid_file`, `basedir` and the TLS facts (`have_ssl`, `ssl_cert`,
+//!    `ssl_key`, `ssl_ca`, `version_ssl_library`) as read-only variables,
+//!    writes the pid file,
 //!    installs the `SHUTDOWN` hook and the SIGTERM/SIGINT handlers, and logs
 //!    MariaDB's "ready for connections" lines (with the real port, also for
 //!    `--port=0`);
@@ -25,7 +27,9 @@ use std::time::{Duration, Instant};
 
 use larch_engine::record::value::Value as EValue;
 use larch_sql::database::{Database, SERVER_VERSION};
-use larch_wire::{ConnectionInfo, ExecutionMode, Listener, Server, ServerConfig};
+use larch_wire::{
+    ConnectionInfo, ExecutionMode, Listener, Server, ServerConfig, TlsSettings, TLS_LIBRARY_VERSION,
+};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::Notify;
 
@@ -151,9 +155,12 @@ fn write_pid_file(path: &Path) -> Result<(), StartError> {
 pub async fn serve(
     db: Arc<Database>,
     opts: &ServerOptions,
+    tls: Option<TlsSettings>,
     log: &Arc<ErrorLog>,
 ) -> Result<StopReason, StartError> {
+    let tls_offered = tls.is_some();
     let config = ServerConfig {
+        tls,
         server_version: SERVER_VERSION.to_owned(),
         max_allowed_packet: opts.max_allowed_packet,
         execution: ExecutionMode::Inline,
@@ -184,6 +191,18 @@ pub async fn serve(
         "skip_networking",
         EValue::UInt(u64::from(opts.skip_networking)),
     );
+    db.set_server_fact(
+        "version_ssl_library",
+        EValue::Str(TLS_LIBRARY_VERSION.into()),
+    );
+    if let (Some(files), true) = (&opts.ssl, tls_offered) {
+        db.set_server_fact("have_ssl", EValue::Str("YES".into()));
+        db.set_server_fact("ssl_cert", fact(&files.cert));
+        db.set_server_fact("ssl_key", fact(&files.key));
+        if let Some(ca) = &files.ca {
+            db.set_server_fact("ssl_ca", fact(ca));
+        }
+    }
 
     let stop = Arc::new(Notify::new());
     {

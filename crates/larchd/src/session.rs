@@ -5,7 +5,8 @@
 //!   secret to a credential; `on_login` refuses a connection beyond
 //!   `max_connections` (ER 1040), creates the session under the protocol's
 //!   connection id (so `CONNECTION_ID()`, `SHOW PROCESSLIST` and `KILL` agree
-//!   with the handshake), records `CLIENT_FOUND_ROWS`, and installs the kill
+//!   with the handshake), records `CLIENT_FOUND_ROWS` and the TLS protocol
+//!   and cipher (`Ssl_version`, `Ssl_cipher`), and installs the kill
 //!   hook: `KILL [CONNECTION]` from any session sets the protocol's
 //!   `ConnectionControl`, which wakes an idle connection and closes it.
 //! - Statements: `query` runs the whole text through `Session::query` and
@@ -245,6 +246,10 @@ impl SqlSession for Connection {
         session.client_found_rows = login
             .capabilities
             .contains(CapabilityFlags::CLIENT_FOUND_ROWS);
+        if let Some(tls) = &login.tls {
+            session.ssl_version = tls.version.clone();
+            session.ssl_cipher = tls.cipher.clone();
+        }
         let control = self.control.clone();
         session.set_kill_hook(Box::new(move |query_only| {
             if query_only {

@@ -638,6 +638,8 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
         ("Innodb_rows_updated", n(&c.rows_updated)),
         ("Questions", n(&c.questions)),
         ("Queries", n(&c.questions)),
+        ("Ssl_cipher", s.ssl_cipher.clone()),
+        ("Ssl_version", s.ssl_version.clone()),
         ("Threads_connected", threads),
         ("Threads_running", running),
         ("Uptime", s.db.uptime_secs().to_string()),

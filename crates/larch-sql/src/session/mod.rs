@@ -82,6 +82,12 @@ pub struct Session {
     /// Set when the client asked for CLIENT_FOUND_ROWS (affected rows of an
     /// UPDATE count matched rows).
     pub client_found_rows: bool,
+    /// The TLS protocol version of the client connection (`Ssl_version`),
+    /// empty when the connection is not encrypted; set by the server.
+    pub ssl_version: String,
+    /// The TLS cipher of the client connection (`Ssl_cipher`), empty when
+    /// the connection is not encrypted; set by the server.
+    pub ssl_cipher: String,
 }
 
 impl std::fmt::Debug for Session {
@@ -122,6 +128,8 @@ impl Session {
             found_rows: 0,
             row_count: -1,
             client_found_rows: false,
+            ssl_version: String::new(),
+            ssl_cipher: String::new(),
         })
     }
 

@@ -13,17 +13,18 @@
 //! - `caching_sha2_password`: the 32-byte scramble is checked against the
 //!   server-wide [`AuthCache`] of `SHA256(SHA256(password))`. Hit:
 //!   `S: 0x01 0x03` (fast auth success), then OK. Miss: `S: 0x01 0x04`
-//!   (perform full authentication); on a Unix socket the client sends the
-//!   password in clear, otherwise it sends `0x02` to ask for the RSA public
-//!   key (`S: 0x01 <PEM>`) and then the encrypted password, or the
-//!   encrypted password straight away if it already has the key. The clear
-//!   password is checked against the salted crypt string and, on success,
-//!   cached for the fast path;
+//!   (perform full authentication); over a secure transport (a Unix socket,
+//!   or TLS) the client sends the password in clear, NUL-terminated;
+//!   otherwise it sends `0x02` to ask for the RSA public key
+//!   (`S: 0x01 <PEM>`) and then the encrypted password, or the encrypted
+//!   password straight away if it already has the key. The clear password
+//!   is checked against the salted crypt string and, on success, cached for
+//!   the fast path;
 //! - failure: ER 1045 "Access denied ... (using password: YES/NO)", 28000.
 //!   An unknown user fails the same way.
 //!
-//! TLS is not offered (`CLIENT_SSL` is not advertised), so full
-//! authentication over TCP always uses RSA.
+//! TLS is offered when the server has a certificate ([`crate::tls`]); over
+//! plain TCP, full authentication uses RSA.
 
 mod password;
 pub mod rsa;
@@ -35,7 +36,7 @@ pub use password::{
 use crate::error::{MysqlError, WireError};
 use crate::packet::PacketStream;
 use crate::results::write_err;
-use crate::session::{Account, Transport};
+use crate::session::Account;
 use mysql_common::packets::AuthSwitchRequest;
 use mysql_common::proto::MySerialize;
 use parking_lot::Mutex;
@@ -103,7 +104,8 @@ pub(crate) struct AuthExchange<'a> {
     pub nonce: &'a [u8; 20],
     pub user: &'a str,
     pub host: &'a str,
-    pub transport: Transport,
+    /// A Unix socket or TLS: the password may travel in clear.
+    pub secure: bool,
     pub cache: &'a AuthCache,
     pub rsa: Option<&'a RsaPrivateKey>,
 }
@@ -214,7 +216,7 @@ where
     let mut packet = Vec::new();
     stream.read_packet(&mut packet).await?;
 
-    let password = if ex.transport == Transport::Unix {
+    let password = if ex.secure {
         // Secure transport: the password arrives in clear, NUL-terminated.
         strip_nul(packet)
     } else {

@@ -1,5 +1,6 @@
 //! The server's RSA key for `caching_sha2_password` full authentication over
-//! connections without TLS.
+//! plain TCP. Over TLS or a Unix socket the client sends the password in
+//! clear and the key is not used.
 //!
 //! Protocol: the client asks for the public key, the server sends it as a PEM
 //! `SubjectPublicKeyInfo` ("BEGIN PUBLIC KEY"), the client encrypts

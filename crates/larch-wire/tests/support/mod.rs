@@ -29,6 +29,8 @@ pub struct ToyState {
     pub resets: AtomicUsize,
     /// Logins seen: (user, attributes).
     pub logins: Mutex<Vec<(String, HashMap<String, String>)>>,
+    /// TLS parameters of each login (None: not encrypted).
+    pub login_tls: Mutex<Vec<Option<larch_wire::TlsInfo>>>,
 }
 
 /// Per-connection toy session.
@@ -203,6 +205,7 @@ impl SqlSession for ToySession {
             .logins
             .lock()
             .push((login.user.clone(), login.attributes.clone()));
+        self.state.login_tls.lock().push(login.tls.clone());
         Ok(())
     }
 

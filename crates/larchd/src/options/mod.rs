@@ -20,8 +20,14 @@
 //!   shared with other servers and tools).
 //!
 //! Paths: `datadir` is made absolute (relative to the working directory);
-//! relative `socket`, `pid_file` and `log_error` paths are taken relative to
-//! the data directory, as `mysqld` (which changes into it) does.
+//! relative `socket`, `pid_file`, `log_error` and `ssl_*` paths are taken
+//! relative to the data directory, as `mysqld` (which changes into it) does.
+//!
+//! TLS: `--ssl-cert` turns it on (the files are loaded at start-up, see
+//! `main`); `--ssl-key` defaults to the certificate file (a PEM holding
+//! both), as in `mysqld`; `--ssl-key` or `--ssl-ca` without `--ssl-cert` is
+//! an error; `--skip-ssl` turns TLS off whatever the files; a bare `--ssl`
+//! is accepted (TLS needs the files all the same).
 //!
 //! Differences from `mysqld`: `--port=0` binds a free port and prints it in
 //! the ready line (mysqld would use 3306); the default socket is
@@ -80,12 +86,25 @@ pub struct ServerOptions {
     pub wait_timeout: u64,
     /// `--basedir` (shown as `@@basedir`).
     pub basedir: PathBuf,
+    /// TLS files (`--ssl-cert`, `--ssl-key`, `--ssl-ca`); `None`: no TLS.
+    pub ssl: Option<SslFiles>,
     /// Options given that Larch does not take at start-up, with their
     /// values: those naming a settable SQL system variable set its global
     /// value once the database is open; the rest get a note in the log.
     pub ignored: Vec<(String, String)>,
     /// Warnings to log once the error log is open.
     pub warnings: Vec<String>,
+}
+
+/// The PEM files TLS is served with (absolute paths).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SslFiles {
+    /// Server certificate chain.
+    pub cert: PathBuf,
+    /// Private key of the certificate.
+    pub key: PathBuf,
+    /// CA certificates for client certificates, if any.
+    pub ca: Option<PathBuf>,
 }
 
 /// What the command line asks for.
@@ -286,6 +305,7 @@ fn build(opts: &OptionSet, loose: &[String]) -> Result<Command, String> {
             .and_then(|p| p.parent().and_then(Path::parent).map(Path::to_owned))
             .unwrap_or_else(|| PathBuf::from("/")),
     };
+    let ssl = ssl_files(opts, &in_datadir)?;
     if opts.get("help").is_some() {
         return Ok(Command::Help {
             verbose: opts.get("verbose").is_some(),
@@ -306,7 +326,35 @@ fn build(opts: &OptionSet, loose: &[String]) -> Result<Command, String> {
         max_allowed_packet: usize::try_from(max_allowed_packet).unwrap_or(usize::MAX),
         wait_timeout,
         basedir,
+        ssl,
         ignored,
         warnings,
     })))
+}
+
+/// The TLS files from `ssl`, `ssl_cert`, `ssl_key` and `ssl_ca`.
+fn ssl_files(
+    opts: &OptionSet,
+    in_datadir: &dyn Fn(&str) -> PathBuf,
+) -> Result<Option<SslFiles>, String> {
+    let path = |name: &str| opts.get(name).filter(|v| !v.is_empty()).map(in_datadir);
+    let enabled = match opts.get("ssl") {
+        None | Some("") => true,
+        Some(v) => parse_bool(v).map_err(|_| format!("invalid value '{v}' for ssl"))?,
+    };
+    let (cert, key, ca) = (path("ssl_cert"), path("ssl_key"), path("ssl_ca"));
+    let Some(cert) = cert else {
+        return match (&key, &ca) {
+            (None, None) => Ok(None),
+            _ => Err("--ssl-key and --ssl-ca need --ssl-cert (the server certificate)".to_owned()),
+        };
+    };
+    if !enabled {
+        return Ok(None);
+    }
+    Ok(Some(SslFiles {
+        key: key.unwrap_or_else(|| cert.clone()),
+        cert,
+        ca,
+    }))
 }

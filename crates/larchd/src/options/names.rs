@@ -13,6 +13,10 @@ pub const SERVER_OPTIONS: &[&str] = &[
     "max_allowed_packet",
     "wait_timeout",
     "basedir",
+    "ssl",
+    "ssl_cert",
+    "ssl_key",
+    "ssl_ca",
     "console",
     "user",
     "help",
@@ -44,8 +48,9 @@ pub const ENGINE_OPTIONS: &[&str] = &[
 /// those naming a settable SQL system variable (`sql_mode`,
 /// `innodb_lock_wait_timeout`, `innodb_sort_buffer_size` ...) set its global
 /// value at start-up (`globals`); the rest tune features Larch does not have
-/// (binary log, query cache, MyISAM, plugins, TLS, replication, performance
-/// schema) and are accepted and ignored.
+/// (binary log, query cache, MyISAM, plugins, TLS cipher lists and
+/// requirements, replication, performance schema) and are accepted and
+/// ignored.
 pub const IGNORED_OPTIONS: &[&str] = &[
     "skip_name_resolve",
     "skip_grant_tables",
@@ -119,10 +124,6 @@ pub const IGNORED_OPTIONS: &[&str] = &[
     "local_infile",
     "plugin_load_add",
     "plugin_dir",
-    "ssl",
-    "ssl_ca",
-    "ssl_cert",
-    "ssl_key",
     "ssl_cipher",
     "require_secure_transport",
     "innodb_file_per_table",
@@ -176,6 +177,12 @@ underscores are interchangeable; --loose-, --skip-, --enable- and
   --log-error[=FILE]          error log (default stderr; bare: <datadir>/larchd.err)
   --pid-file=FILE             pid file (default <datadir>/larchd.pid)
   --basedir=DIR               shown as @@basedir
+  --ssl-cert=FILE             server certificate chain (PEM): TLS is offered
+                              to TCP clients (rustls; TLS 1.2 and 1.3)
+  --ssl-key=FILE              its private key (PEM; default: the --ssl-cert file)
+  --ssl-ca=FILE               CA certificates (PEM) to verify client
+                              certificates with, when clients send one
+  --skip-ssl                  do not offer TLS even with --ssl-cert
   --innodb-page-size=SIZE     4k, 8k, 16k (default), 32k, 64k; fixed at creation
   --innodb-buffer-pool-size=SIZE
   --innodb-log-file-size=SIZE
@@ -190,7 +197,7 @@ underscores are interchangeable; --loose-, --skip-, --enable- and
   -?, --help                  this text (with --verbose: the ignored options)
   -V, --version               the version
 
-Relative --socket, --pid-file and --log-error paths are inside the data
-directory. SIGTERM, SIGINT or the SQL statement SHUTDOWN stop the server
+Relative --socket, --pid-file, --log-error and --ssl-* paths are inside
+the data directory. SIGTERM, SIGINT or the SQL statement SHUTDOWN stop the server
 cleanly. LARCH_LOG sets the diagnostic log filter (default warn).
 ";

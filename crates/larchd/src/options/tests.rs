@@ -70,6 +70,54 @@ fn unknown_and_bad_options_are_errors() {
 }
 
 #[test]
+fn ssl_options() -> Result<(), String> {
+    assert_eq!(run(&[])?.ssl, None);
+    let o = run(&[
+        "--datadir=/d",
+        "--ssl-cert=c.pem",
+        "--ssl_key=/k.pem",
+        "--ssl",
+    ])?;
+    assert_eq!(
+        o.ssl,
+        Some(SslFiles {
+            cert: PathBuf::from("/d/c.pem"),
+            key: PathBuf::from("/k.pem"),
+            ca: None,
+        })
+    );
+    assert!(o.ignored.is_empty(), "{:?}", o.ignored);
+    // The key defaults to the certificate file.
+    let o = run(&["--ssl-cert=/both.pem", "--ssl-ca", "/ca.pem"])?;
+    let ssl = o.ssl.ok_or("no ssl")?;
+    assert_eq!(ssl.key, PathBuf::from("/both.pem"));
+    assert_eq!(ssl.ca, Some(PathBuf::from("/ca.pem")));
+    assert_eq!(run(&["--ssl-cert=/c.pem", "--skip-ssl"])?.ssl, None);
+    let e = run(&["--ssl-key=/k.pem"]).err().unwrap_or_default();
+    assert!(e.contains("need --ssl-cert"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn ssl_options_from_a_defaults_file() -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("larchd-options-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let cnf = dir.join("my.cnf");
+    std::fs::write(
+        &cnf,
+        "[mysqld]\nssl-cert=/etc/larch/cert.pem\n[server]\nssl_key=/etc/larch/key.pem\nssl-ca=/etc/larch/ca.pem\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let o = run(&[&format!("--defaults-file={}", cnf.display())]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let ssl = o?.ssl.ok_or("no ssl")?;
+    assert_eq!(ssl.cert, PathBuf::from("/etc/larch/cert.pem"));
+    assert_eq!(ssl.key, PathBuf::from("/etc/larch/key.pem"));
+    assert_eq!(ssl.ca, Some(PathBuf::from("/etc/larch/ca.pem")));
+    Ok(())
+}
+
+#[test]
 fn help_and_version() -> Result<(), String> {
     let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     assert!(matches!(

@@ -167,7 +167,9 @@ pub(super) static VARIABLES: &[VarDef] = &[
     v("gtid_domain_id", Both, U32, "0"),
     v("gtid_slave_pos", Global, Kind::Str, ""),
     v("gtid_strict_mode", Global, Kind::Bool, "0"),
+    // MariaDB's meaning: linked with OpenSSL (Larch's TLS is rustls).
     ro("have_openssl", Kind::Str, "NO"),
+    // YES once the server loaded a certificate (a server fact).
     ro("have_ssl", Kind::Str, "DISABLED"),
     engine("hostname", Kind::Str),
     v("identity", Session, I64, "0"),
@@ -348,6 +350,10 @@ pub(super) static VARIABLES: &[VarDef] = &[
     v("sql_safe_updates", Both, Kind::Bool, "0"),
     v("sql_select_limit", Both, I64, "18446744073709551615"),
     v("sql_warnings", Both, Kind::Bool, "0"),
+    // The server's TLS files (server facts), empty without TLS.
+    ro("ssl_ca", Kind::Str, ""),
+    ro("ssl_cert", Kind::Str, ""),
+    ro("ssl_key", Kind::Str, ""),
     v("storage_engine", Both, Kind::Str, "InnoDB"),
     ro("system_time_zone", Kind::Str, "UTC"),
     v(
@@ -389,6 +395,8 @@ pub(super) static VARIABLES: &[VarDef] = &[
     ro("version_comment", Kind::Str, "Larch"),
     ro("version_compile_machine", Kind::Str, std::env::consts::ARCH),
     ro("version_compile_os", Kind::Str, "Linux"),
+    // The server's TLS library (a server fact).
+    ro("version_ssl_library", Kind::Str, ""),
     v(
         "wait_timeout",
         Both,
