@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::{parse, Statement};
+use super::{parse_with_text, Statement};
 use crate::error::SqlError;
 
 /// Longest query text the cache keeps, in bytes.
@@ -25,7 +25,7 @@ const NIL: usize = usize::MAX;
 
 struct Node {
     key: Arc<str>,
-    value: Arc<[Statement]>,
+    value: Arc<[Arc<Statement>]>,
     prev: usize,
     next: usize,
 }
@@ -67,7 +67,7 @@ impl Lru {
         }
     }
 
-    fn get(&mut self, key: &str) -> Option<Arc<[Statement]>> {
+    fn get(&mut self, key: &str) -> Option<Arc<[Arc<Statement>]>> {
         let i = *self.map.get(key)?;
         if self.head != i {
             self.unlink(i);
@@ -76,7 +76,7 @@ impl Lru {
         Some(self.nodes[i].value.clone())
     }
 
-    fn insert(&mut self, key: &str, value: Arc<[Statement]>) {
+    fn insert(&mut self, key: &str, value: Arc<[Arc<Statement>]>) {
         if self.map.contains_key(key) {
             return;
         }
@@ -142,7 +142,7 @@ impl StatementCache {
     }
 
     /// The statements of `sql`, from the cache or freshly parsed.
-    pub fn parse(&self, sql: &str) -> Result<Arc<[Statement]>, SqlError> {
+    pub fn parse(&self, sql: &str) -> Result<Arc<[Arc<Statement>]>, SqlError> {
         {
             let mut lru = self.inner.lock();
             if let Some(v) = lru.get(sql) {
@@ -151,7 +151,10 @@ impl StatementCache {
             }
             lru.misses += 1;
         }
-        let parsed: Arc<[Statement]> = parse(sql)?.into();
+        let parsed: Arc<[Arc<Statement>]> = parse_with_text(sql)?
+            .into_iter()
+            .map(|p| p.statement)
+            .collect();
         if sql.len() <= MAX_CACHED_TEXT {
             self.inner.lock().insert(sql, parsed.clone());
         }

@@ -174,7 +174,8 @@ pub enum Statement {
 /// A statement with where it came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParsedStatement {
-    pub statement: Statement,
+    /// Shared: a cached parse is handed out without copying the tree.
+    pub statement: std::sync::Arc<Statement>,
     /// The statement's text as sent (comments included, no trailing `;`).
     pub text: String,
 }
@@ -184,7 +185,7 @@ pub struct ParsedStatement {
 pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
     Ok(parse_with_text(sql)?
         .into_iter()
-        .map(|p| p.statement)
+        .map(|p| std::sync::Arc::try_unwrap(p.statement).unwrap_or_else(|a| (*a).clone()))
         .collect())
 }
 
@@ -257,7 +258,7 @@ pub fn parse_with_text(sql: &str) -> Result<Vec<ParsedStatement>, SqlError> {
         let original = &sql[piece.start..piece.start + piece.text.len()];
         let statement = parse_one(&piece.text, original)?;
         out.push(ParsedStatement {
-            statement,
+            statement: std::sync::Arc::new(statement),
             text: original.trim().to_string(),
         });
     }

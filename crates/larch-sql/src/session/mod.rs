@@ -36,11 +36,27 @@ use variables::{Scope, VarDef};
 /// Text statements cached per session.
 const STATEMENT_CACHE_ENTRIES: usize = 64;
 
+/// Session variables every statement reads, decoded on first use after a
+/// SET (a session's values change only through its own SET statements, as
+/// in MySQL, where a session copies the global values when it starts).
+#[derive(Debug, Default)]
+struct HotVars {
+    collation: std::cell::Cell<Option<Collation>>,
+    isolation: std::cell::Cell<Option<IsolationLevel>>,
+}
+
+impl HotVars {
+    fn clear(&self) {
+        self.collation.set(None);
+        self.isolation.set(None);
+    }
+}
+
 /// A prepared statement.
 #[derive(Debug, Clone)]
 pub(crate) struct Prepared {
-    pub statement: Statement,
-    pub text: String,
+    pub statement: Arc<Statement>,
+    pub text: Arc<str>,
     pub params: usize,
 }
 
@@ -58,6 +74,8 @@ pub struct Session {
     pub(crate) process: Arc<ProcessEntry>,
     pub(crate) current_db: Option<String>,
     vars: HashMap<&'static str, Value>,
+    /// Variables every statement reads, decoded once; cleared by every SET.
+    hot: HotVars,
     pub(crate) user_vars: HashMap<String, Value>,
     pub(crate) last_insert_id: u64,
     /// Diagnostics of the last statement that produced any (SHOW WARNINGS).
@@ -114,6 +132,7 @@ impl Session {
             process,
             current_db: None,
             vars: HashMap::new(),
+            hot: HotVars::default(),
             user_vars: HashMap::new(),
             last_insert_id: 0,
             warnings: Vec::new(),
@@ -251,13 +270,13 @@ impl Session {
             ));
         }
         let mut p = stmts.remove(0);
-        let params = crate::exec::number_placeholders(&mut p.statement);
+        let params = crate::exec::number_placeholders(Arc::make_mut(&mut p.statement));
         let description = crate::exec::describe(self, &p.statement, params)?;
         self.prepared.insert(
             stmt_id,
             Prepared {
                 statement: p.statement,
-                text: p.text,
+                text: p.text.into(),
                 params: description.params,
             },
         );
@@ -296,6 +315,7 @@ impl Session {
     pub fn reset(&mut self) {
         self.rollback();
         self.vars.clear();
+        self.hot.clear();
         self.user_vars.clear();
         self.prepared.clear();
         self.warnings.clear();
@@ -442,6 +462,15 @@ impl Session {
 
     /// The session's isolation level (`transaction_isolation`).
     pub(crate) fn isolation(&self) -> IsolationLevel {
+        if let Some(i) = self.hot.isolation.get() {
+            return i;
+        }
+        let i = self.isolation_variable();
+        self.hot.isolation.set(Some(i));
+        i
+    }
+
+    fn isolation_variable(&self) -> IsolationLevel {
         match self.var_by_name("transaction_isolation") {
             Value::Str(s) => match s.as_str() {
                 "READ-UNCOMMITTED" => IsolationLevel::ReadUncommitted,
@@ -455,10 +484,15 @@ impl Session {
 
     /// The collation of string literals (`collation_connection`).
     pub(crate) fn connection_collation(&self) -> Collation {
-        match self.var_by_name("collation_connection") {
+        if let Some(c) = self.hot.collation.get() {
+            return c;
+        }
+        let c = match self.var_by_name("collation_connection") {
             Value::Str(s) => Collation::from_name(&s).unwrap_or(Collation::Utf8mb4GeneralCi),
             _ => Collation::Utf8mb4GeneralCi,
-        }
+        };
+        self.hot.collation.set(Some(c));
+        c
     }
 
     /// `SET [SESSION|GLOBAL] name = value`.
@@ -468,6 +502,7 @@ impl Session {
         scope: VarScope,
         value: Value,
     ) -> Result<(), SqlError> {
+        self.hot.clear();
         let def = variables::lookup(name).ok_or_else(|| SqlError::unknown_variable(name))?;
         if def.read_only {
             return Err(SqlError::new(
