@@ -108,7 +108,7 @@ impl<'p> Cursor<'p> {
                 Bound::Included(k) => n.search(k).unwrap_or_else(|i| i),
                 Bound::Excluded(k) => n.search(k).map_or_else(|i| i, |i| i + 1),
             };
-            let all_in = n.len() == 0 || self.in_upper(n.key(n.len() - 1));
+            let all_in = n.is_empty() || self.in_upper(n.key(n.len() - 1));
             for i in first..n.len() {
                 let e = n.entry(i);
                 if !all_in && !self.in_upper(e.key) {

@@ -19,8 +19,10 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, Decimal, LobKind, Value};
 use sqlparser::ast;
 
+use super::order::{sort_rows, SortKey, OUTPUT_TAIL};
 use crate::error::SqlError;
 use crate::eval::{self, decimal, Compiled, EvalContext, ExprType};
+use crate::session::Session;
 
 /// Prefix of the hidden column names that stand for aggregate results.
 pub(crate) const AGG_PREFIX: &str = "__larch_agg_";
@@ -365,4 +367,102 @@ pub(crate) struct CompiledAgg {
     pub args: Vec<Compiled>,
     pub ty: ExprType,
     pub collation: Collation,
+}
+
+/// The groups of an aggregating SELECT, filled as rows arrive: each keeps
+/// its first row (for the select list's plain columns) and one accumulator
+/// per aggregate call.
+#[derive(Default)]
+pub(super) struct Groups {
+    groups: Vec<(Vec<Value>, Vec<Accumulator>)>,
+    index: std::collections::HashMap<Vec<u8>, usize>,
+}
+
+impl Groups {
+    /// Adds a row that passed WHERE.
+    pub(super) fn add(
+        &mut self,
+        row: &[Value],
+        group_by: &[Compiled],
+        aggs: &[CompiledAgg],
+        ctx: &mut EvalContext<'_>,
+    ) -> Result<(), SqlError> {
+        // Without GROUP BY every row is in the one group: no key to hash.
+        let (key, found) = if group_by.is_empty() {
+            (Vec::new(), (!self.groups.is_empty()).then_some(0))
+        } else {
+            let mut values = Vec::with_capacity(group_by.len());
+            for g in group_by {
+                values.push(g.eval(row, ctx)?);
+            }
+            let key = group_key(&values, Collation::Utf8mb4GeneralCi);
+            let found = self.index.get(&key).copied();
+            (key, found)
+        };
+        let gi = match found {
+            Some(i) => i,
+            None => {
+                self.groups.push((
+                    row.to_vec(),
+                    aggs.iter().map(|a| Accumulator::new(&a.call)).collect(),
+                ));
+                self.index.insert(key, self.groups.len() - 1);
+                self.groups.len() - 1
+            }
+        };
+        let mut vals = Vec::new();
+        for (a, acc) in aggs.iter().zip(self.groups[gi].1.iter_mut()) {
+            vals.clear();
+            for arg in &a.args {
+                vals.push(arg.eval(row, ctx)?);
+            }
+            acc.add(&a.call, &vals, a.collation, ctx)?;
+        }
+        Ok(())
+    }
+
+    /// One row per group: its first row (`width` values) followed by the
+    /// aggregate values. Without GROUP BY there is always one group; with
+    /// it and no ORDER BY, groups come sorted by the GROUP BY values, as
+    /// MariaDB returns them.
+    pub(super) fn finish(
+        mut self,
+        s: &Session,
+        width: usize,
+        group_by: &[Compiled],
+        aggs: &[CompiledAgg],
+        unordered: bool,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        if self.groups.is_empty() && group_by.is_empty() {
+            self.groups.push((
+                vec![Value::Null; width],
+                aggs.iter().map(|a| Accumulator::new(&a.call)).collect(),
+            ));
+        }
+        let mut out: Vec<Vec<Value>> = self
+            .groups
+            .into_iter()
+            .map(|(mut first, accs)| {
+                first.truncate(width);
+                first.resize(width, Value::Null);
+                for (a, acc) in aggs.iter().zip(accs) {
+                    first.push(acc.finish(&a.call, &a.ty));
+                }
+                first
+            })
+            .collect();
+        if unordered && !group_by.is_empty() {
+            let keys: Vec<SortKey> = group_by
+                .iter()
+                .map(|g| SortKey {
+                    expr: g.clone(),
+                    desc: false,
+                    collation: g.ty.ty.collation().unwrap_or(Collation::Binary),
+                })
+                .collect();
+            OUTPUT_TAIL.with(|t| *t.borrow_mut() = 0);
+            sort_rows(s, &mut out, &keys, |r| r)?;
+        }
+        Ok(out)
+    }
 }

@@ -21,13 +21,14 @@ pub(crate) mod information_schema;
 pub(crate) mod innodb_tables;
 pub(crate) mod join;
 mod naming;
+mod order;
 pub(crate) mod source;
 mod subquery;
 pub(crate) mod system_variables;
 use naming::expr_name;
+use order::{apply_limit, compile_order, distinct_rows, finish_set, sort_rows, OUTPUT_TAIL};
 
 use std::cell::RefCell;
-use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use larch_engine::record::collation::Collation;
@@ -230,36 +231,6 @@ fn run_set_expr(
     }
 }
 
-/// ORDER BY over output columns and LIMIT, for UNION results.
-fn finish_set(
-    s: &Session,
-    set: &mut RowSet,
-    order: &[ast::OrderByExpr],
-    limit: Option<(u64, u64)>,
-) -> Result<(), SqlError> {
-    if !order.is_empty() {
-        let cols = set.columns.clone();
-        let resolve = |parts: &[ast::Ident]| {
-            let name = &parts.last()?.value;
-            cols.iter()
-                .position(|c| c.name.eq_ignore_ascii_case(name))
-                .map(|i| {
-                    (
-                        i,
-                        ExprType {
-                            ty: cols[i].ty.clone(),
-                            nullable: cols[i].nullable,
-                        },
-                    )
-                })
-        };
-        let keys = compile_order(s, order, &resolve, &set.columns)?;
-        sort_rows(s, &mut set.rows, &keys, |r| r)?;
-    }
-    apply_limit(&mut set.rows, limit);
-    Ok(())
-}
-
 fn limit_of(s: &Session, q: &ast::Query, params: &[Value]) -> Result<Option<(u64, u64)>, SqlError> {
     let num = |e: &ast::Expr| -> Result<u64, SqlError> {
         let resolve = |_: &[ast::Ident]| None;
@@ -289,126 +260,6 @@ fn limit_of(s: &Session, q: &ast::Query, params: &[Value]) -> Result<Option<(u64
             Some((num(offset)?, num(limit)?))
         }
     })
-}
-
-fn apply_limit(rows: &mut Vec<Vec<Value>>, limit: Option<(u64, u64)>) {
-    if let Some((off, count)) = limit {
-        let off = usize::try_from(off).unwrap_or(usize::MAX).min(rows.len());
-        rows.drain(..off);
-        rows.truncate(usize::try_from(count).unwrap_or(usize::MAX));
-    }
-}
-
-fn distinct_rows(rows: &mut Vec<Vec<Value>>) {
-    let mut seen = std::collections::HashSet::new();
-    rows.retain(|r| seen.insert(aggregate::group_key(r, Collation::Utf8mb4GeneralCi)));
-}
-
-/// A compiled ORDER BY key.
-struct SortKey {
-    expr: Compiled,
-    desc: bool,
-    collation: Collation,
-}
-
-fn compile_order(
-    s: &Session,
-    order: &[ast::OrderByExpr],
-    resolve: &eval::Resolver<'_>,
-    outputs: &[ResultColumn],
-) -> Result<Vec<SortKey>, SqlError> {
-    let opts = CompileOptions {
-        collation: s.connection_collation(),
-        clause: "ORDER BY".into(),
-    };
-    order
-        .iter()
-        .map(|o| {
-            let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
-            // ORDER BY 2: the second output column.
-            let expr = match &o.expr {
-                ast::Expr::Value(v) => match &v.value {
-                    ast::Value::Number(n, _) => {
-                        let i: usize = n.parse().unwrap_or(0);
-                        if i == 0 || i > outputs.len() {
-                            return Err(SqlError::new(
-                                1054,
-                                format!("Unknown column '{n}' in 'ORDER BY'"),
-                            ));
-                        }
-                        Compiled {
-                            expr: eval::Expr::Column(usize::MAX - (i - 1)),
-                            ty: ExprType {
-                                ty: outputs[i - 1].ty.clone(),
-                                nullable: true,
-                            },
-                        }
-                    }
-                    _ => eval::compile(&o.expr, resolve, &opts)?,
-                },
-                e => eval::compile(e, resolve, &opts)?,
-            };
-            let collation = expr.ty.ty.collation().unwrap_or(Collation::Binary);
-            Ok(SortKey {
-                expr,
-                desc,
-                collation,
-            })
-        })
-        .collect()
-}
-
-/// Sorts rows by keys evaluated on `view(row)`; positional keys
-/// (`usize::MAX - i`) read output column `i` of the row's tail.
-fn sort_rows<T>(
-    s: &Session,
-    items: &mut Vec<T>,
-    keys: &[SortKey],
-    view: impl Fn(&T) -> &Vec<Value>,
-) -> Result<(), SqlError> {
-    let mut ctx = s.eval_context(&[]);
-    let mut keyed: Vec<(Vec<Value>, T)> = Vec::with_capacity(items.len());
-    for item in items.drain(..) {
-        let row = view(&item);
-        let mut ks = Vec::with_capacity(keys.len());
-        for k in keys {
-            ks.push(match k.expr.expr {
-                eval::Expr::Column(c) if c > usize::MAX / 2 => {
-                    let i = usize::MAX - c;
-                    row.get(row.len().saturating_sub(OUTPUT_TAIL.with(|t| *t.borrow())) + i)
-                        .cloned()
-                        .unwrap_or(Value::Null)
-                }
-                _ => k.expr.eval(row, &mut ctx)?,
-            });
-        }
-        keyed.push((ks, item));
-    }
-    let mut cmp_ctx = s.eval_context(&[]);
-    keyed.sort_by(|a, b| {
-        for (i, k) in keys.iter().enumerate() {
-            let (x, y) = (&a.0[i], &b.0[i]);
-            let o = match (x.is_null(), y.is_null()) {
-                (true, true) => Ordering::Equal,
-                (true, false) => Ordering::Less,
-                (false, true) => Ordering::Greater,
-                _ => eval::compare(x, y, k.collation, &mut cmp_ctx).unwrap_or(Ordering::Equal),
-            };
-            let o = if k.desc { o.reverse() } else { o };
-            if o != Ordering::Equal {
-                return o;
-            }
-        }
-        Ordering::Equal
-    });
-    items.extend(keyed.into_iter().map(|(_, t)| t));
-    Ok(())
-}
-
-thread_local! {
-    /// Number of output columns appended to rows being sorted (positional
-    /// ORDER BY reads them).
-    static OUTPUT_TAIL: RefCell<usize> = const { RefCell::new(0) };
 }
 
 /// One item of the select list, compiled.
@@ -731,8 +582,7 @@ fn run_select(
     let mut matched: Vec<Vec<Value>> = Vec::new();
     // Aggregation runs as rows arrive: groups keep their first row and
     // their accumulators.
-    let mut groups: Vec<(Vec<Value>, Vec<aggregate::Accumulator>)> = Vec::new();
-    let mut group_index: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut groups = aggregate::Groups::default();
     let mut rows_read = 0u64;
     if stop_after != Some(0) {
         let mut emit = |row: &[Value],
@@ -749,42 +599,7 @@ fn run_select(
                 matched.push(row.to_vec());
                 return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
             }
-            // Without GROUP BY every row is in the one group.
-            let k = if group_c.is_empty() {
-                Vec::new()
-            } else {
-                let mut key = Vec::with_capacity(group_c.len());
-                for g in &group_c {
-                    key.push(g.eval(row, ctx)?);
-                }
-                aggregate::group_key(&key, Collation::Utf8mb4GeneralCi)
-            };
-            let found = if group_c.is_empty() {
-                (!groups.is_empty()).then_some(0)
-            } else {
-                group_index.get(&k).copied()
-            };
-            let gi = match found {
-                Some(i) => i,
-                None => {
-                    groups.push((
-                        row.to_vec(),
-                        aggs.iter()
-                            .map(|a| aggregate::Accumulator::new(&a.call))
-                            .collect(),
-                    ));
-                    group_index.insert(k, groups.len() - 1);
-                    groups.len() - 1
-                }
-            };
-            let mut vals = Vec::new();
-            for (a, acc) in aggs.iter().zip(groups[gi].1.iter_mut()) {
-                vals.clear();
-                for arg in &a.args {
-                    vals.push(arg.eval(row, ctx)?);
-                }
-                acc.add(&a.call, &vals, a.collation, ctx)?;
-            }
+            groups.add(row, &group_c, &aggs, ctx)?;
             Ok(true)
         };
         if sources.is_empty() {
@@ -799,39 +614,7 @@ fn run_select(
 
     // Aggregate results.
     let rows_in: Vec<Vec<Value>> = if aggregating {
-        if groups.is_empty() && group_c.is_empty() {
-            groups.push((
-                vec![Value::Null; width],
-                aggs.iter()
-                    .map(|a| aggregate::Accumulator::new(&a.call))
-                    .collect(),
-            ));
-        }
-        // GROUP BY sorts by the group columns in MariaDB (without ORDER BY).
-        let mut out: Vec<Vec<Value>> = groups
-            .into_iter()
-            .map(|(mut first, accs)| {
-                first.truncate(width);
-                first.resize(width, Value::Null);
-                for (a, acc) in aggs.iter().zip(accs) {
-                    first.push(acc.finish(&a.call, &a.ty));
-                }
-                first
-            })
-            .collect();
-        if order_keys.is_empty() && !group_c.is_empty() {
-            let keys: Vec<SortKey> = group_c
-                .iter()
-                .map(|g| SortKey {
-                    expr: g.clone(),
-                    desc: false,
-                    collation: g.ty.ty.collation().unwrap_or(Collation::Binary),
-                })
-                .collect();
-            OUTPUT_TAIL.with(|t| *t.borrow_mut() = 0);
-            sort_rows(s, &mut out, &keys, |r| r)?;
-        }
-        out
+        groups.finish(s, width, &group_c, &aggs, order_keys.is_empty())?
     } else {
         matched
     };

@@ -1,0 +1,171 @@
+//! Ordering and trimming result rows: ORDER BY keys compiled and applied
+//! (with MySQL's NULL-first order and each key's collation), DISTINCT, and
+//! LIMIT/OFFSET, for SELECT blocks and UNION results.
+//!
+//! Positional keys (`ORDER BY 2`) and select-list aliases are compiled to
+//! `Expr::Column(usize::MAX - i)`: output column `i`, read from the tail of
+//! the row being sorted ([`OUTPUT_TAIL`] says how many output columns the
+//! rows carry after their input columns).
+
+use std::cell::RefCell;
+use std::cmp::Ordering;
+
+use larch_engine::record::collation::Collation;
+use larch_engine::record::value::Value;
+use sqlparser::ast;
+
+use super::aggregate;
+use crate::error::SqlError;
+use crate::eval::{self, CompileOptions, Compiled, ExprType};
+use crate::result::{ResultColumn, RowSet};
+use crate::session::Session;
+
+/// ORDER BY over output columns and LIMIT, for UNION results.
+pub(super) fn finish_set(
+    s: &Session,
+    set: &mut RowSet,
+    order: &[ast::OrderByExpr],
+    limit: Option<(u64, u64)>,
+) -> Result<(), SqlError> {
+    if !order.is_empty() {
+        let cols = set.columns.clone();
+        let resolve = |parts: &[ast::Ident]| {
+            let name = &parts.last()?.value;
+            cols.iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name))
+                .map(|i| {
+                    (
+                        i,
+                        ExprType {
+                            ty: cols[i].ty.clone(),
+                            nullable: cols[i].nullable,
+                        },
+                    )
+                })
+        };
+        let keys = compile_order(s, order, &resolve, &set.columns)?;
+        sort_rows(s, &mut set.rows, &keys, |r| r)?;
+    }
+    apply_limit(&mut set.rows, limit);
+    Ok(())
+}
+
+pub(super) fn apply_limit(rows: &mut Vec<Vec<Value>>, limit: Option<(u64, u64)>) {
+    if let Some((off, count)) = limit {
+        let off = usize::try_from(off).unwrap_or(usize::MAX).min(rows.len());
+        rows.drain(..off);
+        rows.truncate(usize::try_from(count).unwrap_or(usize::MAX));
+    }
+}
+
+pub(super) fn distinct_rows(rows: &mut Vec<Vec<Value>>) {
+    let mut seen = std::collections::HashSet::new();
+    rows.retain(|r| seen.insert(aggregate::group_key(r, Collation::Utf8mb4GeneralCi)));
+}
+
+/// A compiled ORDER BY key.
+pub(super) struct SortKey {
+    pub expr: Compiled,
+    pub desc: bool,
+    pub collation: Collation,
+}
+
+pub(super) fn compile_order(
+    s: &Session,
+    order: &[ast::OrderByExpr],
+    resolve: &eval::Resolver<'_>,
+    outputs: &[ResultColumn],
+) -> Result<Vec<SortKey>, SqlError> {
+    let opts = CompileOptions {
+        collation: s.connection_collation(),
+        clause: "ORDER BY".into(),
+    };
+    order
+        .iter()
+        .map(|o| {
+            let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+            // ORDER BY 2: the second output column.
+            let expr = match &o.expr {
+                ast::Expr::Value(v) => match &v.value {
+                    ast::Value::Number(n, _) => {
+                        let i: usize = n.parse().unwrap_or(0);
+                        if i == 0 || i > outputs.len() {
+                            return Err(SqlError::new(
+                                1054,
+                                format!("Unknown column '{n}' in 'ORDER BY'"),
+                            ));
+                        }
+                        Compiled {
+                            expr: eval::Expr::Column(usize::MAX - (i - 1)),
+                            ty: ExprType {
+                                ty: outputs[i - 1].ty.clone(),
+                                nullable: true,
+                            },
+                        }
+                    }
+                    _ => eval::compile(&o.expr, resolve, &opts)?,
+                },
+                e => eval::compile(e, resolve, &opts)?,
+            };
+            let collation = expr.ty.ty.collation().unwrap_or(Collation::Binary);
+            Ok(SortKey {
+                expr,
+                desc,
+                collation,
+            })
+        })
+        .collect()
+}
+
+/// Sorts rows by keys evaluated on `view(row)`; positional keys
+/// (`usize::MAX - i`) read output column `i` of the row's tail.
+pub(super) fn sort_rows<T>(
+    s: &Session,
+    items: &mut Vec<T>,
+    keys: &[SortKey],
+    view: impl Fn(&T) -> &Vec<Value>,
+) -> Result<(), SqlError> {
+    let mut ctx = s.eval_context(&[]);
+    let mut keyed: Vec<(Vec<Value>, T)> = Vec::with_capacity(items.len());
+    for item in items.drain(..) {
+        let row = view(&item);
+        let mut ks = Vec::with_capacity(keys.len());
+        for k in keys {
+            ks.push(match k.expr.expr {
+                eval::Expr::Column(c) if c > usize::MAX / 2 => {
+                    let i = usize::MAX - c;
+                    row.get(row.len().saturating_sub(OUTPUT_TAIL.with(|t| *t.borrow())) + i)
+                        .cloned()
+                        .unwrap_or(Value::Null)
+                }
+                _ => k.expr.eval(row, &mut ctx)?,
+            });
+        }
+        keyed.push((ks, item));
+    }
+    let mut cmp_ctx = s.eval_context(&[]);
+    keyed.sort_by(|a, b| {
+        for (i, k) in keys.iter().enumerate() {
+            let (x, y) = (&a.0[i], &b.0[i]);
+            let o = match (x.is_null(), y.is_null()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Less,
+                (false, true) => Ordering::Greater,
+                _ => eval::compare(x, y, k.collation, &mut cmp_ctx).unwrap_or(Ordering::Equal),
+            };
+            let o = if k.desc { o.reverse() } else { o };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    });
+    items.extend(keyed.into_iter().map(|(_, t)| t));
+    Ok(())
+}
+
+thread_local! {
+    /// Number of output columns appended to rows being sorted (positional
+    /// ORDER BY reads them).
+    pub(super) static OUTPUT_TAIL: RefCell<usize> = const { RefCell::new(0) };
+}
