@@ -299,11 +299,18 @@ where
             status,
         );
         let session = &mut *self.session;
-        match self.server.call(|| session.query(sql, &mut writer)) {
+        let result = self.server.call(|| session.query(sql, &mut writer));
+        // What must finish before the client hears the result (the log
+        // sync of a commit); its error replaces the result.
+        let result = match (result, self.session.durability()) {
+            (Ok(r), Some(wait)) => wait.await.map(|()| r),
+            (result, _) => result,
+        };
+        match result {
             Ok(outcome) => writer.finish(outcome),
-            Err(panic) => {
+            Err(e) => {
                 writer.abandon(start);
-                write_err(out.begin(), &panic);
+                write_err(out.begin(), &e);
                 out.end();
             }
         }
@@ -410,14 +417,20 @@ where
             status,
         );
         let session = &mut *self.session;
-        match self
+        let result = self
             .server
-            .call(|| session.execute(id, &params, &mut writer))
-        {
+            .call(|| session.execute(id, &params, &mut writer));
+        // What must finish before the client hears the result (the log
+        // sync of a commit); its error replaces the result.
+        let result = match (result, self.session.durability()) {
+            (Ok(r), Some(wait)) => wait.await.map(|()| r),
+            (result, _) => result,
+        };
+        match result {
             Ok(outcome) => writer.finish(outcome),
-            Err(panic) => {
+            Err(e) => {
                 writer.abandon(start);
-                write_err(out.begin(), &panic);
+                write_err(out.begin(), &e);
                 out.end();
             }
         }

@@ -71,7 +71,8 @@ pub use mysql_common::constants::{CapabilityFlags, StatusFlags};
 pub use results::{OkResult, ResultSet, ResultWriter};
 pub use server::{DefaultAuthPlugin, ExecutionMode, Server, ServerConfig, DEFAULT_SERVER_VERSION};
 pub use session::{
-    Account, ConnectionControl, ConnectionInfo, LoginInfo, PreparedInfo, SqlSession, Transport,
+    Account, ConnectionControl, ConnectionInfo, DurabilityWait, LoginInfo, PreparedInfo,
+    SqlSession, Transport,
 };
 pub use stream::ClientStream;
 pub use tls::{TlsError, TlsInfo, TlsSettings, TLS_LIBRARY_VERSION};

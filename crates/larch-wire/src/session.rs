@@ -133,6 +133,10 @@ pub struct PreparedInfo {
     pub columns: Vec<ColumnDef>,
 }
 
+/// A wait [`SqlSession::durability`] hands to the connection's task.
+pub type DurabilityWait =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), MysqlError>> + Send>>;
+
 /// The SQL layer's side of one client connection.
 pub trait SqlSession: Send {
     /// Finds the account for `user` connecting from `host`; `None` if there
@@ -197,6 +201,14 @@ pub trait SqlSession: Send {
     /// `COM_STATISTICS`: the one-line status string.
     fn statistics(&mut self) -> String {
         String::from("Uptime: 0  Threads: 1  Questions: 0  Slow queries: 0  Opens: 0  Open tables: 0  Queries per second avg: 0.000")
+    }
+
+    /// After `query` or `execute`: what must finish before the client hears
+    /// the result, e.g. the log sync of a commit (`None`: nothing). The
+    /// connection's task awaits it, so the thread serves other connections
+    /// meanwhile; an error replaces the result.
+    fn durability(&mut self) -> Option<DurabilityWait> {
+        None
     }
 
     /// The connection is closing (after `COM_QUIT`, an error or a kill).

@@ -18,12 +18,17 @@
 //!
 //! Execution mode: statements run directly on the tokio worker thread that
 //! reads their packet (`ExecutionMode::Inline`): a point query costs no thread
-//! hand-off. Where a statement may wait or run long (row-lock waits, the log
-//! flush at commit, `SLEEP`, full scans, DDL) the engine enters a blocking
-//! region (`larch_engine::io::blocking`), and each worker's hook
-//! ([`leave_worker`], installed at thread start) runs it inside
-//! `tokio::task::block_in_place`: the worker's other connections move to a
-//! new worker first, so one long or waiting query never stalls the others.
+//! hand-off. Where a statement may wait or run long (row-lock waits,
+//! `SLEEP`, full scans, DDL) the engine enters a blocking region
+//! (`larch_engine::io::blocking`), and each worker's hook ([`leave_worker`],
+//! installed at thread start) runs it inside `tokio::task::block_in_place`:
+//! the worker's other connections move to a new worker first, so one long or
+//! waiting query never stalls the others. A commit does not wait for its log
+//! sync on the worker: the session defers it (`Session::defer_durability`),
+//! and the connection's task awaits the sync (`SqlSession::durability`, served
+//! by the engine's commit flusher) before it sends the result; measured on 2
+//! cores with sysbench oltp_update_index at 16 threads, 10.2k transactions/s
+//! and 93 µs of server CPU each before, 17.2k-18.3k and 50 µs after.
 //! Measured on 2 cores with sysbench oltp_point_select (10k rows): handing
 //! every statement off (the previous mode) gave 34k/29k/24k queries/s at
 //! 1/4/16 threads, running inline 27k/55k/50k. The runtime's blocking-thread
@@ -36,8 +41,8 @@ use larch_sql::database::Database;
 use larch_sql::result::QueryResult;
 use larch_sql::session::Session;
 use larch_wire::{
-    Account, CapabilityFlags, ColumnDef, ConnectionControl, ConnectionInfo, LoginInfo, MysqlError,
-    OkResult, PreparedInfo, ResultWriter, SqlSession, StatusFlags, Value,
+    Account, CapabilityFlags, ColumnDef, ConnectionControl, ConnectionInfo, DurabilityWait,
+    LoginInfo, MysqlError, OkResult, PreparedInfo, ResultWriter, SqlSession, StatusFlags, Value,
 };
 
 use crate::convert::{binary_value, column_def, credential, mysql_error, param_value, text_value};
@@ -258,6 +263,9 @@ impl SqlSession for Connection {
                 control.kill_connection();
             }
         }));
+        // Commits answer the client once their log sync is done, awaited on
+        // the connection's task (`durability`), not on a parked thread.
+        session.defer_durability(true);
         self.session = Some(session);
         Ok(())
     }
@@ -380,6 +388,14 @@ impl SqlSession for Connection {
             "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  \
              Opens: 0  Open tables: 0  Queries per second avg: {qps:.3}"
         )
+    }
+
+    fn durability(&mut self) -> Option<DurabilityWait> {
+        let wait = self.session.as_mut()?.take_durable_wait()?;
+        Some(Box::pin(async move {
+            wait.await
+                .map_err(|e| mysql_error(&larch_sql::error::SqlError::from(e)))
+        }))
     }
 
     fn on_close(&mut self) {

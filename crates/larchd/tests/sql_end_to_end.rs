@@ -2,7 +2,8 @@
 //! AUTO_INCREMENT, every column type in the text and binary protocols with
 //! its column metadata, prepared writes, `CLIENT_FOUND_ROWS`, transactions,
 //! durability across a clean restart and a SIGKILL, and a long statement
-//! (`SLEEP`) that neither stalls other connections nor survives `KILL QUERY`.
+//! (`SLEEP`) that neither stalls other connections nor survives `KILL QUERY`,
+//! and commits answered only after their log sync.
 
 mod support;
 
@@ -237,5 +238,73 @@ fn long_statement_does_not_stall_others_and_can_be_killed() -> Res {
         Err(e) => assert_eq!(server_error(&e).map(|e| e.0), Some(1317), "{e}"),
     }
     assert!(started.elapsed() < std::time::Duration::from_secs(4));
+    Ok(())
+}
+
+/// `Innodb_os_log_fsyncs` as the server reports it.
+fn log_syncs(conn: &mut mysql::Conn) -> Result<u64, Box<dyn std::error::Error>> {
+    let row: Option<(String, String)> =
+        conn.query_first("SHOW GLOBAL STATUS LIKE 'Innodb_os_log_fsyncs'")?;
+    Ok(row.ok_or("no Innodb_os_log_fsyncs")?.1.parse()?)
+}
+
+#[test]
+fn every_commit_is_synced_before_its_ok_and_concurrent_commits_share_syncs() -> Res {
+    let dir = tempdir()?;
+    let server = Larchd::start(&dir.path().join("data"), &[])?;
+    let mut conn = server.connect()?;
+    conn.query_drop("CREATE TABLE test.c (id INT PRIMARY KEY, n INT NOT NULL)")?;
+    conn.query_drop("INSERT INTO test.c VALUES (1, 0)")?;
+    // One client, one commit at a time: each OK comes after a sync that
+    // covers its commit, so there are at least as many syncs as commits
+    // (the once-a-second background flush adds a few at most).
+    let before = log_syncs(&mut conn)?;
+    let commits = 200u64;
+    let update = conn.prep("UPDATE test.c SET n = n + 1 WHERE id = 1")?;
+    for i in 0..commits {
+        if i % 2 == 0 {
+            conn.exec_drop(&update, ())?;
+        } else {
+            conn.query_drop("BEGIN")?;
+            conn.query_drop("UPDATE test.c SET n = n + 1 WHERE id = 1")?;
+            conn.query_drop("COMMIT")?;
+        }
+    }
+    let synced = log_syncs(&mut conn)? - before;
+    assert!(
+        synced >= commits,
+        "{synced} log syncs for {commits} acknowledged commits"
+    );
+    let n: Option<u64> = conn.query_first("SELECT n FROM test.c WHERE id = 1")?;
+    assert_eq!(n, Some(commits));
+
+    // Many clients committing at once: their commits share syncs (group
+    // commit), and every one is acknowledged and applied.
+    let clients = 8u64;
+    let each = 50u64;
+    for k in 0..clients {
+        conn.exec_drop("INSERT INTO test.c VALUES (?, 0)", (k + 10,))?;
+    }
+    let before = log_syncs(&mut conn)?;
+    let threads: Vec<_> = (0..clients)
+        .map(|k| {
+            let opts = server.opts();
+            std::thread::spawn(move || -> Result<(), String> {
+                let mut c = mysql::Conn::new(opts).map_err(|e| e.to_string())?;
+                for _ in 0..each {
+                    c.exec_drop("UPDATE test.c SET n = n + 1 WHERE id = ?", (k + 10,))
+                        .map_err(|e| e.to_string())?;
+                }
+                Ok(())
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().map_err(|_| "client thread panicked")??;
+    }
+    let synced = log_syncs(&mut conn)? - before;
+    let total: Option<u64> = conn.query_first("SELECT SUM(n) FROM test.c WHERE id >= 10")?;
+    assert_eq!(total, Some(clients * each));
+    assert!(synced >= 1, "commits were synced");
     Ok(())
 }

@@ -31,6 +31,8 @@ pub struct Cursor<'p> {
     reverse: bool,
     batch: VecDeque<Entry>,
     done: bool,
+    /// Most entries one refill copies (a lookup of the next key needs one).
+    batch_limit: usize,
 }
 
 impl<'p> Cursor<'p> {
@@ -49,7 +51,15 @@ impl<'p> Cursor<'p> {
             reverse,
             batch: VecDeque::new(),
             done: false,
+            batch_limit: usize::MAX,
         }
+    }
+
+    /// Copies at most `n` entries (at least 1) per leaf visit: for callers
+    /// that want only the first few entries of a long range.
+    pub fn limit_batch(mut self, n: usize) -> Self {
+        self.batch_limit = n.max(1);
+        self
     }
 
     /// The next entry in range, or `None` at the end.
@@ -110,6 +120,9 @@ impl<'p> Cursor<'p> {
             };
             let all_in = n.is_empty() || self.in_upper(n.key(n.len() - 1));
             for i in first..n.len() {
+                if self.batch.len() >= self.batch_limit {
+                    break;
+                }
                 let e = n.entry(i);
                 if !all_in && !self.in_upper(e.key) {
                     self.done = true;
@@ -168,6 +181,9 @@ impl<'p> Cursor<'p> {
             let (leaf, fence) = self.leaf_for_upper()?;
             let n = Node(leaf.data());
             for i in (0..n.len()).rev() {
+                if self.batch.len() >= self.batch_limit {
+                    break;
+                }
                 let e = n.entry(i);
                 if !self.in_upper(e.key) {
                     continue;

@@ -10,6 +10,8 @@
 //! - writes a checkpoint.
 //!
 //! The read-ahead thread reads whole extents that linear read-ahead asked for.
+//! The commit flusher (`wal::durable`) makes commits durable for waits that
+//! do not hold a thread.
 
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
@@ -21,12 +23,14 @@ use parking_lot::{Condvar, Mutex};
 
 use super::pool::BufferPool;
 use crate::page::PageId;
+use crate::wal::CommitFlusher;
 
 /// Handles of the background threads; [`BackgroundThreads::stop`] joins them.
 pub struct BackgroundThreads {
     stop: Arc<AtomicBool>,
     wake: Arc<(Mutex<bool>, Condvar)>,
     handles: Vec<JoinHandle<()>>,
+    flusher: Option<CommitFlusher>,
 }
 
 impl std::fmt::Debug for BackgroundThreads {
@@ -43,6 +47,7 @@ impl BackgroundThreads {
         let (tx, rx) = sync_channel::<PageId>(64);
         *pool.read_ahead_tx.lock() = Some(tx);
         let mut handles = Vec::new();
+        let flusher = Some(CommitFlusher::start(pool.log().clone())?);
         {
             let (pool, stop, wake) = (pool.clone(), stop.clone(), wake.clone());
             handles.push(
@@ -63,6 +68,7 @@ impl BackgroundThreads {
             stop,
             wake,
             handles,
+            flusher,
         })
     }
 
@@ -79,6 +85,9 @@ impl BackgroundThreads {
     }
 
     fn shutdown(&mut self) {
+        if let Some(f) = self.flusher.take() {
+            f.stop();
+        }
         self.stop.store(true, SeqCst);
         self.wake();
         for h in self.handles.drain(..) {

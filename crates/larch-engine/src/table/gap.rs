@@ -48,7 +48,9 @@ impl Table {
     /// `None` for the supremum.
     pub(super) fn successor(&self, index: usize, from: Bound<Vec<u8>>) -> Result<Option<Vec<u8>>> {
         let tree = self.index_tree(index);
-        let mut c = tree.range(self.storage.pool(), from, Bound::Unbounded, false);
+        let mut c = tree
+            .range(self.storage.pool(), from, Bound::Unbounded, false)
+            .limit_batch(1);
         Ok(c.next_entry()?.map(|e| e.key))
     }
 

@@ -138,6 +138,8 @@ pub struct RedoLog {
     failure: Mutex<Option<String>>,
     flush_at_commit: u8,
     stats: LogStats,
+    /// Commits waiting to be durable (see `durable`).
+    pub(super) commit_waits: super::durable::CommitWaits,
 }
 
 impl std::fmt::Debug for RedoLog {
@@ -196,6 +198,7 @@ impl RedoLog {
             failure: Mutex::new(None),
             flush_at_commit,
             stats: LogStats::default(),
+            commit_waits: Default::default(),
         }
     }
 

@@ -5,6 +5,8 @@
 //! - [`log`]: [`RedoLog`], the in-memory log buffer with concurrent appends,
 //!   group commit, `innodb_flush_log_at_trx_commit` semantics and checkpoints;
 //! - [`completion`]: in-order completion tracking for concurrent appends;
+//! - [`durable`]: waiting for a commit's durability as a future, served by
+//!   the commit flusher thread (group commit without parking the caller);
 //! - [`scan`]: reading log blocks back during recovery.
 //!
 //! LSN = byte offset in the (unbounded) log stream. A block (one mini-transaction)
@@ -20,11 +22,13 @@
 //! ```
 
 pub mod completion;
+pub mod durable;
 pub mod file;
 pub mod log;
 pub mod record;
 pub mod scan;
 
+pub use durable::{CommitFlusher, DurableWait};
 pub use file::{Checkpoint, LogFile};
 pub use log::{LogStats, RedoLog};
 pub use record::{RecordReader, RecordWriter, RedoRecord};

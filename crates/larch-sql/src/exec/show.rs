@@ -585,6 +585,7 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
             .to_string();
     let locks = s.db.services().locks.stats();
     let purge = &s.db.services().purge;
+    let log_stats = s.db.storage().log().stats();
     let wait_ms = locks.total_wait_time.as_millis();
     let mut list: Vec<(&str, String)> = vec![
         ("Com_commit", n(&c.com_commit)),
@@ -607,6 +608,10 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
             s.db.services().undo.history_len().to_string(),
         ),
         ("Innodb_deadlocks", locks.deadlocks.to_string()),
+        ("Innodb_log_waits", n(&log_stats.waits)),
+        ("Innodb_log_writes", n(&log_stats.writes)),
+        ("Innodb_os_log_fsyncs", n(&log_stats.syncs)),
+        ("Innodb_os_log_written", n(&log_stats.bytes_written)),
         ("Innodb_purged_undo_logs", n(&purge.logs_purged)),
         ("Innodb_purged_undo_logs_early", n(&purge.logs_purged_early)),
         ("Innodb_purged_undo_records", n(&purge.records_purged)),

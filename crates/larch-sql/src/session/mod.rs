@@ -76,6 +76,11 @@ pub struct Session {
     vars: HashMap<&'static str, Value>,
     /// Variables every statement reads, decoded once; cleared by every SET.
     hot: HotVars,
+    /// Commits leave their log flush to the caller ([`Session::take_durable_wait`]).
+    pub(crate) defer_durability: bool,
+    /// The log must be durable up to here before the client hears of the
+    /// commits made since the last [`Session::take_durable_wait`].
+    pub(crate) durable_lsn: u64,
     pub(crate) user_vars: HashMap<String, Value>,
     pub(crate) last_insert_id: u64,
     /// Diagnostics of the last statement that produced any (SHOW WARNINGS).
@@ -133,6 +138,8 @@ impl Session {
             current_db: None,
             vars: HashMap::new(),
             hot: HotVars::default(),
+            defer_durability: false,
+            durable_lsn: 0,
             user_vars: HashMap::new(),
             last_insert_id: 0,
             warnings: Vec::new(),
@@ -304,6 +311,25 @@ impl Session {
             ));
         }
         self.run_statement(&p.statement, &p.text, params)
+    }
+
+    /// Lets the caller make commits durable: a commit then returns once its
+    /// log records are in the log buffer (its locks already released, as
+    /// InnoDB releases them before the log flush), and the caller awaits
+    /// [`take_durable_wait`](Self::take_durable_wait) before it reports the
+    /// result, so no thread is parked for the flush. Off by default: a
+    /// commit syncs the log before it returns (embedded use).
+    pub fn defer_durability(&mut self, on: bool) {
+        self.defer_durability = on;
+    }
+
+    /// The wait the caller must finish before reporting the statements run
+    /// since the last call (`None` when they committed nothing not yet
+    /// durable). See [`defer_durability`](Self::defer_durability).
+    pub fn take_durable_wait(&mut self) -> Option<larch_engine::wal::DurableWait> {
+        let lsn = std::mem::take(&mut self.durable_lsn);
+        let log = self.db.storage().pool().log();
+        (lsn > log.flushed_lsn()).then(|| log.durable(lsn))
     }
 
     /// COM_STMT_CLOSE.

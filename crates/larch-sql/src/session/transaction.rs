@@ -198,7 +198,14 @@ impl Session {
         let lsn = t.ctx.commit()?;
         if lsn != 0 {
             let log = self.db.storage().log();
-            log.flush_for_commit(log.current_lsn().max(lsn))?;
+            let target = log.current_lsn().max(lsn);
+            if self.defer_durability && log.flush_at_commit() == 1 {
+                // The caller awaits the sync before it answers the client.
+                log.check_writable()?;
+                self.durable_lsn = self.durable_lsn.max(target);
+            } else {
+                log.flush_for_commit(target)?;
+            }
         }
         Ok(())
     }
