@@ -143,6 +143,7 @@ impl Database {
             weak.upgrade()?.table_by_identity(space, root)
         }));
         let purge = PurgeWorker::start(services.clone(), recovered)?;
+        crate::session::temporary::drop_leftovers(&catalog);
         Ok(Arc::new(Database {
             storage,
             catalog,

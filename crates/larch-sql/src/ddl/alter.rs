@@ -421,6 +421,23 @@ fn operation(
         }
         A::RenameTable { table_name: t } => {
             let (ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n)) = t;
+            if s.is_temporary(&st.db, &st.name) {
+                // A temporary table keeps its hidden table; its name changes.
+                let (db, new) = super::table_name_as_written(s, n)?;
+                if db != st.db {
+                    return Err(SqlError::not_supported(
+                        "RENAME of a temporary table to another database",
+                    ));
+                }
+                if s.temporary_table(&db, &new).is_some() {
+                    return Err(SqlError::table_exists(&new));
+                }
+                let old = s.visible_table_name(&st.db, &st.name);
+                if let Some(hidden) = s.remove_temporary_table(&db, &old) {
+                    s.add_temporary_table(&db, &new, hidden);
+                }
+                return Ok(());
+            }
             let to = table_name(s, n)?;
             if to != (st.db.clone(), st.name.clone()) {
                 let catalog = s.db.catalog();

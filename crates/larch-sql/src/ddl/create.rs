@@ -5,8 +5,8 @@
 //! 1060 (duplicate column), 1113 (no columns), the column, key and type errors
 //! of `column`, `keys` and `types`, 1286 (unknown engine), 1628 (table comment
 //! over 2048 characters), and the engine's own checks (1071, 1118, 1170...)
-//! when the table is created. `CREATE TABLE ... SELECT` and temporary tables
-//! are error 1235.
+//! when the table is created. `CREATE TABLE ... SELECT` is
+//! `create_select`'s.
 //!
 //! Table options: ENGINE (InnoDB; MyISAM, Aria, MEMORY... are replaced by
 //! InnoDB with warning 1266), [DEFAULT] CHARSET / CHARACTER SET, [DEFAULT]
@@ -20,7 +20,7 @@ use sqlparser::ast;
 use super::keys::{constraint, Constraint};
 use super::types::resolve_collation;
 use super::work::{Finished, Work};
-use super::{column, syntax_error, table_name};
+use super::{column, syntax_error, table_name, table_name_as_written};
 use crate::error::{SqlError, Warning};
 use crate::result::QueryResult;
 use crate::session::Session;
@@ -202,14 +202,14 @@ pub(super) fn create_table(
     s: &mut Session,
     ct: &ast::CreateTable,
 ) -> Result<QueryResult, SqlError> {
-    s.commit()?;
-    if ct.temporary {
-        return Err(SqlError::not_supported("CREATE TEMPORARY TABLE"));
+    // A temporary table is no DDL for the transaction.
+    if !ct.temporary {
+        s.commit()?;
     }
-    if ct.query.is_some() {
-        return Err(SqlError::not_supported("CREATE TABLE ... SELECT"));
+    if let Some(q) = &ct.query {
+        return super::create_select::create_table_select(s, ct, q);
     }
-    let (db, name) = table_name(s, &ct.name)?;
+    let (db, name) = table_name_as_written(s, &ct.name)?;
     let database = s.db.clone();
     let catalog = database.catalog();
     if !catalog.has_database(&db) {
@@ -222,25 +222,18 @@ pub(super) fn create_table(
         None => parenthesized_like(ct),
     };
     let _ddl = database.ddl_lock.lock();
-    let exists = catalog.table_entry(&db, &name).is_some();
-    if exists && !ct.or_replace {
-        if ct.if_not_exists {
-            s.push_warning(Warning::note(
-                1050,
-                format!("Table '{name}' already exists"),
-            ));
-            return Ok(QueryResult::ok());
-        }
-        return Err(SqlError::table_exists(&name));
-    }
+    let Some(existing) = existing_table(s, ct, &db, &name)? else {
+        return Ok(QueryResult::ok());
+    };
+    let stored = stored_name(s, ct, &db, &name);
     let (fin, auto_increment) = match like {
-        Some(src) => (like_definition(s, src, &db, &name)?, None),
+        Some(src) => (like_definition(s, src, &db, &stored)?, None),
         None => {
             let opts = table_options(&ct.table_options, ct.comment.as_ref())?;
             if let Some(e) = &opts.engine {
                 check_engine(s, e, &name)?;
             }
-            let mut w = Work::new(&name, database_collation(s, &db));
+            let mut w = Work::new(&stored, database_collation(s, &db));
             let default = w.collation;
             apply_options(&mut w, &opts, default)?;
             add_elements(s, &mut w, &ct.columns, &ct.constraints)?;
@@ -250,14 +243,74 @@ pub(super) fn create_table(
             (w.finish()?, opts.auto_increment)
         }
     };
-    if exists {
-        catalog.drop_table(&db, &name)?;
-    }
+    replace_existing(s, ct, &db, &name, existing)?;
     let table = catalog.create_table(&db, fin.def, &fin.meta.encode())?;
+    if ct.temporary {
+        s.add_temporary_table(&db, &name, stored);
+    }
     if let Some(n) = auto_increment.filter(|_| table.auto_increment_next().is_some()) {
         table.raise_auto_increment(n)?;
     }
     Ok(QueryResult::ok())
+}
+
+/// The table CREATE TABLE `db.name` finds in its way: `Ok(Some(None))` when
+/// there is none, `Ok(Some(Some(stored name)))` for one OR REPLACE drops,
+/// `Ok(None)` when IF NOT EXISTS makes the statement a note (1050), and
+/// 1050 otherwise. A temporary table meets only the session's temporary
+/// tables; a permanent one only permanent tables.
+pub(super) fn existing_table(
+    s: &mut Session,
+    ct: &ast::CreateTable,
+    db: &str,
+    name: &str,
+) -> Result<Option<Option<String>>, SqlError> {
+    let stored = if ct.temporary {
+        s.temporary_table(db, name).map(str::to_owned)
+    } else {
+        s.db.catalog()
+            .table_entry(db, name)
+            .map(|_| name.to_owned())
+    };
+    match stored {
+        None => Ok(Some(None)),
+        Some(t) if ct.or_replace => Ok(Some(Some(t))),
+        Some(_) if ct.if_not_exists => {
+            s.push_warning(Warning::note(
+                1050,
+                format!("Table '{name}' already exists"),
+            ));
+            Ok(None)
+        }
+        Some(_) => Err(SqlError::table_exists(name)),
+    }
+}
+
+/// The name the new table is stored under: a fresh hidden name for a
+/// temporary table.
+pub(super) fn stored_name(s: &Session, ct: &ast::CreateTable, db: &str, name: &str) -> String {
+    if ct.temporary {
+        s.new_hidden_name(db)
+    } else {
+        name.to_owned()
+    }
+}
+
+/// Drops the table OR REPLACE replaces (see [`existing_table`]).
+pub(super) fn replace_existing(
+    s: &mut Session,
+    ct: &ast::CreateTable,
+    db: &str,
+    name: &str,
+    existing: Option<String>,
+) -> Result<(), SqlError> {
+    if let Some(old) = existing {
+        s.db.catalog().drop_table(db, &old)?;
+        if ct.temporary {
+            s.remove_temporary_table(db, name);
+        }
+    }
+    Ok(())
 }
 
 /// The definition of `CREATE TABLE db.name LIKE src`.
@@ -288,6 +341,16 @@ pub(super) fn add_elements(
     columns: &[ast::ColumnDef],
     constraints: &[ast::TableConstraint],
 ) -> Result<(), SqlError> {
+    let keys = add_columns(s, w, columns)?;
+    add_keys(s, w, keys, constraints)
+}
+
+/// Adds the declared columns; returns the keys their options declare.
+pub(super) fn add_columns(
+    s: &mut Session,
+    w: &mut Work,
+    columns: &[ast::ColumnDef],
+) -> Result<Vec<super::keys::KeySpec>, SqlError> {
     let mut keys = Vec::new();
     for c in columns {
         let options: Vec<&ast::ColumnOption> = c.options.iter().map(|o| &o.option).collect();
@@ -302,6 +365,18 @@ pub(super) fn add_elements(
         w.cols.push(b.col);
         keys.extend(b.keys);
     }
+    Ok(keys)
+}
+
+/// Adds the keys of the columns (`keys`) and of the table's constraints,
+/// then the indexes FOREIGN KEYs need (1113 when the table has no column).
+pub(super) fn add_keys(
+    s: &mut Session,
+    w: &mut Work,
+    keys: Vec<super::keys::KeySpec>,
+    constraints: &[ast::TableConstraint],
+) -> Result<(), SqlError> {
+    let mut keys = keys;
     if w.cols.is_empty() {
         return Err(SqlError::new(1113, "A table must have at least 1 column"));
     }

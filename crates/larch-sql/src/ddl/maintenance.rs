@@ -50,7 +50,7 @@ pub(super) fn run(
     let mut rows = Vec::new();
     for name in tables {
         let (db, t) = table_name(s, name)?;
-        let full = format!("{db}.{t}");
+        let full = format!("{db}.{}", s.visible_table_name(&db, &t));
         let mut row = |kind: &str, msg: String| {
             rows.push(vec![
                 Value::Str(full.clone()),

@@ -29,8 +29,9 @@
 //! Not (yet) kept: FOREIGN KEY constraints (accepted; like InnoDB an index is
 //! added for the referencing columns when none exists, but nothing is
 //! enforced and `DROP FOREIGN KEY` is a no-op), CHECK constraints (accepted
-//! and ignored), FULLTEXT indexes (recorded in the metadata, not built),
-//! temporary tables and `CREATE TABLE ... SELECT` (error 1235).
+//! and ignored), FULLTEXT indexes (recorded in the metadata, not built).
+//! Temporary tables are real tables under a hidden name
+//! (`session::temporary`).
 //!
 //! Usage: the executor calls [`execute`] for sqlparser statements and
 //! [`execute_extra`] for Larch's own; both return `None` for statements that
@@ -39,6 +40,7 @@
 mod alter;
 mod column;
 mod create;
+mod create_select;
 mod keys;
 mod maintenance;
 pub mod meta;
@@ -123,8 +125,24 @@ pub fn execute_extra(s: &mut Session, stmt: &Statement) -> Option<Result<QueryRe
 }
 
 /// `(database, table)` of a table name: `db.t`, or `t` in the current
-/// database (1046 without one).
+/// database (1046 without one); the hidden name of a temporary table of the
+/// session.
 pub(crate) fn table_name(
+    s: &Session,
+    name: &ast::ObjectName,
+) -> Result<(String, String), SqlError> {
+    let (db, t) = table_name_as_written(s, name)?;
+    match s.temporary_table(&db, &t) {
+        Some(hidden) => {
+            let hidden = hidden.to_owned();
+            Ok((db, hidden))
+        }
+        None => Ok((db, t)),
+    }
+}
+
+/// Like [`table_name`], without looking at temporary tables.
+pub(crate) fn table_name_as_written(
     s: &Session,
     name: &ast::ObjectName,
 ) -> Result<(String, String), SqlError> {

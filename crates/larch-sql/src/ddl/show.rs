@@ -159,9 +159,14 @@ pub(super) fn show_create_table(
     let (db, table) = table_name(s, name)?;
     let (entry, meta) = table_with_meta(s, &db, &table)?;
     let next = s.db.catalog().table(&db, &table)?.auto_increment_next();
+    let temporary = s.is_temporary(&db, &table);
+    let table = s.visible_table_name(&db, &table);
     let mut def = entry.def;
     def.name = table.clone();
-    let body = create_table_text(&def, &meta, next);
+    let mut body = create_table_text(&def, &meta, next);
+    if temporary {
+        body.replace_range(.."CREATE".len(), "CREATE TEMPORARY");
+    }
     Ok(QueryResult::Rows(RowSet {
         columns: vec![
             ResultColumn::text("Table", 64, false),
@@ -428,6 +433,7 @@ pub(super) fn show_index(s: &mut Session, words: &[ast::Ident]) -> Result<QueryR
     let name = ast::ObjectName::from(parts);
     let (db, table) = table_name(s, &name)?;
     let (entry, meta) = table_with_meta(s, &db, &table)?;
+    let table = s.visible_table_name(&db, &table);
     let def = &entry.def;
     let columns = vec![
         ResultColumn::text("Table", 64, false),

@@ -2,8 +2,9 @@
 //!
 //! - `DROP TABLE [IF EXISTS] t1, t2 ...` drops every table that exists; the
 //!   missing ones are error 1051 naming all of them (`Unknown table
-//!   'db.t1,db.t2'`), or a note naming them with IF EXISTS. There are no temporary
-//!   tables, so `DROP TEMPORARY TABLE` always finds none.
+//!   'db.t1,db.t2'`), or a note naming them with IF EXISTS. A temporary
+//!   table of the session is dropped first (`DROP TEMPORARY TABLE` drops
+//!   only those), without ending the transaction.
 //! - `TRUNCATE [TABLE] t` replaces the table by an empty one with the same
 //!   definition (the AUTO_INCREMENT counter starts again at 1): the new table
 //!   is created under a temporary name and swapped in (`rebuild::swap`), so
@@ -19,7 +20,7 @@ use std::collections::BTreeSet;
 use sqlparser::ast;
 
 use super::rebuild::{swap, temp_name};
-use super::{table_entry, table_name};
+use super::{table_entry, table_name, table_name_as_written};
 use crate::error::{SqlError, Warning};
 use crate::result::QueryResult;
 use crate::session::Session;
@@ -43,18 +44,28 @@ pub(super) fn drop_tables(
     if_exists: bool,
     temporary: bool,
 ) -> Result<QueryResult, SqlError> {
-    if !temporary {
+    let written = names
+        .iter()
+        .map(|n| table_name_as_written(s, n))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Dropping only temporary tables does not end the transaction.
+    if !temporary
+        && written
+            .iter()
+            .any(|(db, t)| s.temporary_table(db, t).is_none())
+    {
         s.commit()?;
     }
-    let resolved = names
-        .iter()
-        .map(|n| table_name(s, n))
-        .collect::<Result<Vec<_>, _>>()?;
     let database = s.db.clone();
     let catalog = database.catalog();
     let _ddl = database.ddl_lock.lock();
     let mut missing = Vec::new();
-    for (db, t) in &resolved {
+    for (db, t) in &written {
+        if let Some(hidden) = s.temporary_table(db, t).map(str::to_owned) {
+            catalog.drop_table(db, &hidden)?;
+            s.remove_temporary_table(db, t);
+            continue;
+        }
         if temporary || catalog.table_entry(db, t).is_none() {
             missing.push(format!("{db}.{t}"));
             continue;
@@ -98,11 +109,20 @@ pub(super) fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<QueryResult
 
 /// RENAME TABLE a TO b [, ...].
 pub(super) fn rename(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<QueryResult, SqlError> {
-    s.commit()?;
     let mut steps = Vec::with_capacity(pairs.len());
     for p in pairs {
-        steps.push((table_name(s, &p.old_name)?, table_name(s, &p.new_name)?));
+        steps.push((
+            table_name_as_written(s, &p.old_name)?,
+            table_name_as_written(s, &p.new_name)?,
+        ));
     }
+    if steps
+        .iter()
+        .any(|(from, _)| s.temporary_table(&from.0, &from.1).is_some())
+    {
+        return rename_temporary(s, &steps);
+    }
+    s.commit()?;
     let database = s.db.clone();
     let catalog = database.catalog();
     let _ddl = database.ddl_lock.lock();
@@ -136,6 +156,27 @@ pub(super) fn rename(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Quer
             return Err(e.into());
         }
         done.push(step);
+    }
+    Ok(QueryResult::ok())
+}
+
+/// RENAME TABLE of temporary tables: the session's names change, the
+/// hidden tables stay (every source must be a temporary table of the
+/// session, renamed within its database).
+fn rename_temporary(s: &mut Session, steps: &[Step]) -> Result<QueryResult, SqlError> {
+    for (from, to) in steps {
+        if from.0 != to.0 {
+            return Err(SqlError::not_supported(
+                "RENAME TABLE of a temporary table to another database",
+            ));
+        }
+        if s.temporary_table(&to.0, &to.1).is_some() {
+            return Err(SqlError::table_exists(&to.1));
+        }
+        let Some(hidden) = s.remove_temporary_table(&from.0, &from.1) else {
+            return Err(SqlError::no_such_table(&from.0, &from.1));
+        };
+        s.add_temporary_table(&to.0, &to.1, hidden);
     }
     Ok(QueryResult::ok())
 }

@@ -17,7 +17,7 @@ mod schema;
 pub(crate) mod select;
 mod set;
 mod show;
-mod write;
+pub(crate) mod write;
 
 use larch_engine::record::value::Value;
 use sqlparser::ast;

@@ -1,5 +1,6 @@
 //! Database and table names as MySQL resolves them: `db.t` or `t` in the
-//! current database; names are case-sensitive (`lower_case_table_names=0`).
+//! current database; names are case-sensitive (`lower_case_table_names=0`);
+//! a temporary table of the session resolves to its hidden name.
 //! Errors: 1046 (no database selected), 1049 (unknown database), 1146 (no
 //! such table).
 
@@ -32,16 +33,26 @@ pub(crate) fn table_name(
         .filter_map(|p| p.as_ident())
         .map(|i| i.value.clone())
         .collect();
-    match parts.as_slice() {
+    let (db, t) = match parts.as_slice() {
         [t] => {
             let db = s.current_db.clone().ok_or_else(SqlError::no_database)?;
-            Ok((db, t.clone()))
+            (db, t.clone())
         }
-        [db, t] => Ok((db.clone(), t.clone())),
-        _ => Err(SqlError::new(
-            1103,
-            format!("Incorrect table name '{name}'"),
-        )),
+        [db, t] => (db.clone(), t.clone()),
+        _ => {
+            return Err(SqlError::new(
+                1103,
+                format!("Incorrect table name '{name}'"),
+            ))
+        }
+    };
+    // A temporary table of the session shadows the permanent one.
+    match s.temporary_table(&db, &t) {
+        Some(hidden) => {
+            let hidden = hidden.to_owned();
+            Ok((db, hidden))
+        }
+        None => Ok((db, t)),
     }
 }
 

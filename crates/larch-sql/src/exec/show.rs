@@ -480,7 +480,9 @@ fn tables(
             .map(|n| (*n).to_owned())
             .collect()
     } else {
-        s.db.catalog().tables(&db)?
+        let mut names = s.db.catalog().tables(&db)?;
+        names.retain(|n| !crate::session::temporary::is_hidden(n));
+        names
     };
     let mut columns = vec![ResultColumn::text(format!("Tables_in_{db}"), 64, false)];
     if full {

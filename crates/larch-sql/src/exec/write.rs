@@ -14,13 +14,15 @@
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
 
-use larch_engine::error::EngineError;
 use larch_engine::lock::LockMode;
 use larch_engine::record::value::{ColumnType, Value};
-use larch_engine::table::{KeyRange, ReadContext, RowRef, Table, TxnContext};
+use larch_engine::table::{ReadContext, RowRef, Table, TxnContext};
 use sqlparser::ast;
 
+mod insert;
 mod multi;
+
+pub(crate) use insert::insert_selected;
 
 use super::names;
 use super::rows;
@@ -43,9 +45,10 @@ pub(super) fn execute(
     }
     let mut w = Writer {
         warnings: Vec::new(),
+        ignore: false,
     };
     let r = match stmt {
-        ast::Statement::Insert(i) => insert(s, i, params, &mut w),
+        ast::Statement::Insert(i) => insert::insert(s, i, params, &mut w),
         ast::Statement::Update(u) => update(s, u, params, &mut w),
         ast::Statement::Delete(d) => delete(s, d, params, &mut w),
         _ => Err(SqlError::not_supported("this statement")),
@@ -68,6 +71,9 @@ pub(super) fn execute(
 
 struct Writer {
     warnings: Vec<Warning>,
+    /// INSERT IGNORE: data errors are warnings and the value is adjusted,
+    /// whatever `sql_mode` says.
+    ignore: bool,
 }
 
 /// The engine transaction of the statement (opened by `statement_mark`).
@@ -94,9 +100,10 @@ fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
             .table_entry(&db, &t)
             .ok_or_else(|| SqlError::no_such_table(&db, &t))?;
     let meta = TableMeta::decode(&entry.sql_meta, &entry.def)?;
+    let name = s.visible_table_name(&db, &t);
     Ok(Target {
         db,
-        name: t,
+        name,
         table,
         meta,
     })
@@ -123,10 +130,12 @@ fn convert(
     let col = &t.table.def().columns[c];
     if v.is_null() {
         if !col.nullable && t.table.def().auto_increment != Some(c) {
-            return Err(SqlError::new(
-                1048,
-                format!("Column '{}' cannot be null", col.name),
-            ));
+            let msg = format!("Column '{}' cannot be null", col.name);
+            if w.ignore {
+                w.warnings.push(Warning::warn(1048, msg));
+                return Ok(implicit_default(&col.ty));
+            }
+            return Err(SqlError::new(1048, msg));
         }
         return Ok(Value::Null);
     }
@@ -135,7 +144,7 @@ fn convert(
         table: &t.name,
         column: &col.name,
         row: row_no,
-        strict: s.strict(),
+        strict: s.strict() && !w.ignore,
     };
     store(v, &col.ty, &target, &mut w.warnings)
 }
@@ -177,7 +186,7 @@ fn default_value(
         None if col.nullable || t.table.def().auto_increment == Some(c) => Ok(Value::Null),
         None => {
             let msg = format!("Field '{}' doesn't have a default value", col.name);
-            if s.strict() {
+            if s.strict() && !w.ignore {
                 return Err(SqlError::new(1364, msg));
             }
             w.warnings.push(Warning::warn(1364, msg));
@@ -229,312 +238,6 @@ fn engine_row(t: &Target, row: &[Value]) -> Vec<Value> {
 
 fn is_default_word(e: &ast::Expr) -> bool {
     matches!(e, ast::Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
-}
-
-fn insert(
-    s: &mut Session,
-    ins: &ast::Insert,
-    params: &[Value],
-    w: &mut Writer,
-) -> Result<QueryResult, SqlError> {
-    s.db.status.com_insert.fetch_add(1, AtomicOrdering::Relaxed);
-    let ast::TableObject::TableName(name) = &ins.table else {
-        return Err(SqlError::not_supported("INSERT into a table function"));
-    };
-    let t = target(s, name)?;
-    let ncols = t.table.def().columns.len();
-    let mut cols: Vec<usize> = ins
-        .columns
-        .iter()
-        .map(|c| column_index(&t, &names::object_last(c), "INSERT INTO"))
-        .collect::<Result<_, _>>()?;
-    // Source rows as expressions (VALUES, SET) or values (SELECT).
-    enum Src {
-        Exprs(Vec<Vec<ast::Expr>>),
-        Values(Vec<Vec<Value>>),
-    }
-    let src = if !ins.assignments.is_empty() {
-        cols.clear();
-        let mut row = Vec::new();
-        for a in &ins.assignments {
-            let ast::AssignmentTarget::ColumnName(n) = &a.target else {
-                return Err(SqlError::not_supported("tuple assignment"));
-            };
-            cols.push(column_index(&t, &names::object_last(n), "INSERT INTO")?);
-            row.push(a.value.clone());
-        }
-        Src::Exprs(vec![row])
-    } else {
-        let Some(q) = &ins.source else {
-            return Err(SqlError::new(1064, "INSERT needs VALUES, SET or SELECT"));
-        };
-        match q.body.as_ref() {
-            ast::SetExpr::Values(v) => {
-                Src::Exprs(v.rows.iter().map(|r| r.content.clone()).collect())
-            }
-            _ => Src::Values(super::select::run_query(s, q, params)?.rows),
-        }
-    };
-    if cols.is_empty() && ins.assignments.is_empty() {
-        cols = (0..ncols).collect();
-    }
-    let odku: Vec<(usize, ast::Expr)> = match &ins.on {
-        Some(ast::OnInsert::DuplicateKeyUpdate(list)) => list
-            .iter()
-            .map(|a| match &a.target {
-                ast::AssignmentTarget::ColumnName(n) => Ok((
-                    column_index(&t, &names::object_last(n), "UPDATE")?,
-                    a.value.clone(),
-                )),
-                _ => Err(SqlError::not_supported("tuple assignment")),
-            })
-            .collect::<Result<_, _>>()?,
-        _ => Vec::new(),
-    };
-    let replace = ins.replace_into;
-    let ignore = ins.ignore;
-    let auto = t.table.def().auto_increment;
-    let no_auto_on_zero = s.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
-    let (mut affected, mut first_id, mut dups) = (0u64, 0u64, 0u64);
-    let rows_in: Vec<Vec<Option<Value>>> = match src {
-        Src::Exprs(rows) => {
-            let resolve = |_: &[ast::Ident]| None;
-            let opts = CompileOptions {
-                collation: s.connection_collation(),
-                clause: "VALUES".into(),
-            };
-            let mut next_param = 0;
-            let mut out = Vec::with_capacity(rows.len());
-            for r in &rows {
-                let mut vals = Vec::with_capacity(r.len());
-                for e in r {
-                    if is_default_word(e) {
-                        vals.push(None);
-                        continue;
-                    }
-                    let c = eval::compile_with_params(e, &resolve, &opts, &mut next_param)?;
-                    let mut ctx = s.eval_context(params);
-                    let v = c.eval(&[], &mut ctx)?;
-                    w.warnings.extend(ctx.take_warnings());
-                    vals.push(Some(v));
-                }
-                out.push(vals);
-            }
-            out
-        }
-        Src::Values(rows) => rows
-            .into_iter()
-            .map(|r| r.into_iter().map(Some).collect())
-            .collect(),
-    };
-    for (n, vals) in rows_in.into_iter().enumerate() {
-        let row_no = n as u64 + 1;
-        // `VALUES ()` without a column list (or with an empty one) is a
-        // row of defaults, as in MariaDB.
-        let vals = if vals.is_empty() && ins.columns.is_empty() && ins.assignments.is_empty() {
-            vec![None; cols.len()]
-        } else {
-            vals
-        };
-        if vals.len() != cols.len() {
-            return Err(SqlError::new(
-                1136,
-                format!("Column count doesn't match value count at row {row_no}"),
-            ));
-        }
-        let mut row: Vec<Option<Value>> = vec![None; ncols];
-        for (c, v) in cols.iter().zip(vals) {
-            row[*c] = v;
-        }
-        let mut full = Vec::with_capacity(ncols);
-        for (c, v) in row.into_iter().enumerate() {
-            full.push(match v {
-                Some(v) => convert(s, &t, c, &v, row_no, w)?,
-                None => default_value(s, &t, c, row_no, w)?,
-            });
-        }
-        if let Some(a) = auto {
-            let zero = matches!(full[a], Value::Int(0) | Value::UInt(0)) && !no_auto_on_zero;
-            if full[a].is_null() || zero {
-                let id = t.table.allocate_auto_increment(1)?;
-                full[a] = convert(s, &t, a, &Value::UInt(id), row_no, w)?;
-                if first_id == 0 {
-                    first_id = id;
-                }
-            }
-        }
-        match t.table.insert(txn_ctx(s)?, &full) {
-            Ok(_) => {
-                affected += 1;
-            }
-            Err(e) if is_duplicate(&e) && (replace || !odku.is_empty() || ignore) => {
-                if ignore && !replace && odku.is_empty() {
-                    w.warnings
-                        .push(Warning::warn(1062, SqlError::from(e).message()));
-                    continue;
-                }
-                let conflicts = conflicts(&t, &full, s)?;
-                if replace {
-                    for (at, _) in conflicts {
-                        if t.table.delete(txn_ctx(s)?, &at)? {
-                            affected += 1;
-                            dups += 1;
-                        }
-                    }
-                    t.table.insert(txn_ctx(s)?, &full)?;
-                    affected += 1;
-                } else if let Some((at, old)) = conflicts.into_iter().next() {
-                    let new = odku_row(s, &t, &old, &full, &odku, params, row_no, w)?;
-                    if new != old {
-                        if let Some(_new_at) = t.table.update(txn_ctx(s)?, &at, &new)? {}
-                        affected += 2;
-                    } else if s.client_found_rows {
-                        affected += 1;
-                    }
-                }
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    s.db.status
-        .rows_inserted
-        .fetch_add(affected, AtomicOrdering::Relaxed);
-    Ok(QueryResult::Ok(
-        OkInfo {
-            affected_rows: affected,
-            last_insert_id: first_id,
-            info: String::new(),
-        }
-        .with_dups(dups, w.warnings.len()),
-    ))
-}
-
-trait WithDups {
-    fn with_dups(self, dups: u64, warnings: usize) -> Self;
-}
-
-impl WithDups for OkInfo {
-    fn with_dups(mut self, dups: u64, warnings: usize) -> Self {
-        if self.affected_rows > 1 || dups > 0 {
-            self.info = format!(
-                "Records: {}  Duplicates: {dups}  Warnings: {warnings}",
-                self.affected_rows.saturating_sub(dups)
-            );
-        }
-        self
-    }
-}
-
-fn is_duplicate(e: &EngineError) -> bool {
-    matches!(
-        e,
-        EngineError::DuplicateKey { .. } | EngineError::DuplicateEntry { .. }
-    )
-}
-
-/// Rows that hold one of `row`'s unique key values.
-fn conflicts(
-    t: &Target,
-    row: &[Value],
-    s: &mut Session,
-) -> Result<Vec<(RowRef, Vec<Value>)>, SqlError> {
-    let def = t.table.def();
-    let mut out: Vec<(RowRef, Vec<Value>)> = Vec::new();
-    if let Some(pk) = &def.primary_key {
-        let key: Vec<Value> = pk.columns.iter().map(|c| row[c.column].clone()).collect();
-        let at = t.table.row_ref(&key)?;
-        let _granted = t
-            .table
-            .lock_row(txn_ctx(s)?, &at, LockMode::Exclusive, None)?;
-        if let Some(old) = t.table.get(&ReadContext::NEWEST, &at)? {
-            out.push((at, old));
-        }
-    }
-    for (i, idx) in def.secondary.iter().enumerate().filter(|(_, x)| x.unique) {
-        let key: Vec<Value> = idx.columns.iter().map(|c| row[c.column].clone()).collect();
-        if key.iter().any(Value::is_null) || idx.columns.iter().any(|c| c.prefix_len.is_some()) {
-            continue;
-        }
-        let mut found = Vec::new();
-        let mut cur = t
-            .table
-            .scan(&ReadContext::NEWEST, i + 1, &KeyRange::eq(key), false, None)?;
-        while let Some((at, _)) = cur.next_row()? {
-            found.push(at);
-        }
-        for at in found {
-            if out.iter().any(|(a, _)| *a == at) {
-                continue;
-            }
-            let _granted = t
-                .table
-                .lock_row(txn_ctx(s)?, &at, LockMode::Exclusive, None)?;
-            if let Some(old) = t.table.get(&ReadContext::NEWEST, &at)? {
-                out.push((at, old));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// The row ON DUPLICATE KEY UPDATE makes of `old`; `VALUES(c)` reads the
-/// row that failed to insert.
-#[allow(clippy::too_many_arguments)]
-fn odku_row(
-    s: &Session,
-    t: &Target,
-    old: &[Value],
-    new: &[Value],
-    sets: &[(usize, ast::Expr)],
-    params: &[Value],
-    row_no: u64,
-    w: &mut Writer,
-) -> Result<Vec<Value>, SqlError> {
-    let def = t.table.def();
-    let n = def.columns.len();
-    let mut row: Vec<Value> = old.to_vec();
-    row.extend(new.iter().cloned());
-    for (c, e) in sets {
-        let mut e = e.clone();
-        let _ = ast::visit_expressions_mut(&mut e, |x| {
-            if let ast::Expr::Function(f) = x {
-                if f.name.to_string().eq_ignore_ascii_case("VALUES") {
-                    if let ast::FunctionArguments::List(l) = &f.args {
-                        if let Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(arg))) =
-                            l.args.first()
-                        {
-                            if let Some(i) = column_ref(def, arg) {
-                                *x = ast::Expr::Identifier(ast::Ident::new(format!(
-                                    "__larch_new_{i}"
-                                )));
-                            }
-                        }
-                    }
-                }
-            }
-            std::ops::ControlFlow::<()>::Continue(())
-        });
-        let resolve = |parts: &[ast::Ident]| {
-            let name = &parts.last()?.value;
-            if let Some(i) = name
-                .strip_prefix("__larch_new_")
-                .and_then(|i| i.parse::<usize>().ok())
-            {
-                return Some((n + i, col_type(def, i)));
-            }
-            let i = def
-                .columns
-                .iter()
-                .position(|c| c.name.eq_ignore_ascii_case(name))?;
-            Some((i, col_type(def, i)))
-        };
-        let compiled = eval::compile(&e, &resolve, &CompileOptions::default())?;
-        let mut ctx = s.eval_context(params);
-        let v = compiled.eval(&row, &mut ctx)?;
-        row[*c] = convert(s, t, *c, &v, row_no, w)?;
-    }
-    row.truncate(n);
-    Ok(row)
 }
 
 fn col_type(def: &larch_engine::table::TableDef, i: usize) -> ExprType {

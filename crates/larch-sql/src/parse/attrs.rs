@@ -309,6 +309,10 @@ fn value_expr(value: ast::Value, at: &TokenWithSpan) -> ast::Expr {
     })
 }
 
+/// The marker table option that carries `CREATE TABLE ... IGNORE | REPLACE
+/// SELECT` (its value is `'IGNORE'` or `'REPLACE'`).
+pub const CTAS_DUPLICATES: &str = "#duplicates";
+
 /// Takes MariaDB's table options out of a `CREATE [OR REPLACE] [TEMPORARY]
 /// TABLE [IF NOT EXISTS] name (...) options` statement (sqlparser rejects
 /// them); [`fix`] puts them back into the parsed statement.
@@ -330,18 +334,37 @@ pub(super) fn take_create_options(toks: &mut Vec<TokenWithSpan>) -> Vec<SqlOptio
     while toks.get(i).is_some_and(|t| t.token == Token::Period) {
         i += 2;
     }
-    if toks.get(i).map(|t| &t.token) != Some(&Token::LParen) {
-        return Vec::new();
-    }
-    let Some(close) = super::alter::matching_paren(toks, i) else {
-        return Vec::new();
+    let mut k = if toks.get(i).map(|t| &t.token) == Some(&Token::LParen) {
+        match super::alter::matching_paren(toks, i) {
+            Some(close) => close + 1,
+            None => return Vec::new(),
+        }
+    } else {
+        i
     };
     let mut taken = Vec::new();
-    let mut k = close + 1;
     while k < toks.len() {
+        let word = upper(toks.get(k));
+        // `IGNORE | REPLACE SELECT ...`: how CREATE TABLE ... SELECT treats
+        // duplicate keys, kept as a marker option for the executor.
+        if matches!(word.as_deref(), Some("IGNORE" | "REPLACE")) {
+            let next = toks.get(k + 1);
+            if matches!(upper(next).as_deref(), Some("AS" | "SELECT" | "WITH"))
+                || next.is_some_and(|t| t.token == Token::LParen)
+            {
+                let key = ast::Ident::new(CTAS_DUPLICATES);
+                let value = value_expr(
+                    ast::Value::SingleQuotedString(word.unwrap_or_default()),
+                    &toks[k],
+                );
+                taken.push(SqlOption::KeyValue { key, value });
+                toks.remove(k);
+            }
+            break;
+        }
         if matches!(
-            upper(toks.get(k)).as_deref(),
-            Some("PARTITION" | "AS" | "SELECT" | "WITH" | "IGNORE" | "REPLACE")
+            word.as_deref(),
+            Some("PARTITION" | "AS" | "SELECT" | "WITH")
         ) {
             break;
         }

@@ -92,6 +92,7 @@ use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location, Token, Tokenizer};
 
 pub use alter::{AlterOp, AlterTable};
+pub use attrs::CTAS_DUPLICATES;
 pub use cache::StatementCache;
 pub use extra::{LoadData, MaintenanceOp, ShowEngineKind};
 

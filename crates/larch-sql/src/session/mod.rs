@@ -12,6 +12,7 @@
 //! transaction; `BEGIN`/`START TRANSACTION` (or autocommit off) opens one that
 //! lasts until COMMIT or ROLLBACK (see `transaction`).
 
+pub(crate) mod temporary;
 pub mod transaction;
 pub mod variables;
 
@@ -97,6 +98,8 @@ pub struct Session {
     /// `SET TRANSACTION ...` without GLOBAL/SESSION: the next transaction only.
     pub(crate) next_isolation: Option<IsolationLevel>,
     pub(crate) prepared: HashMap<u32, Prepared>,
+    /// The session's temporary tables.
+    pub(crate) temporary: temporary::TemporaryTables,
     cache: StatementCache,
     /// Rows found by the last SELECT (FOUND_ROWS()) and affected by the last
     /// statement (ROW_COUNT()).
@@ -125,6 +128,7 @@ impl std::fmt::Debug for Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.rollback();
+        self.drop_temporary_tables();
         self.db.unregister(self.process.id);
     }
 }
@@ -150,6 +154,7 @@ impl Session {
             reader: None,
             next_isolation: None,
             prepared: HashMap::new(),
+            temporary: temporary::TemporaryTables::default(),
             cache: StatementCache::new(STATEMENT_CACHE_ENTRIES),
             found_rows: 0,
             row_count: -1,
@@ -340,6 +345,7 @@ impl Session {
     /// COM_RESET_CONNECTION: rolls back, forgets variables and statements.
     pub fn reset(&mut self) {
         self.rollback();
+        self.drop_temporary_tables();
         self.vars.clear();
         self.hot.clear();
         self.user_vars.clear();

@@ -159,6 +159,7 @@ pub(crate) fn base_tables(sess: &Session, db: Option<&str>) -> Result<Vec<BaseTa
             continue;
         }
         let mut names = catalog.tables(&db)?;
+        names.retain(|n| !crate::session::temporary::is_hidden(n));
         names.sort();
         for name in names {
             let Some(entry) = catalog.table_entry(&db, &name) else {

@@ -97,9 +97,11 @@ fn factor(
     match f {
         ast::TableFactor::Table { name, alias, .. } => {
             let (db, table) = names::table_name(s, name)?;
+            // Unaliased, a table is known by its name as written (the
+            // hidden name of a temporary table is no name to qualify by).
             let alias = alias
                 .as_ref()
-                .map_or_else(|| table.clone(), |a| a.name.value.clone());
+                .map_or_else(|| names::object_last(name), |a| a.name.value.clone());
             if names::is_virtual_database(&db) {
                 let set = crate::exec::select::information_schema::table(s, &table)?;
                 return Ok(Source {
