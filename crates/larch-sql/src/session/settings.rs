@@ -1,0 +1,322 @@
+//! A session's variable values: reading system variables (session value,
+//! else global, with [`HotVars`] caching the ones every statement reads),
+//! `SET` of session and global values, user variables, the session clock,
+//! and the evaluation context statements compile and run expressions in.
+//!
+//! A session's values change only through its own SET statements, as in
+//! MySQL, where a session copies the global values when it starts: the
+//! cache is cleared by every SET of this session and by COM_RESET_CONNECTION.
+
+use larch_engine::record::collation::Collation;
+use larch_engine::record::value::Value;
+use larch_engine::txn::IsolationLevel;
+
+use super::variables::{self, Scope, VarDef};
+use super::{Level, Session, Warning, SERVER_VERSION};
+use crate::error::SqlError;
+use crate::eval::{self, VarScope};
+
+/// Session variables every statement reads, decoded on first use after a
+/// SET (a session's values change only through its own SET statements, as
+/// in MySQL, where a session copies the global values when it starts).
+#[derive(Debug, Default)]
+pub(super) struct HotVars {
+    collation: std::cell::Cell<Option<Collation>>,
+    isolation: std::cell::Cell<Option<IsolationLevel>>,
+}
+
+impl HotVars {
+    pub(super) fn clear(&self) {
+        self.collation.set(None);
+        self.isolation.set(None);
+    }
+}
+
+impl Session {
+    /// The session value of a variable (global when it has no session value).
+    pub(crate) fn var(&self, def: &VarDef) -> Value {
+        match def.name {
+            "warning_count" => return Value::UInt(u64::from(self.warning_count())),
+            "error_count" => {
+                let n = self
+                    .warnings
+                    .iter()
+                    .filter(|w| w.level == Level::Error)
+                    .count();
+                return Value::UInt(n as u64);
+            }
+            "last_insert_id" | "identity" => return Value::UInt(self.last_insert_id),
+            "timestamp" => return Value::Double(self.now_micros() as f64 / 1e6),
+            _ => {}
+        }
+        if def.scope != Scope::Global {
+            if let Some(v) = self.vars.get(def.name) {
+                return v.clone();
+            }
+        }
+        self.db.global_value(def)
+    }
+
+    /// A session variable read by name (must exist in the table).
+    pub(crate) fn var_by_name(&self, name: &str) -> Value {
+        variables::lookup(name)
+            .map(|d| self.var(d))
+            .unwrap_or(Value::Null)
+    }
+
+    /// An integer variable read by name (0 when not an integer).
+    pub(crate) fn int_var(&self, name: &str) -> i64 {
+        match self.var_by_name(name) {
+            Value::UInt(n) => i64::try_from(n).unwrap_or(i64::MAX),
+            Value::Int(n) => n,
+            _ => 0,
+        }
+    }
+
+    pub(crate) fn bool_var(&self, name: &str) -> bool {
+        matches!(self.var_by_name(name), Value::UInt(n) if n != 0)
+    }
+
+    /// True when `sql_mode` contains `mode`.
+    pub(crate) fn sql_mode_has(&self, mode: &str) -> bool {
+        match self.var_by_name("sql_mode") {
+            Value::Str(s) => s.split(',').any(|m| m == mode),
+            _ => false,
+        }
+    }
+
+    /// Strict mode for writes to transactional tables.
+    pub(crate) fn strict(&self) -> bool {
+        self.sql_mode_has("STRICT_TRANS_TABLES") || self.sql_mode_has("STRICT_ALL_TABLES")
+    }
+
+    /// The session's isolation level (`transaction_isolation`).
+    pub(crate) fn isolation(&self) -> IsolationLevel {
+        if let Some(i) = self.hot.isolation.get() {
+            return i;
+        }
+        let i = self.isolation_variable();
+        self.hot.isolation.set(Some(i));
+        i
+    }
+
+    fn isolation_variable(&self) -> IsolationLevel {
+        match self.var_by_name("transaction_isolation") {
+            Value::Str(s) => match s.as_str() {
+                "READ-UNCOMMITTED" => IsolationLevel::ReadUncommitted,
+                "READ-COMMITTED" => IsolationLevel::ReadCommitted,
+                "SERIALIZABLE" => IsolationLevel::Serializable,
+                _ => IsolationLevel::RepeatableRead,
+            },
+            _ => IsolationLevel::RepeatableRead,
+        }
+    }
+
+    /// The collation of string literals (`collation_connection`).
+    pub(crate) fn connection_collation(&self) -> Collation {
+        if let Some(c) = self.hot.collation.get() {
+            return c;
+        }
+        let c = match self.var_by_name("collation_connection") {
+            Value::Str(s) => Collation::from_name(&s).unwrap_or(Collation::Utf8mb4GeneralCi),
+            _ => Collation::Utf8mb4GeneralCi,
+        };
+        self.hot.collation.set(Some(c));
+        c
+    }
+
+    /// `SET [SESSION|GLOBAL] name = value`.
+    pub(crate) fn set_var(
+        &mut self,
+        name: &str,
+        scope: VarScope,
+        value: Value,
+    ) -> Result<(), SqlError> {
+        self.hot.clear();
+        let def = variables::lookup(name).ok_or_else(|| SqlError::unknown_variable(name))?;
+        if def.read_only {
+            return Err(SqlError::new(
+                1238,
+                format!("Variable '{}' is a read only variable", def.name),
+            ));
+        }
+        let global = matches!(scope, VarScope::Global);
+        if global && def.scope == Scope::Session {
+            return Err(SqlError::new(
+                1228,
+                format!(
+                    "Variable '{}' is a SESSION variable and can't be used with SET GLOBAL",
+                    def.name
+                ),
+            ));
+        }
+        if !global && def.scope == Scope::Global {
+            return Err(SqlError::new(
+                1229,
+                format!(
+                    "Variable '{}' is a GLOBAL variable and should be set with SET GLOBAL",
+                    def.name
+                ),
+            ));
+        }
+        let value = match value {
+            Value::Str(s)
+                if s.eq_ignore_ascii_case("DEFAULT") && def.kind != variables::Kind::Str =>
+            {
+                if global {
+                    variables::default_value(def, &self.db)
+                } else {
+                    self.db.global_value(def)
+                }
+            }
+            v => {
+                // An integer out of range is clamped, with MariaDB's warning
+                // (the name cut to 32 characters as its message does).
+                let out_of_range = match (def.kind, &v) {
+                    (variables::Kind::Int { min, max }, Value::Int(n)) => {
+                        (*n < min || *n > max).then(|| n.to_string())
+                    }
+                    // i64::MAX stands for MariaDB's unsigned 64-bit maximum.
+                    (variables::Kind::Int { min, max }, Value::UInt(n)) if max != i64::MAX => {
+                        (i128::from(*n) < i128::from(min) || i128::from(*n) > i128::from(max))
+                            .then(|| n.to_string())
+                    }
+                    _ => None,
+                };
+                let normalized = variables::normalize(def, v)?;
+                if let Some(given) = out_of_range {
+                    let name = if def.name.len() > 32 {
+                        format!("{}...", &def.name[..29])
+                    } else {
+                        def.name.to_owned()
+                    };
+                    self.push_warning(Warning::warn(
+                        1292,
+                        format!("Truncated incorrect {name} value: '{given}'"),
+                    ));
+                }
+                normalized
+            }
+        };
+        // The scheduler can be DISABLED only at start-up; ORIGINAL is the
+        // start-up value (Larch starts it OFF).
+        let value = match (def.name, &value) {
+            ("event_scheduler", Value::Str(s)) if s == "DISABLED" => {
+                return Err(SqlError::new(
+                    1231,
+                    "Variable 'event_scheduler' can't be set to the value of 'DISABLED'",
+                ))
+            }
+            ("event_scheduler", Value::Str(s)) if s == "ORIGINAL" => Value::Str("OFF".into()),
+            _ => value,
+        };
+        let alias = variables::alias_of(def.name).and_then(variables::lookup);
+        if global {
+            self.db.set_global(def, value.clone());
+            if let Some(a) = alias {
+                self.db.set_global(a, value);
+            }
+            return Ok(());
+        }
+        match def.name {
+            "last_insert_id" | "identity" | "insert_id" => {
+                if let Value::UInt(n) = value {
+                    self.last_insert_id = n;
+                }
+                return Ok(());
+            }
+            // Turning autocommit on commits the open transaction.
+            "autocommit" if value == Value::UInt(1) && !self.autocommit() => {
+                self.commit()?;
+            }
+            _ => {}
+        }
+        self.vars.insert(def.name, value.clone());
+        if let Some(a) = alias {
+            self.vars.insert(a.name, value);
+        }
+        Ok(())
+    }
+
+    /// The session's current time in microseconds since the epoch: the
+    /// system clock, or `SET timestamp = N` when the session fixed it.
+    pub(crate) fn now_micros(&self) -> i64 {
+        match self.vars.get("timestamp") {
+            Some(Value::Double(t)) if *t > 0.0 => (t * 1e6).round() as i64,
+            _ => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_micros() as i64)
+                .unwrap_or(0),
+        }
+    }
+
+    /// A fresh evaluation context for a statement.
+    pub(crate) fn eval_context<'a>(&'a self, params: &'a [Value]) -> eval::EvalContext<'a> {
+        let mut ctx = eval::EvalContext::new(self, params, self.now_micros());
+        ctx.kill = Some(&self.process.kill_query);
+        ctx
+    }
+}
+
+impl eval::Session for Session {
+    fn current_database(&self) -> Option<String> {
+        self.current_db.clone()
+    }
+
+    fn connection_id(&self) -> u64 {
+        self.process.id
+    }
+
+    fn last_insert_id(&self) -> u64 {
+        self.last_insert_id
+    }
+
+    fn server_version(&self) -> String {
+        SERVER_VERSION.to_owned()
+    }
+
+    fn current_user(&self) -> String {
+        format!("{}@{}", self.process.user, self.process.host)
+    }
+
+    fn system_variable(&self, name: &str, scope: VarScope) -> Result<Value, SqlError> {
+        let def = variables::lookup(name).ok_or_else(|| SqlError::unknown_variable(name))?;
+        // Seconds read with six decimals (`@@timestamp` is 1.500000), as
+        // MariaDB's DOUBLE variables with six decimals print.
+        let seconds = |v: Value| match (def.kind, v) {
+            (variables::Kind::Seconds { .. }, Value::Double(d)) => Value::Decimal(
+                larch_engine::record::value::Decimal::from_i128((d * 1e6).round() as i128, 6),
+            ),
+            (_, v) => v,
+        };
+        self.scoped_variable(def, scope).map(seconds)
+    }
+
+    fn user_variable(&self, name: &str) -> Value {
+        self.user_vars
+            .get(&name.to_ascii_lowercase())
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+}
+
+impl Session {
+    fn scoped_variable(&self, def: &VarDef, scope: VarScope) -> Result<Value, SqlError> {
+        match scope {
+            VarScope::Global => {
+                if def.scope == Scope::Session {
+                    return Err(SqlError::new(
+                        1238,
+                        format!("Variable '{}' is a SESSION variable", def.name),
+                    ));
+                }
+                Ok(self.db.global_value(def))
+            }
+            VarScope::Session if def.scope == Scope::Global => Err(SqlError::new(
+                1238,
+                format!("Variable '{}' is a GLOBAL variable", def.name),
+            )),
+            _ => Ok(self.var(def)),
+        }
+    }
+}
