@@ -239,6 +239,7 @@ impl Collation {
                     .map(|c| SORT_ORDER_LATIN1[usize::from(latin1_lossy(c))]),
             ),
             Collation::Utf8mb4GeneralCi => {
+                out.reserve(s.len() * 2);
                 for c in s.chars() {
                     out.extend_from_slice(&general_ci_weight(c).to_be_bytes());
                 }

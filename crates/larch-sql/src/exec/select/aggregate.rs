@@ -336,11 +336,13 @@ pub(crate) fn group_key(values: &[Value], coll: Collation) -> Vec<u8> {
         match v {
             Value::Null => out.push(0),
             Value::Str(s) => {
+                // Tag, then the weights' length before them (patched in).
                 out.push(1);
-                let mut w = Vec::new();
-                coll.weights(s, &mut w);
-                out.extend_from_slice(&(w.len() as u32).to_be_bytes());
-                out.extend_from_slice(&w);
+                let at = out.len();
+                out.extend_from_slice(&[0; 4]);
+                coll.weights(s, &mut out);
+                let len = (out.len() - at - 4) as u32;
+                out[at..at + 4].copy_from_slice(&len.to_be_bytes());
             }
             Value::Int(i) => {
                 out.push(2);
