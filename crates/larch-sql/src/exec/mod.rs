@@ -27,8 +27,22 @@ use crate::parse::Statement;
 use crate::result::{PreparedDescription, QueryResult};
 use crate::session::Session;
 
-/// Runs one statement.
+/// Runs one statement; user variables it assigned in expressions (`@a :=
+/// ...`) are stored in the session afterwards, even when it failed.
 pub(crate) fn execute(
+    s: &mut Session,
+    stmt: &Statement,
+    params: &[Value],
+) -> Result<QueryResult, SqlError> {
+    let scope = crate::eval::uservar::StatementScope::enter();
+    let result = execute_statement(s, stmt, params);
+    for (name, value) in scope.finish() {
+        s.user_vars.insert(name, value);
+    }
+    result
+}
+
+fn execute_statement(
     s: &mut Session,
     stmt: &Statement,
     params: &[Value],

@@ -37,6 +37,7 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     }
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(toks.len() + 2);
     let mut depth = 0i32;
+    let mut set_item_assigned = false;
     let mut i = 0;
     while i < toks.len() {
         let t = &toks[i];
@@ -124,6 +125,21 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             out.push(with_token(t, word("SET")));
             i += 1;
             continue;
+        }
+        // SET @a := 1, b := 2 -> SET @a = 1, b = 2 (the first `:=` of each
+        // item; later ones are assignment expressions).
+        if first.as_deref() == Some("SET") && depth == 0 {
+            match t.token {
+                Token::Comma => set_item_assigned = false,
+                Token::Assignment if !set_item_assigned => {
+                    set_item_assigned = true;
+                    out.push(with_token(t, Token::Eq));
+                    i += 1;
+                    continue;
+                }
+                Token::Eq => set_item_assigned = true,
+                _ => {}
+            }
         }
         // !x -> (NOT x) for a single operand (`!` binds tighter than NOT).
         if t.token == Token::ExclamationMark {
@@ -245,7 +261,7 @@ fn operand_end(toks: &[TokenWithSpan], at: usize) -> Option<usize> {
 fn needs_look(t: &TokenWithSpan, update: bool) -> bool {
     match &t.token {
         Token::Comma => update,
-        Token::ExclamationMark => true,
+        Token::ExclamationMark | Token::Assignment => true,
         Token::Word(w) if w.quote_style.is_none() => {
             let v = w.value.as_str();
             [
