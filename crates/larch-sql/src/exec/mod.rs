@@ -16,6 +16,7 @@ mod rows;
 mod schema;
 pub(crate) mod select;
 mod set;
+mod set_statement;
 mod show;
 pub(crate) mod write;
 
@@ -85,6 +86,7 @@ fn execute_statement(
             s.db.request_shutdown();
             Ok(QueryResult::ok())
         }
+        Statement::SetStatement { set, inner } => set_statement::execute(s, set, inner, params),
         Statement::LoadData(_) => Err(SqlError::not_supported("LOAD DATA")),
         other => match larch_engine::io::blocking::blocking(|| crate::ddl::execute_extra(s, other))
         {
@@ -250,6 +252,8 @@ pub(crate) fn number_placeholders(stmt: &mut Statement) -> usize {
                 let _ = ast::visit_expressions_mut(e, &mut visit);
             }
         }
+        // Parameters of the statement only (not of its SET part).
+        Statement::SetStatement { inner, .. } => return number_placeholders(inner),
         _ => {}
     }
     n
