@@ -45,6 +45,7 @@ mod func_str;
 mod func_time;
 mod md5;
 mod ops;
+mod regexp;
 #[cfg(test)]
 mod tests;
 pub(crate) mod uservar;

@@ -36,6 +36,7 @@ pub(crate) fn execute(
     params: &[Value],
 ) -> Result<QueryResult, SqlError> {
     let scope = crate::eval::uservar::StatementScope::enter();
+    let _locks = crate::user_locks::enter(&s.db.user_locks, s.process.id);
     let result = execute_statement(s, stmt, params);
     for (name, value) in scope.finish() {
         s.user_vars.insert(name, value);

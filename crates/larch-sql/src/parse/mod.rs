@@ -18,7 +18,8 @@
 //!   (becomes `SHOW COLUMNS FROM t LIKE 'col'`, as MySQL runs it), `LOCK |
 //!   UNLOCK TABLE` (becomes `TABLES`), a column's `CHARSET x` in CREATE
 //!   TABLE (becomes `CHARACTER SET x`), `SET @a := 1` (becomes `=`; other
-//!   `:=` are assignment expressions);
+//!   `:=` are assignment expressions), `x REGEXP NULL` (becomes `REGEXP
+//!   (NULL)`: sqlparser reads the NULL as in `NOT NULL`);
 //! - result column names: unaliased items of the first SELECT are named by
 //!   their text as written ([`names`]);
 //! - column attributes and table options of CREATE/ALTER TABLE ([`attrs`]):

@@ -141,6 +141,18 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
                 _ => {}
             }
         }
+        // x REGEXP NULL -> x REGEXP (NULL) (sqlparser takes the NULL as the
+        // one of `NOT NULL`).
+        if matches!(w.as_deref(), Some("REGEXP" | "RLIKE"))
+            && word_upper(toks.get(i + 1)).as_deref() == Some("NULL")
+        {
+            out.push(t.clone());
+            out.push(with_token(&toks[i + 1], Token::LParen));
+            out.push(toks[i + 1].clone());
+            out.push(with_token(&toks[i + 1], Token::RParen));
+            i += 2;
+            continue;
+        }
         // !x -> (NOT x) for a single operand (`!` binds tighter than NOT).
         if t.token == Token::ExclamationMark {
             if let Some(end) = operand_end(&toks, i + 1) {
@@ -272,6 +284,8 @@ fn needs_look(t: &TokenWithSpan, update: bool) -> bool {
                 "SCHEMA",
                 "TABLE",
                 "CHARSET",
+                "REGEXP",
+                "RLIKE",
             ]
             .iter()
             .any(|k| v.eq_ignore_ascii_case(k))
