@@ -110,6 +110,8 @@ pub struct Database {
     pub status: StatusCounters,
     /// Extra facts for variables the engine does not know (port, socket...).
     server_facts: RwLock<HashMap<&'static str, Value>>,
+    /// GET_LOCK's named locks.
+    pub(crate) user_locks: Arc<crate::user_locks::UserLocks>,
 }
 
 impl std::fmt::Debug for Database {
@@ -158,6 +160,7 @@ impl Database {
             ddl_lock: Mutex::new(()),
             status: StatusCounters::default(),
             server_facts: RwLock::new(HashMap::new()),
+            user_locks: Arc::default(),
         }))
     }
 
@@ -221,6 +224,7 @@ impl Database {
     }
 
     pub(crate) fn unregister(&self, id: u64) {
+        self.user_locks.release_all(id);
         self.processes.lock().remove(&id);
     }
 

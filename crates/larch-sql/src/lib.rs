@@ -13,6 +13,7 @@
 //!   points that run SQL text and prepared statements;
 //! - `exec`: statement execution (SELECT with joins and aggregates, INSERT,
 //!   UPDATE, DELETE, SET, SHOW, transactions); [`ddl`]: table definitions;
+//! - [`user_locks`]: GET_LOCK's server-wide named locks;
 //! - [`result`]: what statements return (OK summaries and result sets);
 //! - [`error`]: the one error type, mapped to MySQL error numbers, SQLSTATEs and
 //!   wording, engine errors included.
@@ -25,6 +26,7 @@ mod exec;
 pub mod parse;
 pub mod result;
 pub mod session;
+pub mod user_locks;
 pub mod value;
 
 pub use error::{SqlError, Warning};

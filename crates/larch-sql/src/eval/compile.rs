@@ -445,7 +445,25 @@ impl Compiler<'_, '_> {
                     line: 1,
                 })
             }
-            A::RLike { .. } => return Err(SqlError::not_supported("REGEXP")),
+            A::RLike {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => {
+                let args = vec![self.expr(expr)?, self.expr(pattern)?];
+                let c = make_call(
+                    Func::More(super::func_more::More::RegexpLike),
+                    args,
+                    self.opts.collation,
+                );
+                if *negated {
+                    let nullable = c.ty.nullable;
+                    bool_typed(Expr::Not(Box::new(c.expr)), nullable)
+                } else {
+                    c
+                }
+            }
             other => return Err(SqlError::not_supported(&other.to_string())),
         })
     }

@@ -189,6 +189,7 @@ fn null_propagating(f: Func) -> bool {
             | Now
             | UtcTimestamp
             | CurTime
+            | More(super::func_more::More::GetLock)
     )
 }
 

@@ -1,4 +1,6 @@
-//! More built-in functions: BIT_LENGTH, SUBSTRING_INDEX, and the calendar
+//! More built-in functions: BIT_LENGTH, SUBSTRING_INDEX, the user-level
+//! locks (GET_LOCK and its family, see [`crate::user_locks`]), the REGEXP_*
+//! functions (see `regexp`), and the calendar
 //! functions TO_DAYS, FROM_DAYS, LAST_DAY, DAYNAME, MONTHNAME, WEEKDAY and
 //! QUARTER, with MariaDB's day numbers (`calc_daynr`: day 1 is 0000-01-01,
 //! year 0 is not a leap year), NULL for NULL arguments and for dates these
@@ -7,7 +9,7 @@
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{Date, Value};
 
-use super::convert::{to_bytes, to_date, to_int};
+use super::convert::{to_bytes, to_date, to_f64, to_int};
 use super::{func_str, EvalContext, Func};
 use crate::error::SqlError;
 use crate::value::temporal::{days_in_month, MONTHS, WEEKDAYS};
@@ -24,6 +26,15 @@ pub enum More {
     MonthName,
     Weekday,
     Quarter,
+    GetLock,
+    ReleaseLock,
+    IsFreeLock,
+    IsUsedLock,
+    ReleaseAllLocks,
+    RegexpLike,
+    RegexpReplace,
+    RegexpSubstr,
+    RegexpInstr,
 }
 
 /// The function of an upper-case name with its (min, max) argument counts.
@@ -39,6 +50,15 @@ pub(super) fn lookup(upper: &str) -> Option<(More, usize, usize)> {
         "MONTHNAME" => (MonthName, 1, 1),
         "WEEKDAY" => (Weekday, 1, 1),
         "QUARTER" => (Quarter, 1, 1),
+        "GET_LOCK" => (GetLock, 2, 2),
+        "RELEASE_LOCK" => (ReleaseLock, 1, 1),
+        "IS_FREE_LOCK" => (IsFreeLock, 1, 1),
+        "IS_USED_LOCK" => (IsUsedLock, 1, 1),
+        "RELEASE_ALL_LOCKS" => (ReleaseAllLocks, 0, 0),
+        "REGEXP_LIKE" => (RegexpLike, 2, 3),
+        "REGEXP_REPLACE" => (RegexpReplace, 3, 3),
+        "REGEXP_SUBSTR" => (RegexpSubstr, 2, 2),
+        "REGEXP_INSTR" => (RegexpInstr, 2, 2),
         _ => return None,
     })
 }
@@ -123,6 +143,14 @@ pub(super) fn call(
 ) -> Result<Value, SqlError> {
     let day_nr = |d: &Date| day_number(i64::from(d.year), i64::from(d.month), i64::from(d.day));
     Ok(match m {
+        More::GetLock
+        | More::ReleaseLock
+        | More::IsFreeLock
+        | More::IsUsedLock
+        | More::ReleaseAllLocks => return user_lock(m, v, ctx),
+        More::RegexpLike | More::RegexpReplace | More::RegexpSubstr | More::RegexpInstr => {
+            return super::regexp::call(m, v, coll, ctx)
+        }
         More::BitLength => match func_str::call(Func::Length, v, coll, ctx)? {
             Some(Value::Int(n)) => Value::Int(n * 8),
             _ => Value::Null,
@@ -208,6 +236,44 @@ fn substring_index(s: &Value, delim: &Value, count: i128) -> Value {
     } else {
         Value::Str(String::from_utf8_lossy(out).into_owned())
     }
+}
+
+/// GET_LOCK and its family, on the statement's server-wide lock table.
+fn user_lock(m: More, v: &[Value], ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
+    let (locks, conn) = crate::user_locks::current();
+    if m == More::ReleaseAllLocks {
+        return Ok(Value::UInt(locks.release_all(conn)));
+    }
+    let name = match v.first() {
+        Some(Value::Null) | None => return Ok(Value::Null),
+        Some(n) => String::from_utf8_lossy(&to_bytes(n)).into_owned(),
+    };
+    if name.is_empty() {
+        return Ok(Value::Null);
+    }
+    Ok(match m {
+        More::GetLock => {
+            let timeout = match v.get(1) {
+                Some(Value::Null) | None => {
+                    ctx.warn(
+                        1411,
+                        "Incorrect timeout value: 'NULL' for function get_lock",
+                    );
+                    return Ok(Value::Null);
+                }
+                Some(t) => to_f64(t, ctx),
+            };
+            let kill = ctx.kill;
+            Value::Int(i64::from(locks.get(conn, &name, timeout, kill)?))
+        }
+        More::ReleaseLock => match locks.release(conn, &name)? {
+            Some(mine) => Value::Int(i64::from(mine)),
+            None => Value::Null,
+        },
+        More::IsFreeLock => Value::Int(i64::from(locks.holder(&name)?.is_none())),
+        More::IsUsedLock => locks.holder(&name)?.map_or(Value::Null, Value::UInt),
+        _ => Value::Null,
+    })
 }
 
 #[cfg(test)]

@@ -45,8 +45,10 @@ mod func_str;
 mod func_time;
 mod md5;
 mod ops;
+mod regexp;
 #[cfg(test)]
 mod tests;
+pub(crate) mod uservar;
 
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, DateTime, Value};
@@ -277,6 +279,11 @@ pub enum Expr {
         scope: VarScope,
     },
     UserVar(String),
+    /// `@name := value`.
+    AssignUserVar {
+        name: String,
+        value: Box<Expr>,
+    },
     /// Unary minus; `text` is the expression as written, for 1690 messages.
     Neg {
         arg: Box<Expr>,

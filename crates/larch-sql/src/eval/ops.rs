@@ -25,7 +25,12 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             )
         })?,
         Expr::SysVar { name, scope } => ctx.session.system_variable(name, *scope)?,
-        Expr::UserVar(name) => ctx.session.user_variable(name),
+        Expr::UserVar(name) => super::uservar::read(ctx.session, name),
+        Expr::AssignUserVar { name, value } => {
+            let v = value.eval(row, ctx)?;
+            super::uservar::assign(name, v.clone());
+            v
+        }
         Expr::Neg { arg, text } => {
             let v = arg.eval(row, ctx)?;
             if v.is_null() {

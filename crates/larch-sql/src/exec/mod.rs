@@ -16,6 +16,7 @@ mod rows;
 mod schema;
 pub(crate) mod select;
 mod set;
+mod set_statement;
 mod show;
 pub(crate) mod write;
 
@@ -27,8 +28,23 @@ use crate::parse::Statement;
 use crate::result::{PreparedDescription, QueryResult};
 use crate::session::Session;
 
-/// Runs one statement.
+/// Runs one statement; user variables it assigned in expressions (`@a :=
+/// ...`) are stored in the session afterwards, even when it failed.
 pub(crate) fn execute(
+    s: &mut Session,
+    stmt: &Statement,
+    params: &[Value],
+) -> Result<QueryResult, SqlError> {
+    let scope = crate::eval::uservar::StatementScope::enter();
+    let _locks = crate::user_locks::enter(&s.db.user_locks, s.process.id);
+    let result = execute_statement(s, stmt, params);
+    for (name, value) in scope.finish() {
+        s.user_vars.insert(name, value);
+    }
+    result
+}
+
+fn execute_statement(
     s: &mut Session,
     stmt: &Statement,
     params: &[Value],
@@ -71,6 +87,7 @@ pub(crate) fn execute(
             s.db.request_shutdown();
             Ok(QueryResult::ok())
         }
+        Statement::SetStatement { set, inner } => set_statement::execute(s, set, inner, params),
         Statement::LoadData(_) => Err(SqlError::not_supported("LOAD DATA")),
         other => match larch_engine::io::blocking::blocking(|| crate::ddl::execute_extra(s, other))
         {
@@ -236,6 +253,8 @@ pub(crate) fn number_placeholders(stmt: &mut Statement) -> usize {
                 let _ = ast::visit_expressions_mut(e, &mut visit);
             }
         }
+        // Parameters of the statement only (not of its SET part).
+        Statement::SetStatement { inner, .. } => return number_placeholders(inner),
         _ => {}
     }
     n

@@ -206,7 +206,9 @@ fn assign(
         }
     } else if let Some(user) = full.strip_prefix('@') {
         let v = eval_expr(s, value, params)?;
-        s.user_vars.insert(user.to_ascii_lowercase(), v);
+        let name = user.trim_matches(['`', '\'', '"']).to_ascii_lowercase();
+        crate::eval::uservar::forget(&name);
+        s.user_vars.insert(name, v);
         return Ok(());
     } else if lower == "timezone" {
         "time_zone".to_owned()

@@ -17,7 +17,9 @@
 //!   `DATABASE`: sqlparser's SCHEMA is PostgreSQL's), `DESC[RIBE] t col|'pat'`
 //!   (becomes `SHOW COLUMNS FROM t LIKE 'col'`, as MySQL runs it), `LOCK |
 //!   UNLOCK TABLE` (becomes `TABLES`), a column's `CHARSET x` in CREATE
-//!   TABLE (becomes `CHARACTER SET x`);
+//!   TABLE (becomes `CHARACTER SET x`), `SET @a := 1` (becomes `=`; other
+//!   `:=` are assignment expressions), `x REGEXP NULL` (becomes `REGEXP
+//!   (NULL)`: sqlparser reads the NULL as in `NOT NULL`);
 //! - result column names: unaliased items of the first SELECT are named by
 //!   their text as written ([`names`]);
 //! - column attributes and table options of CREATE/ALTER TABLE ([`attrs`]):
@@ -47,7 +49,8 @@
 //!   `LOAD DATA [LOCAL] INFILE`, `SHOW ENGINE x STATUS|MUTEX`, `SHOW
 //!   [COUNT(*)] WARNINGS|ERRORS [LIMIT]` (sqlparser drops the count and
 //!   limit), `SHOW CREATE DATABASE`, `SET CHARACTER SET | CHARSET`, `DO
-//!   expr`, `SHUTDOWN`.
+//!   expr`, `SHUTDOWN`, `SET STATEMENT ... FOR statement`
+//!   ([`set_statement`]).
 //!
 //! What sqlparser parses and Larch keeps as is: all sysbench statements, DDL
 //! (CREATE/DROP DATABASE, CREATE TABLE with every column type, FULLTEXT KEY and
@@ -82,6 +85,7 @@ mod cache;
 mod extra;
 mod names;
 mod rewrite;
+mod set_statement;
 pub mod split;
 #[cfg(test)]
 mod tests;
@@ -170,6 +174,12 @@ pub enum Statement {
     Do(Vec<ast::Expr>),
     /// `SHUTDOWN`.
     Shutdown,
+    /// `SET STATEMENT var = value, ... FOR statement` (session variables
+    /// set for one statement and restored after it).
+    SetStatement {
+        set: Box<ast::Set>,
+        inner: Box<Statement>,
+    },
 }
 
 /// A statement with where it came from.
@@ -274,6 +284,9 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
         .with_unescape(true)
         .tokenize_with_location()
         .map_err(|e| syntax_error(text, original, e.location))?;
+    if let Some(r) = set_statement::parse(text, original, &tokens) {
+        return r;
+    }
     let items = names::select_items(&tokens, text);
     let mut tokens = attrs::rewrite(rewrite::rewrite(tokens));
     let create_options = attrs::take_create_options(&mut tokens);

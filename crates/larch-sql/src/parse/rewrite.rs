@@ -37,6 +37,7 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     }
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(toks.len() + 2);
     let mut depth = 0i32;
+    let mut set_item_assigned = false;
     let mut i = 0;
     while i < toks.len() {
         let t = &toks[i];
@@ -123,6 +124,33 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             out.push(with_token(t, word("CHARACTER")));
             out.push(with_token(t, word("SET")));
             i += 1;
+            continue;
+        }
+        // SET @a := 1, b := 2 -> SET @a = 1, b = 2 (the first `:=` of each
+        // item; later ones are assignment expressions).
+        if first.as_deref() == Some("SET") && depth == 0 {
+            match t.token {
+                Token::Comma => set_item_assigned = false,
+                Token::Assignment if !set_item_assigned => {
+                    set_item_assigned = true;
+                    out.push(with_token(t, Token::Eq));
+                    i += 1;
+                    continue;
+                }
+                Token::Eq => set_item_assigned = true,
+                _ => {}
+            }
+        }
+        // x REGEXP NULL -> x REGEXP (NULL) (sqlparser takes the NULL as the
+        // one of `NOT NULL`).
+        if matches!(w.as_deref(), Some("REGEXP" | "RLIKE"))
+            && word_upper(toks.get(i + 1)).as_deref() == Some("NULL")
+        {
+            out.push(t.clone());
+            out.push(with_token(&toks[i + 1], Token::LParen));
+            out.push(toks[i + 1].clone());
+            out.push(with_token(&toks[i + 1], Token::RParen));
+            i += 2;
             continue;
         }
         // !x -> (NOT x) for a single operand (`!` binds tighter than NOT).
@@ -245,7 +273,7 @@ fn operand_end(toks: &[TokenWithSpan], at: usize) -> Option<usize> {
 fn needs_look(t: &TokenWithSpan, update: bool) -> bool {
     match &t.token {
         Token::Comma => update,
-        Token::ExclamationMark => true,
+        Token::ExclamationMark | Token::Assignment => true,
         Token::Word(w) if w.quote_style.is_none() => {
             let v = w.value.as_str();
             [
@@ -256,6 +284,8 @@ fn needs_look(t: &TokenWithSpan, update: bool) -> bool {
                 "SCHEMA",
                 "TABLE",
                 "CHARSET",
+                "REGEXP",
+                "RLIKE",
             ]
             .iter()
             .any(|k| v.eq_ignore_ascii_case(k))

@@ -69,6 +69,9 @@ impl Compiler<'_, '_> {
         r: &ast::Expr,
         whole: &ast::Expr,
     ) -> Result<Typed, SqlError> {
+        if *op == B::Assignment {
+            return self.assign_user_var(l, r, whole);
+        }
         let arith = |op| Some(op);
         let aop = match op {
             B::Plus => arith(ArithOp::Add),
@@ -222,6 +225,44 @@ impl Compiler<'_, '_> {
                 otherwise: other.map(boxed),
                 collation,
                 coerce,
+            },
+            ty,
+            nullable,
+        ))
+    }
+}
+
+impl Compiler<'_, '_> {
+    /// `@name := expr`: the value of `expr`, stored in the user variable.
+    fn assign_user_var(
+        &mut self,
+        l: &ast::Expr,
+        r: &ast::Expr,
+        whole: &ast::Expr,
+    ) -> Result<Typed, SqlError> {
+        let name = match l {
+            ast::Expr::Identifier(id)
+                if id.quote_style.is_none()
+                    && id.value.starts_with('@')
+                    && !id.value.starts_with("@@") =>
+            {
+                id.value[1..]
+                    .trim_matches(['`', '\'', '"'])
+                    .to_ascii_lowercase()
+            }
+            _ => {
+                return Err(SqlError::Syntax {
+                    near: whole.to_string(),
+                    line: 1,
+                })
+            }
+        };
+        let value = self.expr(r)?;
+        let (ty, nullable) = (value.ty.ty.clone(), value.ty.nullable);
+        Ok(Typed::computed(
+            Expr::AssignUserVar {
+                name,
+                value: boxed(value),
             },
             ty,
             nullable,

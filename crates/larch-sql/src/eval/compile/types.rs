@@ -633,6 +633,13 @@ fn more_type(
         More::LastDay => (ColumnType::Date, Coerce::Keep, true),
         More::DayName | More::MonthName => (string_type(9, false, coll), Coerce::Keep, true),
         More::ToDays | More::Weekday | More::Quarter => (int, Coerce::Keep, true),
+        More::GetLock | More::ReleaseLock | More::IsFreeLock | More::IsUsedLock => {
+            (int, Coerce::Keep, true)
+        }
+        More::ReleaseAllLocks => (int, Coerce::Keep, false),
+        More::RegexpLike | More::RegexpInstr => (int, Coerce::Keep, any_null),
+        More::RegexpSubstr => (first_text, Coerce::Keep, any_null),
+        More::RegexpReplace => (string_type(16_383, false, coll), Coerce::Keep, any_null),
     }
 }
 

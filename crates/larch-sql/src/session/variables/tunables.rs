@@ -1,6 +1,7 @@
 //! MariaDB settings that tune machinery Larch does not have: the optimizer's
 //! join buffers, multi-range reads and search limits, engine-independent
-//! histograms, InnoDB's statistics sampling, MyISAM's options, `.frm` files.
+//! histograms, InnoDB's statistics sampling, MyISAM's options, `.frm` files,
+//! the table caches, thread caches, and sort and read buffers.
 //!
 //! MariaDB accepts them with these scopes, types, limits and defaults (as
 //! its INFORMATION_SCHEMA.SYSTEM_VARIABLES shows them), and applications and
@@ -31,6 +32,7 @@ pub(super) static TUNABLES: &[VarDef] = &[
         Kind::Enum(ALTER_ALGORITHMS),
         "DEFAULT",
     ),
+    v("bulk_insert_buffer_size", Both, I64, "8388608"),
     // MyISAM's concurrent inserts; Larch has no MyISAM tables.
     v(
         "concurrent_insert",
@@ -50,6 +52,7 @@ pub(super) static TUNABLES: &[VarDef] = &[
         Kind::Enum(&["SINGLE_PREC_HB", "DOUBLE_PREC_HB", "JSON_HB"]),
         "DOUBLE_PREC_HB",
     ),
+    v("host_cache_size", Global, int(0, 65_536), "279"),
     v("in_predicate_conversion_threshold", Both, U32, "1000"),
     // Larch stores ROW_FORMAT=COMPRESSED tables uncompressed and writable,
     // which is what the default OFF means.
@@ -91,6 +94,16 @@ pub(super) static TUNABLES: &[VarDef] = &[
     v("join_cache_level", Both, int(0, 8), "2"),
     // MyISAM's key cache; Larch has no MyISAM tables.
     v("key_buffer_size", Global, I64, "134217728"),
+    // Metadata-lock waits: Larch's DDL waits for no metadata locks.
+    v("lock_wait_timeout", Both, int(0, 31_536_000), "86400"),
+    // Sort and read buffers of the SQL layer.
+    v("max_length_for_sort_data", Both, int(4, 8_388_608), "1024"),
+    v(
+        "max_prepared_stmt_count",
+        Global,
+        int(0, u32::MAX as i64),
+        "16382",
+    ),
     v(
         "mrr_buffer_size",
         Both,
@@ -109,10 +122,22 @@ pub(super) static TUNABLES: &[VarDef] = &[
     ),
     v("optimizer_use_condition_selectivity", Both, int(1, 5), "4"),
     v(
+        "preload_buffer_size",
+        Both,
+        int(1024, 1_073_741_824),
+        "32768",
+    ),
+    v(
         "query_alloc_block_size",
         Both,
         int(1024, u32::MAX as i64),
         "32768",
+    ),
+    v(
+        "query_prealloc_size",
+        Both,
+        int(1024, u32::MAX as i64),
+        "24576",
     ),
     v(
         "range_alloc_block_size",
@@ -120,9 +145,23 @@ pub(super) static TUNABLES: &[VarDef] = &[
         int(4096, u32::MAX as i64),
         "4096",
     ),
+    v(
+        "read_rnd_buffer_size",
+        Both,
+        int(1, i32::MAX as i64),
+        "262144",
+    ),
     v("rowid_merge_buff_size", Both, I64, "8388608"),
     // Replication: Larch has no replicas to time out.
     v("slave_net_timeout", Global, int(1, 31_536_000), "60"),
     // Larch writes no .frm files.
     v("sync_frm", Global, Kind::Bool, "1"),
+    // The server's caches of table definitions and open tables; Larch
+    // keeps every table's definition in memory.
+    v("table_definition_cache", Global, int(400, 2_097_152), "400"),
+    ro("table_open_cache_instances", int(1, 64), "8"),
+    // Connection threads and the host name cache; Larch serves connections
+    // as tasks and resolves no host names.
+    v("thread_cache_size", Global, int(0, 16_384), "256"),
+    ro("thread_stack", int(131_072, i64::MAX), "299008"),
 ];
