@@ -25,6 +25,14 @@ fn assignments_in_expressions() -> R<()> {
         ]
     );
     assert_eq!(one(&mut s, "SELECT @rownum")?, "3");
+    // An assignment in WHERE runs once per row, never once more to plan a
+    // key range from it: @a is 1, 2, 3 against ids 1, 2, 3.
+    s.execute("SET @a = 0")?;
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM t WHERE id = (@a := @a + 1)")?,
+        vec![vec!["1"], vec!["2"], vec!["3"]]
+    );
+    assert_eq!(one(&mut s, "SELECT @a")?, "3");
     s.execute("SET @a = 10")?;
     assert_eq!(
         rows(&mut s, "SELECT @a := @a + 1, @a, @b := 'x', @b")?,

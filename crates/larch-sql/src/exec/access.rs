@@ -53,6 +53,23 @@ pub(crate) type ColumnOf<'a> = dyn Fn(&ast::Expr) -> Option<usize> + 'a;
 /// Evaluates a constant expression (no column references) and converts it
 /// exactly to `ty`; `None` when it is not constant or does not convert exactly.
 fn constant(e: &ast::Expr, ty: &ColumnType, ctx: &mut EvalContext<'_>) -> Option<Value> {
+    // An expression that assigns a user variable (`@a := 5`) is evaluated
+    // by the filter only, so the assignment happens once per row.
+    let mut assigns = false;
+    let _ = ast::visit_expressions(e, |x| {
+        if let ast::Expr::BinaryOp {
+            op: ast::BinaryOperator::Assignment,
+            ..
+        } = x
+        {
+            assigns = true;
+            return std::ops::ControlFlow::Break(());
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    if assigns {
+        return None;
+    }
     let resolve = |_: &[ast::Ident]| None;
     let c = eval::compile(e, &resolve, &eval::CompileOptions::default()).ok()?;
     let v = c.eval(&[], ctx).ok()?;
