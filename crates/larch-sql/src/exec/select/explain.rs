@@ -44,6 +44,24 @@ struct Line {
     extra: String,
 }
 
+impl Line {
+    /// A whole-table read (`type` ALL) of about `rows` rows.
+    fn all(rows: Option<u64>, extra: &str) -> Line {
+        Line {
+            id: None,
+            select_type: String::new(),
+            table: None,
+            access: Some("ALL".into()),
+            possible_keys: None,
+            key: None,
+            key_len: None,
+            reference: None,
+            rows,
+            extra: extra.into(),
+        }
+    }
+}
+
 /// A SELECT block being explained.
 struct Block {
     id: u64,
@@ -150,16 +168,9 @@ pub(super) fn union_result(first: u64) {
         });
         let names: Vec<String> = ids.iter().map(u64::to_string).collect();
         c.lines.push(Line {
-            id: None,
             select_type: "UNION RESULT".into(),
             table: Some(format!("<union{}>", names.join(","))),
-            access: Some("ALL".into()),
-            possible_keys: None,
-            key: None,
-            key_len: None,
-            reference: None,
-            rows: None,
-            extra: String::new(),
+            ..Line::all(None, "")
         });
     });
 }
@@ -215,18 +226,7 @@ pub(super) fn record_block(s: &Session, id: u64, shape: &BlockShape<'_>) {
         let mut line = match &src.rows {
             SourceRows::Table(t) if k == 0 => first_line(t, &shape.plan.first, shape.conds),
             SourceRows::Table(t) => inner_line(s, shape.sources, k, t),
-            SourceRows::Rows(r) => Line {
-                id: None,
-                select_type: String::new(),
-                table: None,
-                access: Some("ALL".into()),
-                possible_keys: None,
-                key: None,
-                key_len: None,
-                reference: None,
-                rows: Some(r.len() as u64),
-                extra: String::new(),
-            },
+            SourceRows::Rows(r) => Line::all(Some(r.len() as u64), ""),
         };
         line.id = Some(id);
         line.table = Some(match (&src.rows, src.db.is_empty()) {
@@ -396,22 +396,12 @@ fn inner_line(s: &Session, sources: &[Source], k: usize, t: &Table) -> Line {
     }
     let total = t.estimate_rows(CLUSTERED, &KeyRange::all()).unwrap_or(0);
     let Some((index, used, one)) = access::lookup_index(t, &fixed) else {
-        return Line {
-            id: None,
-            select_type: String::new(),
-            table: None,
-            access: Some("ALL".into()),
-            possible_keys: None,
-            key: None,
-            key_len: None,
-            reference: None,
-            rows: Some(total),
-            extra: if sources[k].on.is_some() {
-                "Using where".into()
-            } else {
-                String::new()
-            },
+        let extra = if sources[k].on.is_some() {
+            "Using where"
+        } else {
+            ""
         };
+        return Line::all(Some(total), extra);
     };
     let parts: Vec<usize> = if index == CLUSTERED {
         def.primary_key
