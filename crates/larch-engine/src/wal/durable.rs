@@ -169,39 +169,46 @@ impl Drop for CommitFlusher {
 
 fn run(log: &RedoLog) {
     let waits = &log.commit_waits;
+    let mut st = waits.state.lock();
     loop {
-        let target = {
-            let mut st = waits.state.lock();
-            while !st.stop && st.target <= log.flushed_lsn() {
-                waits.wake_flusher.wait(&mut st);
-            }
-            if st.stop {
-                return;
-            }
-            st.target
-        };
-        let result = log.flush_up_to(target);
+        if st.stop {
+            return;
+        }
+        // Wake every wait the log already covers, whoever synced it (this
+        // thread, or another flush such as the page cleaner's).
         let flushed = log.flushed_lsn();
-        let ready: Vec<Waker> = {
-            let mut st = waits.state.lock();
-            let failed = result.is_err() || log.check_writable().is_err();
-            let mut ready = Vec::new();
-            st.wakers.retain(|(lsn, w)| {
-                if failed || *lsn <= flushed {
-                    ready.push(w.clone());
-                    false
-                } else {
-                    true
-                }
-            });
-            ready
-        };
-        for w in ready {
-            w.wake();
+        let failed = log.check_writable().is_err();
+        let mut ready = Vec::new();
+        st.wakers.retain(|(lsn, w)| {
+            if failed || *lsn <= flushed {
+                ready.push(w.clone());
+                false
+            } else {
+                true
+            }
+        });
+        if !ready.is_empty() {
+            drop(st);
+            for w in ready {
+                w.wake();
+            }
+            st = waits.state.lock();
+            continue;
         }
-        if let Err(e) = result {
-            tracing::error!(error = %e, "commit flush failed");
+        if !failed && st.target > flushed {
+            let target = st.target;
+            drop(st);
+            if let Err(e) = log.flush_up_to(target) {
+                tracing::error!(error = %e, "commit flush failed");
+            }
+            st = waits.state.lock();
+            continue;
         }
+        // A wait that raises the target notifies; the timeout only bounds
+        // the damage of a missed notification.
+        waits
+            .wake_flusher
+            .wait_for(&mut st, std::time::Duration::from_millis(100));
     }
 }
 
