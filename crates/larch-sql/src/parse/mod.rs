@@ -348,16 +348,7 @@ fn syntax_error(text: &str, original: &str, loc: Location) -> SqlError {
     } else {
         original.len()
     };
-    let rest = original[offset..].trim_end();
-    let near = if rest.len() > 80 {
-        let mut cut = 77;
-        while !rest.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        format!("{}...", &rest[..cut])
-    } else {
-        rest.to_string()
-    };
+    let near = near_text(original[offset..].trim_end());
     // Lines count from the statement's first non-blank character.
     let first = original.len() - original.trim_start().len();
     let line = 1 + original[first..offset.max(first)].matches('\n').count() as u64;
@@ -380,4 +371,18 @@ fn byte_offset(text: &str, loc: Location) -> usize {
         }
     }
     text.len()
+}
+
+/// The "near '...'" text of a syntax error: `rest` cut to 80 bytes (77 and
+/// `...`), as MariaDB cuts it.
+pub(crate) fn near_text(rest: &str) -> String {
+    if rest.len() > 80 {
+        let mut cut = 77;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}...", &rest[..cut])
+    } else {
+        rest.to_string()
+    }
 }

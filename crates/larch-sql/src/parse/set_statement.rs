@@ -126,15 +126,8 @@ fn assignments_ok(set: &ast::Set) -> bool {
 
 /// A syntax error near `rest` (cut to 80 bytes as MariaDB does).
 fn near(rest: &str) -> SqlError {
-    let rest = rest.trim();
-    let near = if rest.len() > 80 {
-        let mut cut = 77;
-        while !rest.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        format!("{}...", &rest[..cut])
-    } else {
-        rest.to_string()
-    };
-    SqlError::Syntax { near, line: 1 }
+    SqlError::Syntax {
+        near: super::near_text(rest.trim()),
+        line: 1,
+    }
 }
