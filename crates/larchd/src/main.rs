@@ -28,6 +28,15 @@
 /// The server allocates for every statement (rows, values, results): the
 /// system allocator's locks and consolidation took about a quarter of the CPU
 /// under sysbench oltp_read_write; mimalloc's thread-local pages do not.
+///
+/// Built without transparent huge pages (the `no_thp` feature): each thread
+/// that runs a statement gets its own 64 KiB pages per size class, and with
+/// huge pages every one of them became a 2 MiB resident page. Measured with
+/// sysbench oltp_read_write at 512 threads (each statement waiting for a row
+/// lock holds a thread): peak RSS 1,467 MiB with huge pages, 298 MiB without.
+/// Where the kernel puts huge pages under every mapping anyway
+/// (`transparent_hugepage=always`), [`disable_transparent_huge_pages`] turns
+/// them off for the process once the buffer pool is allocated.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -140,6 +149,7 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
         }
     };
     report_open(&db, fresh, &datadir, log);
+    disable_transparent_huge_pages(log);
     let applied = options::globals::apply(&db, &opts.ignored);
     if !applied.set.is_empty() {
         log.note(&format!(
@@ -220,4 +230,31 @@ fn report_open(db: &Database, fresh: bool, datadir: &std::path::Path, log: &Erro
         storage.log().capacity(),
         storage.log().current_lsn()
     ));
+}
+
+/// Turns transparent huge pages off for the rest of the process's mappings
+/// when the kernel gives them to every mapping (`always`), as MariaDB does
+/// after it has allocated its buffer pool: per-thread allocator pages would
+/// otherwise each hold a 2 MiB page (see [`ALLOCATOR`]). Under `madvise` or
+/// `never` nothing asks for huge pages and nothing is changed.
+fn disable_transparent_huge_pages(log: &ErrorLog) {
+    let mode =
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    if !mode.contains("[always]") {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) takes integer
+        // arguments only and changes a flag of this process; no memory is
+        // passed or returned.
+        let rc = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
+        if rc == 0 {
+            log.note("larchd: transparent huge pages disabled for the server process");
+        } else {
+            log.warning("larchd: could not disable transparent huge pages (prctl failed)");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = log;
 }
