@@ -72,6 +72,21 @@ pub struct ProcessState {
     pub command: &'static str,
     pub info: Option<String>,
     pub since: Option<Instant>,
+    /// What a running statement waits for (`Waiting for table metadata
+    /// lock`), shown as the processlist state instead of `executing`.
+    pub wait_state: Option<&'static str>,
+}
+
+impl ProcessState {
+    /// The processlist `State`: what a running statement waits for, else
+    /// `executing`; empty for an idle connection.
+    pub fn state_text(&self) -> &'static str {
+        match (self.command, self.wait_state) {
+            ("Query", Some(waiting)) => waiting,
+            ("Query", None) => "executing",
+            _ => "",
+        }
+    }
 }
 
 /// Server-wide counters shown by `SHOW GLOBAL STATUS`.
@@ -112,6 +127,8 @@ pub struct Database {
     server_facts: RwLock<HashMap<&'static str, Value>>,
     /// GET_LOCK's named locks.
     pub(crate) user_locks: Arc<crate::user_locks::UserLocks>,
+    /// Tables' metadata locks (DDL against open transactions).
+    pub(crate) metadata_locks: Arc<crate::metadata_locks::MetadataLocks>,
 }
 
 impl std::fmt::Debug for Database {
@@ -161,6 +178,7 @@ impl Database {
             status: StatusCounters::default(),
             server_facts: RwLock::new(HashMap::new()),
             user_locks: Arc::default(),
+            metadata_locks: Arc::default(),
         }))
     }
 
@@ -179,6 +197,12 @@ impl Database {
     /// The engine's transaction services (undo, locks, purge counters).
     pub fn services(&self) -> &Arc<TransactionServices> {
         &self.services
+    }
+
+    /// Table names that have a metadata lock object (held, waited for, or
+    /// used by a transaction that has not ended).
+    pub fn metadata_lock_entries(&self) -> usize {
+        self.metadata_locks.entries()
     }
 
     /// Seconds since the database was opened (`Uptime`).

@@ -23,6 +23,7 @@ pub mod ddl;
 pub mod error;
 pub mod eval;
 mod exec;
+pub mod metadata_locks;
 pub mod parse;
 pub mod result;
 pub mod session;

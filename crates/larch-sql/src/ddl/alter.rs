@@ -44,10 +44,14 @@ fn run_alter(
     s: &mut Session,
     name: &ast::ObjectName,
     if_exists: bool,
+    renames_to: Vec<(String, String)>,
     ops: impl FnOnce(&mut Session, &mut Work, &mut AlterState) -> Result<(), SqlError>,
 ) -> Result<QueryResult, SqlError> {
     s.commit()?;
     let (db, table) = table_name(s, name)?;
+    let mut locked = renames_to;
+    locked.push((db.clone(), table.clone()));
+    s.lock_tables_exclusive(&locked)?;
     let database = s.db.clone();
     let _ddl = database.ddl_lock.lock();
     if if_exists && database.catalog().table_entry(&db, &table).is_none() {
@@ -100,7 +104,14 @@ pub(super) fn alter_table_extended(
     at: &crate::parse::AlterTable,
 ) -> Result<QueryResult, SqlError> {
     use crate::parse::AlterOp;
-    run_alter(s, &at.name, at.if_exists, |s, w, st| {
+    let renames_to = rename_targets(
+        s,
+        at.operations.iter().filter_map(|op| match op {
+            AlterOp::Sql(op) | AlterOp::IfExists(op) | AlterOp::IfNotExists(op) => Some(op),
+            _ => None,
+        }),
+    );
+    run_alter(s, &at.name, at.if_exists, renames_to, |s, w, st| {
         for op in &at.operations {
             match op {
                 AlterOp::Sql(op) => operation(s, w, st, op)?,
@@ -142,12 +153,29 @@ pub(super) fn alter_table_extended(
 
 /// ALTER TABLE.
 pub(super) fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<QueryResult, SqlError> {
-    run_alter(s, &at.name, at.if_exists, |s, w, st| {
+    let renames_to = rename_targets(s, at.operations.iter());
+    run_alter(s, &at.name, at.if_exists, renames_to, |s, w, st| {
         for op in &at.operations {
             operation(s, w, st, op)?;
         }
         Ok(())
     })
+}
+
+/// The names an ALTER renames its table to: locked with the table before
+/// the ALTER starts (a name that does not resolve fails later, in the
+/// operation itself).
+fn rename_targets<'a>(
+    s: &Session,
+    ops: impl Iterator<Item = &'a ast::AlterTableOperation>,
+) -> Vec<(String, String)> {
+    ops.filter_map(|op| match op {
+        ast::AlterTableOperation::RenameTable {
+            table_name: ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n),
+        } => super::table_name_as_written(s, n).ok(),
+        _ => None,
+    })
+    .collect()
 }
 
 /// CREATE [UNIQUE] INDEX name ON t (columns).
@@ -173,7 +201,7 @@ pub(super) fn create_index(
         comment: super::keys::index_comment(&ci.index_options),
     };
     let if_not_exists = ci.if_not_exists;
-    run_alter(s, &ci.table_name, false, move |s, w, _| {
+    run_alter(s, &ci.table_name, false, Vec::new(), move |s, w, _| {
         if if_not_exists && w.key_pos(&name.value).is_some() {
             s.push_warning(Warning::note(
                 1061,
@@ -205,7 +233,7 @@ pub(super) fn create_fulltext_index(
             .collect(),
         comment: String::new(),
     };
-    run_alter(s, table, false, move |_, w, _| w.add_key(spec))
+    run_alter(s, table, false, Vec::new(), move |_, w, _| w.add_key(spec))
 }
 
 /// DROP INDEX name ON t.
@@ -219,7 +247,7 @@ pub(super) fn drop_index(
         return Err(syntax_error(format!("ON {table}")));
     };
     let index = super::tables::last_part(index);
-    run_alter(s, table, false, move |s, w, _| {
+    run_alter(s, table, false, Vec::new(), move |s, w, _| {
         drop_key(s, w, &index, if_exists)
     })
 }
@@ -231,7 +259,7 @@ pub(super) fn alter_engine(
     engine: &str,
 ) -> Result<QueryResult, SqlError> {
     let engine = engine.to_string();
-    run_alter(s, table, false, move |s, _, st| {
+    run_alter(s, table, false, Vec::new(), move |s, _, st| {
         check_engine(s, &engine, &st.name)?;
         st.force = true;
         Ok(())
@@ -243,7 +271,7 @@ pub(super) fn rebuild_table(
     s: &mut Session,
     table: &ast::ObjectName,
 ) -> Result<QueryResult, SqlError> {
-    run_alter(s, table, false, |_, _, st| {
+    run_alter(s, table, false, Vec::new(), |_, _, st| {
         st.force = true;
         Ok(())
     })

@@ -221,6 +221,9 @@ pub(super) fn create_table(
         }
         None => parenthesized_like(ct),
     };
+    if !ct.temporary {
+        s.lock_tables_exclusive(&[(db.clone(), name.clone())])?;
+    }
     let _ddl = database.ddl_lock.lock();
     let Some(existing) = existing_table(s, ct, &db, &name)? else {
         return Ok(QueryResult::ok());

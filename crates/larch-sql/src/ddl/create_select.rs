@@ -225,6 +225,9 @@ pub(super) fn create_table_select(
         })
         .collect::<Result<Vec<_>, _>>()?;
     {
+        if !ct.temporary {
+            s.lock_tables_exclusive(&[(db.clone(), name.clone())])?;
+        }
         let _ddl = database.ddl_lock.lock();
         let Some(existing) = existing_table(s, ct, &db, &name)? else {
             return Ok(QueryResult::ok());

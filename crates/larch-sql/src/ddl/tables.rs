@@ -56,6 +56,9 @@ pub(super) fn drop_tables(
     {
         s.commit()?;
     }
+    if !temporary {
+        s.lock_tables_exclusive(&written)?;
+    }
     let database = s.db.clone();
     let catalog = database.catalog();
     let _ddl = database.ddl_lock.lock();
@@ -96,6 +99,7 @@ pub(super) fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<QueryResult
     let catalog = database.catalog();
     for target in &t.table_names {
         let (db, name) = table_name(s, &target.name)?;
+        s.lock_tables_exclusive(&[(db.clone(), name.clone())])?;
         let _ddl = database.ddl_lock.lock();
         let entry = table_entry(s, &db, &name)?;
         let tmp = temp_name(catalog, &db, "truncate");
@@ -123,6 +127,11 @@ pub(super) fn rename(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Quer
         return rename_temporary(s, &steps);
     }
     s.commit()?;
+    let names: Vec<(String, String)> = steps
+        .iter()
+        .flat_map(|(from, to)| [from.clone(), to.clone()])
+        .collect();
+    s.lock_tables_exclusive(&names)?;
     let database = s.db.clone();
     let catalog = database.catalog();
     let _ddl = database.ddl_lock.lock();

@@ -68,7 +68,7 @@ pub(super) fn drop_database(
         return Err(SqlError::new(1064, "DROP DATABASE needs a name"));
     };
     let db = s.db.clone();
-    let _ddl = db.ddl_lock.lock();
+    let _ddl = lock_database_tables(s, &db, &name)?;
     if !s.db.catalog().has_database(&name) {
         if if_exists {
             s.push_warning(Warning::note(
@@ -118,4 +118,34 @@ pub(super) fn show_create_database(
         ],
         rows: vec![vec![Value::Str(name.to_owned()), Value::Str(create)]],
     }))
+}
+
+/// Takes the exclusive metadata locks of every table of database `name`,
+/// then the DDL lock. Metadata locks are never waited for under the DDL lock,
+/// so when a table appeared meanwhile, the DDL lock is let go and the new
+/// table's lock taken too.
+fn lock_database_tables<'d>(
+    s: &Session,
+    database: &'d crate::database::Database,
+    name: &str,
+) -> Result<parking_lot::MutexGuard<'d, ()>, SqlError> {
+    loop {
+        let listed = |catalog: &larch_engine::catalog::Catalog| -> Vec<(String, String)> {
+            if !catalog.has_database(name) {
+                return Vec::new();
+            }
+            catalog
+                .tables(name)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|t| (name.to_owned(), t))
+                .collect()
+        };
+        s.lock_tables_exclusive(&listed(database.catalog()))?;
+        let guard = database.ddl_lock.lock();
+        let now = listed(database.catalog());
+        if now.iter().all(|n| s.holds_exclusive(&n.0, &n.1)) {
+            return Ok(guard);
+        }
+    }
 }

@@ -660,6 +660,7 @@ fn processlist(s: &mut Session, full: bool) -> Result<QueryResult, SqlError> {
     for p in s.db.processes() {
         let st = p.state.lock().clone();
         let time = st.since.map_or(0, |t| t.elapsed().as_secs());
+        let state = st.state_text();
         let info = st.info.map(|i| {
             if full {
                 i
@@ -674,14 +675,7 @@ fn processlist(s: &mut Session, full: bool) -> Result<QueryResult, SqlError> {
             st.db.map_or(Value::Null, Value::Str),
             Value::Str(st.command.into()),
             Value::UInt(time),
-            Value::Str(
-                if st.command == "Query" {
-                    "executing"
-                } else {
-                    ""
-                }
-                .into(),
-            ),
+            Value::Str(state.into()),
             info.map_or(Value::Null, Value::Str),
             Value::Str("0.000".into()),
         ]);

@@ -84,6 +84,9 @@ pub struct Session {
     pub(crate) prepared: HashMap<u32, Prepared>,
     /// The session's temporary tables.
     pub(crate) temporary: temporary::TemporaryTables,
+    /// Shared metadata locks of the tables the transaction opened; released
+    /// when it ends (`crate::metadata_locks`).
+    pub(crate) metadata_locks: std::cell::RefCell<crate::metadata_locks::SessionLocks>,
     cache: StatementCache,
     /// Rows found by the last SELECT (FOUND_ROWS()) and affected by the last
     /// statement (ROW_COUNT()).
@@ -139,6 +142,7 @@ impl Session {
             next_isolation: None,
             prepared: HashMap::new(),
             temporary: temporary::TemporaryTables::default(),
+            metadata_locks: Default::default(),
             cache: StatementCache::new(STATEMENT_CACHE_ENTRIES),
             found_rows: 0,
             row_count: -1,
@@ -374,6 +378,11 @@ impl Session {
             st.command = "Sleep";
             st.info = None;
             st.since = Some(std::time::Instant::now());
+        }
+        let locks = self.metadata_locks.get_mut();
+        locks.release_exclusive(&self.db.metadata_locks);
+        if self.txn.is_none() {
+            locks.release_shared();
         }
         let result = result.map_err(|e| self.qualify_unknown_function(e));
         if let Err(e) = &result {

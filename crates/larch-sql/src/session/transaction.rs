@@ -195,7 +195,9 @@ impl Session {
         let Some(t) = self.txn.take() else {
             return Ok(());
         };
-        let lsn = t.ctx.commit()?;
+        let committed = t.ctx.commit();
+        self.metadata_locks.get_mut().release_shared();
+        let lsn = committed?;
         if lsn != 0 {
             let log = self.db.storage().log();
             let target = log.current_lsn().max(lsn);
@@ -217,6 +219,7 @@ impl Session {
                 tracing::error!(error = %e, "rollback incomplete; recovery finishes it at the next start");
             }
         }
+        self.metadata_locks.get_mut().release_shared();
     }
 
     /// SAVEPOINT name (replacing one of the same name).

@@ -1109,14 +1109,10 @@ pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
                     u(p.id),
                     s(&p.user),
                     s(&p.host),
-                    st.db.map_or(Value::Null, Value::Str),
+                    st.db.clone().map_or(Value::Null, Value::Str),
                     s(st.command),
                     Value::Int(elapsed as i64),
-                    s(if st.command == "Query" {
-                        "executing"
-                    } else {
-                        ""
-                    }),
+                    s(st.state_text()),
                     st.info.clone().map_or(Value::Null, Value::Str),
                     Value::Double((elapsed * 1_000_000.0).round() / 1000.0),
                     Value::Int(0),
