@@ -138,7 +138,7 @@ impl TableLock {
         let shown = until
             .process
             .as_ref()
-            .map(|p| std::mem::replace(&mut p.state.lock().wait_state, Some(WAIT_STATE)));
+            .map(|p| p.state.lock().wait_state.replace(WAIT_STATE));
         let waited = larch_engine::io::blocking::blocking(|| {
             let mut guard = self.waiters.lock();
             loop {
