@@ -87,4 +87,3 @@ pub fn load(session: &mut Session, rows: u64) -> Result<()> {
     );
     Ok(())
 }
-

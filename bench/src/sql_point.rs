@@ -31,7 +31,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-
 use clap::Parser;
 use larch_bench::harness::{
     fmt_value, machine_facts, median, spread, utc_stamp, Mode, Report, Result,

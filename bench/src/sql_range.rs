@@ -33,7 +33,9 @@ use larch_sql::result::QueryResult;
 use larch_sql::session::Session;
 
 #[derive(Debug, Parser)]
-#[command(about = "Per-statement cost of oltp_read_only's range selects in the Larch SQL layer (in process)")]
+#[command(
+    about = "Per-statement cost of oltp_read_only's range selects in the Larch SQL layer (in process)"
+)]
 struct Args {
     /// 10,000 rows and 3 timed rounds (instead of 1,000,000 and 5).
     #[arg(long)]
@@ -80,7 +82,7 @@ const STATEMENTS: [(&str, &str); 4] = [
 ];
 
 /// The variants, in the order they run within a round.
-const VARIANTS: [(&str, &str); 7] = [
+const VARIANTS: [(&str, &str); 9] = [
     (
         "prepared.simple_range",
         "Session::execute_prepared of `SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?`",
@@ -106,8 +108,16 @@ const VARIANTS: [(&str, &str); 7] = [
         "autocommit snapshot + Table::scan of the clustered index over the id range, columns id, c + next_row to the end + commit",
     ),
     (
+        "engine.scan_range.into",
+        "the same read with RowCursor::next_into into one reused row (the executor's path: no row copies)",
+    ),
+    (
         "engine.btree_range",
-        "BTree::range over the encoded key range + next_entry to the end (no snapshot, no decoding: the cursor alone)",
+        "BTree::range over the encoded key range + next_entry to the end (no snapshot, no decoding: the cursor alone, owned entries)",
+    ),
+    (
+        "engine.btree_range.ref",
+        "the same with Cursor::next_ref (entries lent from the cursor's leaf copy)",
     ),
 ];
 
@@ -137,7 +147,11 @@ fn run_variant(env: &mut Env, v: usize) -> Result<f64> {
     let name = VARIANTS[v].0;
     let t0 = Instant::now();
     if let Some(stmt) = STATEMENTS.iter().position(|(s, _)| *s == name) {
-        let expect = if name == "prepared.sum_range" { 1 } else { size as usize };
+        let expect = if name == "prepared.sum_range" {
+            1
+        } else {
+            size as usize
+        };
         for &lo in &env.starts {
             let params = [Value::Int(lo as i64), Value::Int((lo + size - 1) as i64)];
             let r = env.session.execute_prepared(stmt as u32 + 1, &params)?;
@@ -190,13 +204,64 @@ fn run_variant(env: &mut Env, v: usize) -> Result<f64> {
                 trx.commit()?;
             }
         }
+        "engine.scan_range.into" => {
+            let columns = [0, 2];
+            let ncols = env.table.def().columns.len();
+            let mut row = vec![Value::Null; ncols];
+            for &lo in &env.starts {
+                let mut trx = env.trx.begin(TrxOptions::autocommit_select(
+                    IsolationLevel::RepeatableRead,
+                ))?;
+                let read = ReadContext {
+                    view: trx.read_view(),
+                };
+                let range = KeyRange {
+                    lower: Bound::Included(vec![Value::Int(lo as i64)]),
+                    upper: Bound::Included(vec![Value::Int((lo + size - 1) as i64)]),
+                };
+                let mut found = 0;
+                {
+                    let mut cursor =
+                        env.table
+                            .scan(&read, CLUSTERED, &range, false, Some(&columns))?;
+                    while let Some(at) = cursor.next_into(&mut row)? {
+                        black_box(at);
+                        found += 1;
+                    }
+                }
+                black_box(&row);
+                if found != size {
+                    return Err(format!("{name}: {found} rows from id {lo}").into());
+                }
+                trx.commit()?;
+            }
+        }
+        "engine.btree_range.ref" => {
+            let pool: &BufferPool = env.db.storage().pool();
+            let tree = *env.table.clustered_tree();
+            for &lo in &env.starts {
+                let from = env.table.row_ref(&[Value::Int(lo as i64)])?.0;
+                let to = env.table.row_ref(&[Value::Int((lo + size - 1) as i64)])?.0;
+                let mut cursor =
+                    tree.range(pool, Bound::Included(from), Bound::Included(to), false);
+                let mut found = 0;
+                while let Some(e) = cursor.next_ref()? {
+                    black_box(e);
+                    found += 1;
+                }
+                if found != size {
+                    return Err(format!("{name}: {found} entries from id {lo}").into());
+                }
+            }
+        }
         "engine.btree_range" => {
             let pool: &BufferPool = env.db.storage().pool();
             let tree = *env.table.clustered_tree();
             for &lo in &env.starts {
                 let from = env.table.row_ref(&[Value::Int(lo as i64)])?.0;
                 let to = env.table.row_ref(&[Value::Int((lo + size - 1) as i64)])?.0;
-                let mut cursor = tree.range(pool, Bound::Included(from), Bound::Included(to), false);
+                let mut cursor =
+                    tree.range(pool, Bound::Included(from), Bound::Included(to), false);
                 let mut found = 0;
                 while let Some(e) = cursor.next_entry()? {
                     black_box(e);
@@ -269,9 +334,7 @@ fn main() -> Result<()> {
         }
     }
     let mut rng = Rng(0x7A3);
-    let starts: Vec<u64> = (0..ops)
-        .map(|_| 1 + rng.below(rows - size + 1))
-        .collect();
+    let starts: Vec<u64> = (0..ops).map(|_| 1 + rng.below(rows - size + 1)).collect();
     let trx = db.transactions().register_session()?;
     let mut env = Env {
         session,
