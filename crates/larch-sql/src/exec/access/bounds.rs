@@ -177,7 +177,8 @@ pub(super) struct Bounds {
     pub range: Vec<Option<(Bound<Value>, Bound<Value>)>>,
     /// Per column: the conjuncts that bound it.
     pub conds_of: Vec<Vec<usize>>,
-    /// Per column: is it an integer column (whose bounds are exact)?
+    /// Per column: is it an integer column bounded by literals and
+    /// parameters only (whose bounds are then exact)?
     pub integer: Vec<bool>,
 }
 
@@ -202,6 +203,11 @@ impl Bounds {
             let bound = bound_of(c, column_of, &types, ctx);
             if let Some((col, _)) = &bound {
                 b.conds_of[*col].push(i);
+                if !plain(c) {
+                    // Enforced only with constants evaluated once: a
+                    // function (RAND(), a variable) may differ per row.
+                    b.integer[*col] = false;
+                }
             }
             match bound {
                 Some((col, ColumnBound::Eq(v)))
@@ -240,5 +246,28 @@ impl Bounds {
     /// Is the column fixed to one value by an equality?
     pub fn fixed(&self, column: usize) -> bool {
         self.eq[column].as_ref().is_some_and(|v| v.len() == 1)
+    }
+}
+
+/// Whether every constant of the bound `c` is a literal or a parameter
+/// (possibly negated), so it has the same value for every row.
+fn plain(c: &ast::Expr) -> bool {
+    fn literal(e: &ast::Expr) -> bool {
+        match e {
+            ast::Expr::Value(_) => true,
+            ast::Expr::UnaryOp {
+                op: ast::UnaryOperator::Minus | ast::UnaryOperator::Plus,
+                expr,
+            }
+            | ast::Expr::Nested(expr) => literal(expr),
+            _ => false,
+        }
+    }
+    match c {
+        ast::Expr::BinaryOp { left, right, .. } => literal(left) || literal(right),
+        ast::Expr::Between { low, high, .. } => literal(low) && literal(high),
+        ast::Expr::InList { list, .. } => list.iter().all(literal),
+        ast::Expr::Nested(inner) => plain(inner),
+        _ => false,
     }
 }
