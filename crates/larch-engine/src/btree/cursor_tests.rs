@@ -35,6 +35,9 @@ fn key(k: u32) -> Vec<u8> {
     k.to_be_bytes().to_vec()
 }
 
+/// A lent entry, copied: key, value, delete mark.
+type Copied = (Vec<u8>, Vec<u8>, bool);
+
 /// Reads the whole range through `next_ref`, copying what was lent.
 fn lent(
     tree: &BTree,
@@ -43,7 +46,7 @@ fn lent(
     to: Bound<Vec<u8>>,
     reverse: bool,
     batch: usize,
-) -> Result<Vec<(Vec<u8>, Vec<u8>, bool)>> {
+) -> Result<Vec<Copied>> {
     let mut c = tree.range(s.pool(), from, to, reverse).limit_batch(batch);
     let mut out = Vec::new();
     while let Some(e) = c.next_ref()? {
@@ -79,7 +82,7 @@ fn lent_entries_match_the_tree_over_many_leaves_both_ways() -> Result<()> {
         (Bound::Included(key(7000)), Bound::Unbounded),
     ];
     for (from, to) in ranges {
-        let want: Vec<(Vec<u8>, Vec<u8>, bool)> = model
+        let want: Vec<Copied> = model
             .range((from.clone(), to.clone()))
             .map(|(k, (v, d))| (k.clone(), v.clone(), *d))
             .collect();
