@@ -1,13 +1,21 @@
 #!/bin/sh
-# Builds the in-process point-select benchmark of the SQL layer (sql-point) in
-# release mode and runs it. Arguments are passed through, e.g.:
-#   bench/sql.sh --quick                  # 10,000 rows
-#   bench/sql.sh                          # 1,000,000 rows
+# Builds an in-process benchmark of the SQL layer in release mode and runs it:
+# sql-point (the point select) by default, sql-range (oltp_read_only's range
+# selects) when the first argument is `range`. Other arguments are passed
+# through, e.g.:
+#   bench/sql.sh --quick                  # point select, 10,000 rows
+#   bench/sql.sh                          # point select, 1,000,000 rows
+#   bench/sql.sh range --quick            # range selects, 10,000 rows
 #   bench/sql.sh --rows 100000 --out /tmp/results
-# Results: a table and a tab-separated breakdown on stdout, progress on
-# stderr, and bench/results/sql-point-<UTC time>-{quick,full}.{tsv,env} (or
-# under --out).
+# Results: a table (and for sql-point a tab-separated breakdown) on stdout,
+# progress on stderr, and bench/results/sql-{point,range}-<UTC time>-{quick,full}.{tsv,env}
+# (or under --out).
 set -eu
 cd "$(dirname "$0")/.."
-cargo build --release -p larch-bench --bin sql-point
-exec "${CARGO_TARGET_DIR:-target}/release/sql-point" "$@"
+BIN=sql-point
+if [ "${1:-}" = range ]; then
+    BIN=sql-range
+    shift
+fi
+cargo build --release -p larch-bench --bin "$BIN"
+exec "${CARGO_TARGET_DIR:-target}/release/$BIN" "$@"

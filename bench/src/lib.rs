@@ -8,10 +8,12 @@
 //! - [`memory`]: buffer pool metadata bytes per page, computed and measured (RSS);
 //! - [`fix`]: buffer pool fix/unfix of resident pages;
 //! - [`redo`]: redo append throughput and durable group commits;
-//! - [`checksum`]: CRC32C page checksum throughput per page size.
+//! - [`checksum`]: CRC32C page checksum throughput per page size;
+//! - [`sbtest_sql`]: the sysbench table of the in-process SQL benchmarks.
 
 pub mod checksum;
 pub mod fix;
 pub mod harness;
 pub mod memory;
 pub mod redo;
+pub mod sbtest_sql;

@@ -10,13 +10,20 @@
 //! returned, or below the leaf's lower fence (its separator in the parent) when
 //! the leaf holds nothing in range.
 //!
+//! The copied entries live in one byte buffer the cursor reuses (the batch):
+//! [`Cursor::next_ref`] lends each entry from it as an [`EntryRef`], so a scan
+//! allocates nothing per entry once the buffer has grown to a leaf's size.
+//! [`Cursor::next_entry`] returns an owned copy for callers that keep entries.
+//! Invariant: the batch holds entries in scan order, all in range; the bound
+//! the next refill starts from is moved past the batch's last key only when
+//! the batch is used up (that key is still in the buffer then).
+//!
 //! Entries are returned with their flags: delete-marked entries are included and
 //! the caller (MVCC) decides what they mean.
 
-use std::collections::VecDeque;
 use std::ops::Bound;
 
-use super::node::{Entry, Node};
+use super::node::{Entry, EntryRef, Node};
 use super::{BTree, MAX_HEIGHT};
 use crate::buffer::{BufferPool, Latch, PageGuard};
 use crate::error::Result;
@@ -29,7 +36,12 @@ pub struct Cursor<'p> {
     from: Bound<Vec<u8>>,
     to: Bound<Vec<u8>>,
     reverse: bool,
-    batch: VecDeque<Entry>,
+    /// Key and value bytes of the batch's entries, back to back.
+    bytes: Vec<u8>,
+    /// The batch's entries, in scan order, as spans of `bytes`.
+    spans: Vec<Span>,
+    /// Next entry of `spans` to lend.
+    next: usize,
     done: bool,
     /// Most entries one refill copies (a lookup of the next key needs one).
     batch_limit: usize,
@@ -49,7 +61,9 @@ impl<'p> Cursor<'p> {
             from,
             to,
             reverse,
-            batch: VecDeque::new(),
+            bytes: Vec::new(),
+            spans: Vec::new(),
+            next: 0,
             done: false,
             batch_limit: usize::MAX,
         }
@@ -62,28 +76,64 @@ impl<'p> Cursor<'p> {
         self
     }
 
-    /// The next entry in range, or `None` at the end.
+    /// The next entry in range, owned, or `None` at the end.
     pub fn next_entry(&mut self) -> Result<Option<Entry>> {
-        if self.batch.is_empty() && !self.done {
+        Ok(self.next_ref()?.map(Entry::from_ref))
+    }
+
+    /// The next entry in range, lent from the cursor's copy of its leaf, or
+    /// `None` at the end. The entry is valid until the next call.
+    pub fn next_ref(&mut self) -> Result<Option<EntryRef<'_>>> {
+        if self.next == self.spans.len() && !self.done {
+            self.resume_past_batch();
+            self.bytes.clear();
+            self.spans.clear();
+            self.next = 0;
             if self.reverse {
                 self.refill_backward()?;
             } else {
                 self.refill_forward()?;
             }
         }
-        let Some(e) = self.batch.pop_front() else {
+        let Some(span) = self.spans.get(self.next) else {
             return Ok(None);
         };
-        // Remember where to continue once the batch is used up: the range
-        // shrinks past the last returned key.
-        if self.batch.is_empty() {
-            if self.reverse {
-                self.to = Bound::Excluded(e.key.clone());
-            } else {
-                self.from = Bound::Excluded(e.key.clone());
+        self.next += 1;
+        Ok(Some(span.entry(&self.bytes)))
+    }
+
+    /// Moves the bound the next refill starts from past the last entry of
+    /// the batch (if any): the range shrinks past the last returned key.
+    fn resume_past_batch(&mut self) {
+        let Some(last) = self.spans.last() else {
+            return;
+        };
+        let key = last.key(&self.bytes);
+        let bound = if self.reverse {
+            &mut self.to
+        } else {
+            &mut self.from
+        };
+        match bound {
+            Bound::Excluded(k) => {
+                k.clear();
+                k.extend_from_slice(key);
             }
+            _ => *bound = Bound::Excluded(key.to_vec()),
         }
-        Ok(Some(e))
+    }
+
+    /// Appends a copy of `e` to the batch.
+    fn push(&mut self, e: EntryRef<'_>) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(e.key);
+        self.bytes.extend_from_slice(e.value);
+        self.spans.push(Span {
+            flags: e.flags,
+            start,
+            key_len: e.key.len(),
+            value_len: e.value.len(),
+        });
     }
 
     fn in_upper(&self, key: &[u8]) -> bool {
@@ -120,7 +170,7 @@ impl<'p> Cursor<'p> {
             };
             let all_in = n.is_empty() || self.in_upper(n.key(n.len() - 1));
             for i in first..n.len() {
-                if self.batch.len() >= self.batch_limit {
+                if self.spans.len() >= self.batch_limit {
                     break;
                 }
                 let e = n.entry(i);
@@ -128,9 +178,9 @@ impl<'p> Cursor<'p> {
                     self.done = true;
                     break;
                 }
-                self.batch.push_back(Entry::from_ref(e));
+                self.push(e);
             }
-            if !self.batch.is_empty() || self.done {
+            if !self.spans.is_empty() || self.done {
                 return Ok(());
             }
             let next = PageHeader(leaf.data()).next();
@@ -181,7 +231,7 @@ impl<'p> Cursor<'p> {
             let (leaf, fence) = self.leaf_for_upper()?;
             let n = Node(leaf.data());
             for i in (0..n.len()).rev() {
-                if self.batch.len() >= self.batch_limit {
+                if self.spans.len() >= self.batch_limit {
                     break;
                 }
                 let e = n.entry(i);
@@ -192,9 +242,9 @@ impl<'p> Cursor<'p> {
                     self.done = true;
                     break;
                 }
-                self.batch.push_back(Entry::from_ref(e));
+                self.push(e);
             }
-            if !self.batch.is_empty() || self.done {
+            if !self.spans.is_empty() || self.done {
                 return Ok(());
             }
             // Nothing at or below the bound in this leaf: continue below its
@@ -208,5 +258,30 @@ impl<'p> Cursor<'p> {
             }
         }
         Ok(())
+    }
+}
+
+/// One entry of a cursor's batch: its flags and where its key and value lie
+/// in the batch's bytes (the value right after the key).
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    flags: u8,
+    start: usize,
+    key_len: usize,
+    value_len: usize,
+}
+
+impl Span {
+    fn key<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
+        &bytes[self.start..self.start + self.key_len]
+    }
+
+    fn entry<'b>(&self, bytes: &'b [u8]) -> EntryRef<'b> {
+        let value_at = self.start + self.key_len;
+        EntryRef {
+            flags: self.flags,
+            key: &bytes[self.start..value_at],
+            value: &bytes[value_at..value_at + self.value_len],
+        }
     }
 }

@@ -434,4 +434,6 @@ pub(crate) fn segments_of(root: &[u8]) -> (SegmentRef, SegmentRef) {
 }
 
 #[cfg(test)]
+mod cursor_tests;
+#[cfg(test)]
 mod tests;

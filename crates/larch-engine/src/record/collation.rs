@@ -590,8 +590,17 @@ enum Weights {
     Many(&'static [u16]),
 }
 
-/// `utf8mb4_general_ci` weight of a character.
+/// `utf8mb4_general_ci` weight of a character. ASCII, most of the text
+/// sorted and grouped, weighs its upper case (no table search).
 fn general_ci_weight(c: char) -> u16 {
+    if c.is_ascii() {
+        return u16::from(c.to_ascii_uppercase() as u8);
+    }
+    general_ci_weight_from_table(c)
+}
+
+/// [`general_ci_weight`] from the weight table (any character).
+fn general_ci_weight_from_table(c: char) -> u16 {
     let cp = c as u32;
     let Ok(cp16) = u16::try_from(cp) else {
         return 0xFFFD;

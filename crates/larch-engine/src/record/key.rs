@@ -270,7 +270,7 @@ fn prefix_chars(s: &str, n: Option<u32>) -> &str {
 }
 
 /// Length of the encoded part at the start of `key`.
-fn part_len(part: &KeyPart, key: &[u8]) -> Result<usize, ValueError> {
+pub(crate) fn part_len(part: &KeyPart, key: &[u8]) -> Result<usize, ValueError> {
     let flip = if part.descending { 0xFF } else { 0 };
     let marker = key
         .first()
@@ -297,7 +297,7 @@ fn part_len(part: &KeyPart, key: &[u8]) -> Result<usize, ValueError> {
 }
 
 /// Decodes one part whose (un-complemented) bytes are `enc`.
-fn decode_part(part: &KeyPart, enc: &[u8]) -> Result<Value, ValueError> {
+pub(crate) fn decode_part(part: &KeyPart, enc: &[u8]) -> Result<Value, ValueError> {
     if enc.first() == Some(&NULL_MARKER) {
         return Ok(Value::Null);
     }

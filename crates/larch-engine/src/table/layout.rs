@@ -27,7 +27,9 @@
 
 use crate::error::{EngineError, Result};
 use crate::page::PageSize;
-use crate::record::key::{decode_key, encode_key, key_len_upper_bound, split_key_prefix, KeyPart};
+use crate::record::key::{
+    decode_part, encode_key, key_len_upper_bound, part_len, split_key_prefix, KeyPart,
+};
 use crate::record::row::{
     check_worst_case, ColumnBytes, ColumnLayout, HiddenFields, RowKind, RowLayout, RowView,
     ROW_ID_LEN,
@@ -306,6 +308,17 @@ impl TableLayout {
 
     /// Decodes the reversible primary key columns of a clustered key into `out`.
     pub fn decode_clustered_key(&self, key: &[u8], out: &mut [Option<Value>]) -> Result<()> {
+        self.decode_clustered_key_wanted(key, out, None)
+    }
+
+    /// [`decode_clustered_key`](Self::decode_clustered_key) of the wanted
+    /// columns only (`want`: one flag per table column; `None`: all).
+    pub fn decode_clustered_key_wanted(
+        &self,
+        key: &[u8],
+        out: &mut [Option<Value>],
+        want: Option<&[bool]>,
+    ) -> Result<()> {
         let c = &self.clustered;
         if c.hidden_row_id {
             if key.len() != ROW_ID_LEN {
@@ -313,11 +326,13 @@ impl TableLayout {
             }
             return Ok(());
         }
-        decode_key_columns(&c.parts, &c.key_columns, key, out, None)
+        decode_key_columns(&c.parts, &c.key_columns, key, out, want)
     }
 }
 
-/// Decodes each reversible part of `key` into its column's slot.
+/// Decodes each reversible part of `key` into its column's slot (with
+/// `want`, only the wanted columns). Allocates nothing but the values
+/// (the hot path of every clustered scan).
 fn decode_key_columns(
     parts: &[KeyPart],
     columns: &[usize],
@@ -325,21 +340,28 @@ fn decode_key_columns(
     out: &mut [Option<Value>],
     want: Option<&[bool]>,
 ) -> Result<()> {
-    let ranges = split_key_prefix(parts, key)?;
-    if ranges.last().map_or(0, |r| r.end) != key.len() {
+    let mut pos = 0;
+    let mut flipped = Vec::new();
+    for (part, &col) in parts.iter().zip(columns) {
+        let n = part_len(part, &key[pos..])?;
+        let enc = &key[pos..pos + n];
+        pos += n;
+        if !part.is_reversible() || want.is_some_and(|w| !w.get(col).copied().unwrap_or(false)) {
+            continue;
+        }
+        out[col] = Some(if part.descending {
+            flipped.clear();
+            flipped.extend(enc.iter().map(|b| !b));
+            decode_part(part, &flipped)?
+        } else {
+            decode_part(part, enc)?
+        });
+    }
+    if pos != key.len() {
         return Err(corrupt_entry(format!(
             "key of {} bytes has extra bytes",
             key.len()
         )));
-    }
-    for ((part, &col), r) in parts.iter().zip(columns).zip(ranges) {
-        if want.is_some_and(|w| !w.get(col).copied().unwrap_or(false)) {
-            continue;
-        }
-        if part.is_reversible() {
-            let mut v = decode_key(std::slice::from_ref(part), &key[r])?;
-            out[col] = v.pop();
-        }
     }
     Ok(())
 }

@@ -11,9 +11,9 @@
 //! key.
 //!
 //! Files: `context` (transaction services and contexts), `change` (insert,
-//! update, delete, row locks) with helpers in `write`, `read` (point reads and
-//! scans), `version` (which version a read sees), `undo_entry` (the row part
-//! of undo records), `rollback` (applying undo), `purge` (removing what no
+//! update, delete, row locks) with helpers in `write`, `read` (point reads,
+//! opening scans), `scan` (reading rows off a scan), `version` (which version
+//! a read sees), `undo_entry` (the row part of undo records), `rollback` (applying undo), `purge` (removing what no
 //! snapshot needs), `layout` (rows as B+tree entries), `autoinc`, `check`.
 //!
 //! Guarantees:
@@ -39,6 +39,7 @@ mod mvcc_tests;
 mod purge;
 mod read;
 mod rollback;
+mod scan;
 pub mod schema;
 #[cfg(test)]
 mod tests;
@@ -56,7 +57,8 @@ pub use check::TableCheck;
 pub use context::{ReadContext, TransactionServices, TxnContext, UndoMark};
 pub use layout::TableLayout;
 pub use purge::{purge_all, PurgeStats, PurgeWorker};
-pub use read::{KeyRange, RowCursor};
+pub use read::KeyRange;
+pub use scan::RowCursor;
 pub use schema::{ColumnDef, IndexColumn, IndexDef, TableDef};
 
 use crate::btree::BTree;

@@ -532,3 +532,5 @@ fn an_old_snapshot_reads_a_hot_row_in_a_bounded_number_of_steps() -> Result<()> 
     );
     env.assert_healthy()
 }
+
+mod scan_tests;

@@ -1,4 +1,5 @@
-//! Row reads: point reads by [`RowRef`] and range scans over any index.
+//! Row reads: point reads by [`RowRef`] and range scans over any index
+//! (opened here, read through `scan::RowCursor`).
 //!
 //! Every read returns the row versions its [`ReadContext`] sees (`version`).
 //! A scan of a secondary index is covering when every requested column can be
@@ -14,11 +15,10 @@
 use std::ops::Bound;
 
 use super::layout::column_value;
-use super::version::{created_of, trx_id_of};
+use super::scan::{RowCursor, ScanLock};
 use super::{ReadContext, RowRef, Table, TxnContext, CLUSTERED};
-use crate::btree::Cursor;
 use crate::error::{EngineError, Result};
-use crate::lock::{KeyRef, LockKind, LockMode, LockOutcome, WaitPolicy};
+use crate::lock::{LockMode, WaitPolicy};
 use crate::record::key::{encode_key_prefix, prefix_end, KeyPart};
 use crate::record::overflow;
 use crate::record::row::{ColumnBytes, ExternRef, RowView};
@@ -94,201 +94,6 @@ struct EncodedRange {
 /// Off-page values of a record: (stored column index, value bytes, chain).
 pub(super) type OffPageValues = Vec<(usize, Vec<u8>, ExternRef)>;
 
-/// A scan's cursor: rows in index order (or reverse), holding no latch between
-/// calls.
-pub struct RowCursor<'t> {
-    table: &'t Table,
-    index: usize,
-    cursor: Option<Cursor<'t>>,
-    /// Columns returned, in this order.
-    columns: Vec<usize>,
-    covering: bool,
-    /// Per table column: is it in `columns`?
-    want: Vec<bool>,
-    read: ReadContext,
-    /// Set for locking reads: rows are locked as they are read, and read in
-    /// their newest version.
-    lock: Option<ScanLock<'t>>,
-}
-
-/// How a locking scan locks (see `gap`).
-struct ScanLock<'t> {
-    ctx: &'t TxnContext,
-    mode: LockMode,
-    policy: Option<WaitPolicy>,
-    /// Lock the gaps (REPEATABLE READ, SERIALIZABLE).
-    gaps: bool,
-    /// A unique equality lookup: a found row is locked alone.
-    point: bool,
-    found: bool,
-    /// The range's upper end in the index's byte order, for the gap beyond it.
-    upper: Bound<Vec<u8>>,
-}
-
-impl std::fmt::Debug for RowCursor<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RowCursor")
-            .field("index", &self.index)
-            .field("columns", &self.columns)
-            .field("covering", &self.covering)
-            .finish()
-    }
-}
-
-impl RowCursor<'_> {
-    /// True when the scan is answered from the secondary index alone.
-    pub fn is_covering(&self) -> bool {
-        self.covering
-    }
-
-    /// The next row: its address and the requested column values.
-    pub fn next_row(&mut self) -> Result<Option<(RowRef, Vec<Value>)>> {
-        if self.lock.is_some() {
-            return self.next_locked_row();
-        }
-        let Some(cursor) = self.cursor.as_mut() else {
-            return Ok(None);
-        };
-        let t = self.table;
-        let view = self.read.view.as_ref();
-        while let Some(e) = cursor.next_entry()? {
-            if self.index == CLUSTERED {
-                let deleted = e.is_deleted();
-                let Some(value) = t.visible_version(view, &e.key, e.value, deleted)? else {
-                    continue;
-                };
-                let row = t.decode_row(&e.key, &value, Some(&self.columns))?;
-                return Ok(Some((RowRef(e.key), project(row, &self.columns))));
-            }
-            let s = self.index - 1;
-            let (_, clustered_key) = t.layout.split_secondary_key(s, &e.key)?;
-            let at = RowRef(clustered_key.to_vec());
-            if !t.stamp_visible(view, created_of(&e.value)) {
-                continue; // the entry was created after the snapshot
-            }
-            let settled = t.stamp_visible(view, trx_id_of(&e.value));
-            if settled && e.is_deleted() {
-                continue;
-            }
-            if settled && self.covering {
-                let mut out = vec![None; t.layout.def.columns.len()];
-                t.layout
-                    .decode_secondary(s, &e.key, &e.value, &mut out, Some(&self.want))?;
-                return Ok(Some((at, project(out, &self.columns))));
-            }
-            let Some(found) = t.clustered.get(t.storage.pool(), &at.0)? else {
-                continue; // purged meanwhile
-            };
-            let Some(value) = t.visible_version(view, &at.0, found.value, found.deleted)? else {
-                continue;
-            };
-            let full = t.decode_row(&at.0, &value, None)?;
-            let full: Vec<Value> = full.into_iter().map(|v| v.unwrap_or(Value::Null)).collect();
-            let (prefix, _) = t.layout.secondary_prefix(s, &full)?;
-            if !e.key.starts_with(&prefix) || e.key.len() != prefix.len() + at.0.len() {
-                continue; // this version of the row has another key
-            }
-            return Ok(Some((
-                at,
-                self.columns.iter().map(|&c| full[c].clone()).collect(),
-            )));
-        }
-        self.cursor = None;
-        Ok(None)
-    }
-}
-
-impl RowCursor<'_> {
-    /// [`next_row`](Self::next_row) of a locking scan.
-    fn next_locked_row(&mut self) -> Result<Option<(RowRef, Vec<Value>)>> {
-        let t = self.table;
-        let pool = t.storage.pool();
-        let (Some(cursor), Some(l)) = (self.cursor.as_mut(), self.lock.as_mut()) else {
-            return Ok(None);
-        };
-        let index_id = t.index_lock_id(self.index);
-        let tree = t.index_tree(self.index);
-        let kind = if l.gaps && !l.point {
-            LockKind::NextKey
-        } else {
-            LockKind::RecordOnly
-        };
-        while let Some(e) = cursor.next_entry()? {
-            let outcome =
-                l.ctx
-                    .lock_entry(index_id, KeyRef::Key(&e.key), l.mode, kind, l.policy)?;
-            if outcome == LockOutcome::Skipped {
-                continue;
-            }
-            // The key exists (a unique lookup needs no gap lock beyond it).
-            l.found = true;
-            // The newest state, now that no one else can change it.
-            let Some(f) = tree.get(pool, &e.key)?.filter(|f| !f.deleted) else {
-                continue;
-            };
-            if self.index == CLUSTERED {
-                let row = t.decode_row(&e.key, &f.value, Some(&self.columns))?;
-                return Ok(Some((RowRef(e.key), project(row, &self.columns))));
-            }
-            let s = self.index - 1;
-            let (_, clustered_key) = t.layout.split_secondary_key(s, &e.key)?;
-            let at = RowRef(clustered_key.to_vec());
-            let outcome = l.ctx.lock_record(t.lock_index(), &at.0, l.mode, l.policy)?;
-            if outcome == LockOutcome::Skipped {
-                continue;
-            }
-            let Some(found) = t.clustered.get(pool, &at.0)?.filter(|f| !f.deleted) else {
-                continue;
-            };
-            let full = t.decode_row(&at.0, &found.value, None)?;
-            let full: Vec<Value> = full.into_iter().map(|v| v.unwrap_or(Value::Null)).collect();
-            let (prefix, _) = t.layout.secondary_prefix(s, &full)?;
-            if !e.key.starts_with(&prefix) || e.key.len() != prefix.len() + at.0.len() {
-                continue;
-            }
-            return Ok(Some((
-                at,
-                self.columns.iter().map(|&c| full[c].clone()).collect(),
-            )));
-        }
-        self.cursor = None;
-        if l.gaps && !(l.point && l.found) {
-            // The gap after the range: no insert may land there either.
-            let next = t.successor(
-                self.index,
-                match &l.upper {
-                    Bound::Unbounded => return lock_supremum(l, index_id),
-                    Bound::Included(u) => Bound::Excluded(u.clone()),
-                    Bound::Excluded(u) => Bound::Included(u.clone()),
-                },
-            )?;
-            let target = next.as_deref().map_or(KeyRef::Supremum, KeyRef::Key);
-            let _granted =
-                l.ctx
-                    .lock_entry(index_id, target, l.mode, LockKind::GapOnly, l.policy)?;
-        }
-        Ok(None)
-    }
-}
-
-fn lock_supremum(l: &ScanLock<'_>, index_id: u64) -> Result<Option<(RowRef, Vec<Value>)>> {
-    let _granted = l.ctx.lock_entry(
-        index_id,
-        KeyRef::Supremum,
-        l.mode,
-        LockKind::GapOnly,
-        l.policy,
-    )?;
-    Ok(None)
-}
-
-fn project(row: Vec<Option<Value>>, columns: &[usize]) -> Vec<Value> {
-    columns
-        .iter()
-        .map(|&c| row[c].clone().unwrap_or(Value::Null))
-        .collect()
-}
-
 impl Table {
     /// Decodes a clustered entry into one slot per column; with `only`, just
     /// those columns (others stay `None`, and their off-page values are not read).
@@ -298,13 +103,37 @@ impl Table {
         value: &[u8],
         only: Option<&[usize]>,
     ) -> Result<Vec<Option<Value>>> {
+        let ncols = self.layout.def.columns.len();
+        let want = only.map(|o| {
+            let mut w = vec![false; ncols];
+            for &c in o {
+                if let Some(f) = w.get_mut(c) {
+                    *f = true;
+                }
+            }
+            w
+        });
+        let mut out = vec![None; ncols];
+        self.decode_row_into(key, value, want.as_deref(), &mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes the wanted columns of a clustered entry into `out` (one slot
+    /// per column; `want`: one flag per column, `None`: all). Slots of
+    /// columns not wanted are left as they are.
+    pub(super) fn decode_row_into(
+        &self,
+        key: &[u8],
+        value: &[u8],
+        want: Option<&[bool]>,
+        out: &mut [Option<Value>],
+    ) -> Result<()> {
         let l = &self.layout;
-        let mut out = vec![None; l.def.columns.len()];
-        l.decode_clustered_key(key, &mut out)?;
+        l.decode_clustered_key_wanted(key, out, want)?;
         let view = RowView::parse(&l.clustered.row, value)?;
         let pool = self.storage.pool();
         for (i, &col) in l.clustered.stored.iter().enumerate() {
-            if only.is_some_and(|o| !o.contains(&col)) {
+            if want.is_some_and(|w| !w[col]) {
                 continue;
             }
             let ext = match view.column(i) {
@@ -313,7 +142,7 @@ impl Table {
             };
             out[col] = Some(column_value(&l.def.columns[col], &view, i, ext.as_deref())?);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Decodes a whole clustered record, also returning its off-page values
@@ -510,22 +339,9 @@ impl Table {
         }
         let r = range.encode(parts)?;
         let cursor = (!r.empty).then(|| tree.range(self.storage.pool(), r.lower, r.upper, reverse));
-        Ok(RowCursor {
-            table: self,
-            index,
-            cursor,
-            want: {
-                let mut w = vec![false; ncols];
-                for &c in &columns {
-                    w[c] = true;
-                }
-                w
-            },
-            columns,
-            covering,
-            read: *read,
-            lock: None,
-        })
+        Ok(RowCursor::new(
+            self, index, cursor, columns, covering, *read,
+        ))
     }
 }
 

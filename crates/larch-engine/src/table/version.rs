@@ -36,6 +36,7 @@
 //! clustered version walk (InnoDB falls back for every entry of a page whose
 //! newest change is too new).
 
+use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 
 use super::Table;
@@ -164,6 +165,29 @@ impl Table {
             "table '{}': a row version chain is longer than {MAX_CHAIN}",
             self.layout.def.name
         )))
+    }
+
+    /// [`visible_version`](Self::visible_version) of a record lent by a
+    /// cursor: the newest version itself, borrowed, when `view` sees its
+    /// writer (the common case, no copy); otherwise the version rebuilt from
+    /// undo, owned.
+    pub(super) fn visible_version_ref<'v>(
+        &self,
+        view: Option<&ReadView>,
+        key: &[u8],
+        value: &'v [u8],
+        deleted: bool,
+    ) -> Result<Option<Cow<'v, [u8]>>> {
+        let newest_visible = match (view, self.services.as_ref()) {
+            (None, _) | (_, None) => true,
+            (Some(v), Some(s)) => s.system.is_visible(v, trx_id_of(value)),
+        };
+        if newest_visible {
+            return Ok((!deleted).then_some(Cow::Borrowed(value)));
+        }
+        Ok(self
+            .visible_version(view, key, value.to_vec(), deleted)?
+            .map(Cow::Owned))
     }
 
     /// `value`, the newest committed version of a row that the caller (holding

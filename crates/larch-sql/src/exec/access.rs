@@ -6,7 +6,7 @@
 //!   (`=`, `<=>`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN (...)`) whose constant
 //!   converts exactly to the column's type (no truncation or range warning);
 //!   anything else is left to the filter. A chosen range is always a superset
-//!   of the matching rows: callers apply the whole WHERE to every fetched row.
+//!   of the matching rows: callers apply the WHERE to every fetched row.
 //! - Among indexes with a usable leading part: a full unique point on the
 //!   primary key, then on a unique secondary, then the most equality columns,
 //!   a closed range over an open one, the clustered index over a secondary.
@@ -14,18 +14,23 @@
 //!   forwards or backwards, so sorting and reading past LIMIT are skipped),
 //!   else the narrowest secondary index that covers every used column
 //!   (InnoDB's covering index scan), else the clustered index.
+//! - A conjunct that alone bounds an integer column the chosen ranges use
+//!   is *exact* ([`Plan::exact`]): every row read satisfies it, so the
+//!   caller may leave it out of the per-row filter.
 //! - A plan is *ordered* when rows come out in the ORDER BY's order: one
 //!   range of an index whose next key parts, after the columns fixed by
 //!   equalities, are the ORDER BY columns in the same direction.
 
 use std::ops::Bound;
 
-use larch_engine::record::value::{ColumnType, Value};
+use larch_engine::record::value::Value;
 use larch_engine::table::{IndexDef, KeyRange, Table, CLUSTERED};
 use sqlparser::ast;
 
-use crate::eval::{self, EvalContext};
-use crate::value::store::{store, StoreTarget};
+use crate::eval::EvalContext;
+use bounds::Bounds;
+
+mod bounds;
 
 /// How rows of a table are found.
 #[derive(Debug, Clone)]
@@ -37,166 +42,8 @@ pub(crate) enum Access {
     Ranges { index: usize, ranges: Vec<KeyRange> },
 }
 
-/// What a condition says about one column.
-#[derive(Debug, Clone)]
-enum ColumnBound {
-    Eq(Vec<Value>),
-    Range {
-        lower: Bound<Value>,
-        upper: Bound<Value>,
-    },
-}
-
 /// Finds `column` of the table a column reference names, if it is one.
 pub(crate) type ColumnOf<'a> = dyn Fn(&ast::Expr) -> Option<usize> + 'a;
-
-/// Evaluates a constant expression (no column references) and converts it
-/// exactly to `ty`; `None` when it is not constant or does not convert exactly.
-fn constant(e: &ast::Expr, ty: &ColumnType, ctx: &mut EvalContext<'_>) -> Option<Value> {
-    // An expression that assigns a user variable (`@a := 5`) is evaluated
-    // by the filter only, so the assignment happens once per row.
-    let mut assigns = false;
-    let _ = ast::visit_expressions(e, |x| {
-        if let ast::Expr::BinaryOp {
-            op: ast::BinaryOperator::Assignment,
-            ..
-        } = x
-        {
-            assigns = true;
-            return std::ops::ControlFlow::Break(());
-        }
-        std::ops::ControlFlow::Continue(())
-    });
-    if assigns {
-        return None;
-    }
-    let resolve = |_: &[ast::Ident]| None;
-    let c = eval::compile(e, &resolve, &eval::CompileOptions::default()).ok()?;
-    let v = c.eval(&[], ctx).ok()?;
-    if v.is_null() {
-        return None;
-    }
-    // Only kinds that convert without changing the comparison's meaning.
-    let fits = match ty {
-        ColumnType::Int { .. } | ColumnType::Year => matches!(v, Value::Int(_) | Value::UInt(_)),
-        ColumnType::Decimal { .. } => {
-            matches!(v, Value::Int(_) | Value::UInt(_) | Value::Decimal(_))
-        }
-        ColumnType::Char { .. } | ColumnType::Varchar { .. } | ColumnType::Text { .. } => {
-            matches!(v, Value::Str(_))
-        }
-        ColumnType::Binary { .. } | ColumnType::Varbinary { .. } | ColumnType::Blob { .. } => {
-            matches!(v, Value::Bytes(_) | Value::Str(_))
-        }
-        ColumnType::Date | ColumnType::Datetime { .. } | ColumnType::Timestamp { .. } => {
-            matches!(v, Value::Str(_) | Value::Date(_) | Value::Datetime(_))
-        }
-        _ => false,
-    };
-    if !fits {
-        return None;
-    }
-    let target = StoreTarget {
-        db: "",
-        table: "",
-        column: "",
-        row: 1,
-        strict: true,
-    };
-    let mut warnings = Vec::new();
-    let stored = store(&v, ty, &target, &mut warnings).ok()?;
-    if !warnings.is_empty() {
-        return None;
-    }
-    // A value that changed (a decimal rounded into an integer column) would
-    // move range bounds: compare numerically with the original.
-    if let (Value::Decimal(d), Value::Int(_) | Value::UInt(_)) = (&v, &stored) {
-        if d.scale() > 0 && d.rescale(0).rescale(d.scale()) != *d {
-            return None;
-        }
-    }
-    Some(stored)
-}
-
-fn bound_of(
-    e: &ast::Expr,
-    column_of: &ColumnOf<'_>,
-    types: &[ColumnType],
-    ctx: &mut EvalContext<'_>,
-) -> Option<(usize, ColumnBound)> {
-    use ast::BinaryOperator as B;
-    match e {
-        ast::Expr::BinaryOp { left, op, right } => {
-            let (col, other, op) = if let Some(c) = column_of(left) {
-                (c, right, op.clone())
-            } else if let Some(c) = column_of(right) {
-                let flipped = match op {
-                    B::Lt => B::Gt,
-                    B::LtEq => B::GtEq,
-                    B::Gt => B::Lt,
-                    B::GtEq => B::LtEq,
-                    o => o.clone(),
-                };
-                (c, left, flipped)
-            } else {
-                return None;
-            };
-            let v = constant(other, &types[col], ctx)?;
-            let b = match op {
-                B::Eq | B::Spaceship => ColumnBound::Eq(vec![v]),
-                B::Lt => ColumnBound::Range {
-                    lower: Bound::Unbounded,
-                    upper: Bound::Excluded(v),
-                },
-                B::LtEq => ColumnBound::Range {
-                    lower: Bound::Unbounded,
-                    upper: Bound::Included(v),
-                },
-                B::Gt => ColumnBound::Range {
-                    lower: Bound::Excluded(v),
-                    upper: Bound::Unbounded,
-                },
-                B::GtEq => ColumnBound::Range {
-                    lower: Bound::Included(v),
-                    upper: Bound::Unbounded,
-                },
-                _ => return None,
-            };
-            Some((col, b))
-        }
-        ast::Expr::Between {
-            expr,
-            negated: false,
-            low,
-            high,
-        } => {
-            let col = column_of(expr)?;
-            let lo = constant(low, &types[col], ctx)?;
-            let hi = constant(high, &types[col], ctx)?;
-            Some((
-                col,
-                ColumnBound::Range {
-                    lower: Bound::Included(lo),
-                    upper: Bound::Included(hi),
-                },
-            ))
-        }
-        ast::Expr::InList {
-            expr,
-            list,
-            negated: false,
-        } if !list.is_empty() && list.len() <= 1000 => {
-            let col = column_of(expr)?;
-            let mut vals = Vec::with_capacity(list.len());
-            for item in list {
-                vals.push(constant(item, &types[col], ctx)?);
-            }
-            Some((col, ColumnBound::Eq(vals)))
-        }
-        ast::Expr::Nested(inner) => bound_of(inner, column_of, types, ctx),
-        _ => None,
-    }
-}
 
 /// What the statement wants from the table besides the WHERE ranges.
 #[derive(Debug, Default, Clone, Copy)]
@@ -223,53 +70,10 @@ pub(crate) struct Plan {
     pub covering: bool,
     /// Indexes (engine numbers) the conditions give a range on.
     pub possible: Vec<usize>,
-}
-
-/// Per table column: the equality values and range bounds the conjuncts give.
-struct Bounds {
-    eq: Vec<Option<Vec<Value>>>,
-    range: Vec<Option<(Bound<Value>, Bound<Value>)>>,
-}
-
-impl Bounds {
-    fn of(
-        table: &Table,
-        conds: &[&ast::Expr],
-        column_of: &ColumnOf<'_>,
-        ctx: &mut EvalContext<'_>,
-    ) -> Bounds {
-        let types: Vec<ColumnType> = table.def().columns.iter().map(|c| c.ty.clone()).collect();
-        let mut b = Bounds {
-            eq: vec![None; types.len()],
-            range: vec![None; types.len()],
-        };
-        for c in conds {
-            match bound_of(c, column_of, &types, ctx) {
-                Some((col, ColumnBound::Eq(v)))
-                    if b.eq[col].as_ref().is_none_or(|old| old.len() > v.len()) =>
-                {
-                    b.eq[col] = Some(v);
-                }
-                Some((_, ColumnBound::Eq(_))) => {}
-                Some((col, ColumnBound::Range { lower, upper })) => {
-                    let r = b.range[col].get_or_insert((Bound::Unbounded, Bound::Unbounded));
-                    if !matches!(lower, Bound::Unbounded) {
-                        r.0 = lower;
-                    }
-                    if !matches!(upper, Bound::Unbounded) {
-                        r.1 = upper;
-                    }
-                }
-                None => {}
-            }
-        }
-        b
-    }
-
-    /// Is the column fixed to one value by an equality?
-    fn fixed(&self, column: usize) -> bool {
-        self.eq[column].as_ref().is_some_and(|v| v.len() == 1)
-    }
+    /// The conjuncts (indices in the planned `conds`) that every row the
+    /// ranges give satisfies, so the filter need not check them again: a
+    /// conjunct that alone bounds an integer column the ranges use.
+    pub exact: Vec<usize>,
 }
 
 /// The indexes of a table as (engine index number, definition, unique).
@@ -291,11 +95,14 @@ struct Candidate {
     index: usize,
     score: u32,
     ranges: Vec<KeyRange>,
+    /// The table columns the ranges bound.
+    columns: Vec<usize>,
 }
 
 fn candidate(index: usize, idx: &IndexDef, unique: bool, b: &Bounds) -> Option<Candidate> {
     let mut prefixes: Vec<Vec<Value>> = vec![Vec::new()];
     let mut used = 0usize;
+    let mut columns = Vec::new();
     let mut tail: Option<(Bound<Value>, Bound<Value>)> = None;
     for part in &idx.columns {
         if part.prefix_len.is_some() || part.descending {
@@ -316,8 +123,12 @@ fn candidate(index: usize, idx: &IndexDef, unique: bool, b: &Bounds) -> Option<C
                 })
                 .collect();
             used += 1;
+            columns.push(part.column);
         } else {
             tail = b.range[part.column].clone();
+            if tail.is_some() {
+                columns.push(part.column);
+            }
             break;
         }
     }
@@ -369,6 +180,7 @@ fn candidate(index: usize, idx: &IndexDef, unique: bool, b: &Bounds) -> Option<C
         index,
         score,
         ranges,
+        columns,
     })
 }
 
@@ -467,6 +279,7 @@ pub(crate) fn plan(
         .min_by_key(|(order, c)| (c.score, order.is_none()));
     if let Some((order, c)) = best {
         return Plan {
+            exact: b.exact(&c.columns),
             covering: covers(table, c.index, want.needed),
             access: Access::Ranges {
                 index: c.index,
@@ -491,6 +304,7 @@ pub(crate) fn plan(
                 ordered: true,
                 covering,
                 possible,
+                exact: Vec::new(),
             };
         }
     }
@@ -509,6 +323,7 @@ pub(crate) fn plan(
                     ordered: false,
                     covering: true,
                     possible,
+                    exact: Vec::new(),
                 };
             }
         }
@@ -519,6 +334,7 @@ pub(crate) fn plan(
         ordered: false,
         covering: true,
         possible,
+        exact: Vec::new(),
     }
 }
 
@@ -553,6 +369,8 @@ pub(crate) fn lookup_index(table: &Table, fixed: &[usize]) -> Option<(usize, usi
     let mut b = Bounds {
         eq: vec![None; n],
         range: vec![None; n],
+        conds_of: vec![Vec::new(); n],
+        integer: vec![false; n],
     };
     for &c in fixed {
         if let Some(slot) = b.eq.get_mut(c) {

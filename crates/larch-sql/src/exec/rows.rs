@@ -3,14 +3,17 @@
 //!
 //! Rows are full width (one value per table column, in column order);
 //! columns the statement does not need are NULL, which lets a secondary index
-//! answer alone when it covers the needed columns. ENUM and SET values come
+//! answer alone when it covers the needed columns. One row buffer serves a
+//! whole read: the engine decodes each row's needed columns into it and the
+//! consumer borrows it (and may move values out), so nothing is copied or
+//! allocated per row beyond the decoded values. ENUM and SET values come
 //! back as their member text (`Value::Str`), which is what expressions compare.
 
 use std::sync::Arc;
 
 use larch_engine::lock::{LockMode, WaitPolicy};
 use larch_engine::record::value::{ColumnType, Value};
-use larch_engine::table::{KeyRange, ReadContext, RowRef, Table, TxnContext, CLUSTERED};
+use larch_engine::table::{KeyRange, ReadContext, Table, TxnContext, CLUSTERED};
 
 pub(crate) use super::access::Access;
 
@@ -79,7 +82,14 @@ impl Session {
     }
 }
 
-/// Reads the rows of `table` that `access` selects, calling `each` with the
+/// What [`for_each_row`] hands each row to: the row's address (its
+/// clustered key bytes, valid during the call) and its values, full width
+/// (one per table column, unread columns NULL). The values are lent: the
+/// callee may move them out (leaving anything in their place), since every
+/// column read is overwritten for the next row. Returns false to stop.
+pub(crate) type EachRow<'a> = dyn FnMut(&[u8], &mut [Value]) -> Result<bool, SqlError> + 'a;
+
+/// Reads the rows of `table` that `access` selects, calling `each` with each
 /// row's address and full-width values; `each` returns false to stop.
 /// `needed` lists the columns the statement uses (`None`: all).
 /// `reading` says which versions are read and whether rows are locked as
@@ -92,7 +102,7 @@ pub(crate) fn for_each_row(
     needed: Option<&[usize]>,
     kill: &std::sync::atomic::AtomicBool,
     reading: &RowReading<'_>,
-    each: &mut dyn FnMut(RowRef, Vec<Value>) -> Result<bool, SqlError>,
+    each: &mut EachRow<'_>,
 ) -> Result<(), SqlError> {
     if matches!(access, Access::Scan) {
         // A full scan may run long: let the server move other connections'
@@ -104,6 +114,22 @@ pub(crate) fn for_each_row(
     read_rows(table, access, reverse, needed, kill, reading, each)
 }
 
+/// The ENUM and SET columns of `table` among `needed` (`None`: all), whose
+/// values are turned into their member text as rows are read.
+fn enum_columns<'t>(table: &'t Table, needed: Option<&[usize]>) -> Vec<(usize, &'t ColumnType)> {
+    table
+        .def()
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| {
+            matches!(c.ty, ColumnType::Enum { .. } | ColumnType::Set { .. })
+                && needed.is_none_or(|n| n.contains(i))
+        })
+        .map(|(i, c)| (i, &c.ty))
+        .collect()
+}
+
 #[allow(clippy::too_many_arguments)]
 fn read_rows(
     table: &Arc<Table>,
@@ -112,17 +138,10 @@ fn read_rows(
     needed: Option<&[usize]>,
     kill: &std::sync::atomic::AtomicBool,
     reading: &RowReading<'_>,
-    each: &mut dyn FnMut(RowRef, Vec<Value>) -> Result<bool, SqlError>,
+    each: &mut EachRow<'_>,
 ) -> Result<(), SqlError> {
     let ncols = table.def().columns.len();
-    let enum_cols: Vec<(usize, &ColumnType)> = table
-        .def()
-        .columns
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| matches!(c.ty, ColumnType::Enum { .. } | ColumnType::Set { .. }))
-        .map(|(i, c)| (i, &c.ty))
-        .collect();
+    let enum_cols = enum_columns(table, needed);
     let all = KeyRange::all();
     let (index, ranges): (usize, Vec<&KeyRange>) = match access {
         Access::Scan => (CLUSTERED, vec![&all]),
@@ -136,6 +155,9 @@ fn read_rows(
     // Several ranges may reach the same row (`IN ('a', 'A')` under a
     // case-insensitive collation): each row is passed once.
     let mut seen = (ranges.len() > 1).then(std::collections::HashSet::<Vec<u8>>::new);
+    // One row buffer for the whole read: the engine overwrites the columns
+    // it reads, the others stay NULL.
+    let mut row = vec![Value::Null; ncols];
     for range in ranges {
         let mut cursor = match reading.lock {
             Some((ctx, mode, policy)) => {
@@ -147,24 +169,14 @@ fn read_rows(
             if kill.load(std::sync::atomic::Ordering::Relaxed) {
                 return Err(SqlError::new(1317, "Query execution was interrupted"));
             }
-            let Some((at, vals)) = cursor.next_row()? else {
+            let Some(at) = cursor.next_into(&mut row)? else {
                 break;
             };
             if let Some(seen) = seen.as_mut() {
-                if !seen.insert(at.0.clone()) {
+                if !seen.insert(at.to_vec()) {
                     continue;
                 }
             }
-            let mut row = match needed {
-                None => vals,
-                Some(cols) => {
-                    let mut r = vec![Value::Null; ncols];
-                    for (&c, v) in cols.iter().zip(vals) {
-                        r[c] = v;
-                    }
-                    r
-                }
-            };
             for (i, ty) in &enum_cols {
                 if !matches!(row[*i], Value::Null) {
                     if let Some(text) = crate::value::to_text(&row[*i], ty) {
@@ -172,7 +184,7 @@ fn read_rows(
                     }
                 }
             }
-            if !each(at, row)? {
+            if !each(at, &mut row)? {
                 return Ok(());
             }
         }

@@ -328,11 +328,15 @@ fn matching_rows(
         &s.row_reading(),
         &mut |at, row| {
             if let Some(c) = &cond {
-                if !rows::truthy(&c.eval(&row, &mut ctx)?) {
+                if !rows::truthy(&c.eval(row, &mut ctx)?) {
                     return Ok(true);
                 }
             }
-            out.push((at, row));
+            let row: Vec<Value> = row
+                .iter_mut()
+                .map(|v| std::mem::replace(v, Value::Null))
+                .collect();
+            out.push((RowRef(at.to_vec()), row));
             Ok(stop.is_none_or(|n| (out.len() as u64) < n))
         },
     )?;

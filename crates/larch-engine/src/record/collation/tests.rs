@@ -784,3 +784,15 @@ fn per_character_compare_agrees_with_weight_strings() {
         }
     }
 }
+
+#[test]
+fn general_ci_ascii_shortcut_agrees_with_the_table() {
+    for b in 0u8..128 {
+        let c = char::from(b);
+        assert_eq!(
+            super::general_ci_weight(c),
+            super::general_ci_weight_from_table(c),
+            "character {b:#04x}"
+        );
+    }
+}

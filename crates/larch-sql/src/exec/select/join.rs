@@ -120,6 +120,7 @@ pub(crate) fn plan(
             ordered: false,
             covering: true,
             possible: Vec::new(),
+            exact: Vec::new(),
         },
     };
     Ok(JoinPlan { first, needed, ons })
@@ -189,18 +190,28 @@ fn level(
     let last = k + 1 == sources.len();
     let mut any = false;
     let mut go_on = true;
-    let mut visit = |vals: Vec<Value>,
-                     at: Option<RowRef>,
+    // A source row's values are moved into the combination (swapped: the
+    // lender gets the previous values back, which it overwrites or drops),
+    // and its address copied into the reused address slot.
+    let mut visit = |vals: &mut [Value],
+                     at: Option<&[u8]>,
                      cur: &mut Current<'_>,
                      ctx: &mut eval::EvalContext<'_>|
      -> Result<bool, SqlError> {
         for (slot, v) in cur.row[src.offset..src.offset + src.width()]
             .iter_mut()
-            .zip(vals)
+            .zip(vals.iter_mut())
         {
-            *slot = v;
+            std::mem::swap(slot, v);
         }
-        cur.refs[k] = at;
+        match (at, &mut cur.refs[k]) {
+            (Some(at), Some(r)) => {
+                r.0.clear();
+                r.0.extend_from_slice(at);
+            }
+            (Some(at), slot) => *slot = Some(RowRef(at.to_vec())),
+            (None, slot) => *slot = None,
+        }
         if let Some(on) = &plan.ons[k] {
             if !rows::truthy(&on.eval(cur.row, ctx)?) {
                 return Ok(true);
@@ -216,7 +227,7 @@ fn level(
     match &src.rows {
         SourceRows::Rows(rs) => {
             for r in rs {
-                if !visit(r.clone(), None, cur, ctx)? {
+                if !visit(&mut r.clone(), None, cur, ctx)? {
                     go_on = false;
                     break;
                 }

@@ -22,11 +22,13 @@ pub(crate) mod innodb_tables;
 pub(crate) mod join;
 mod naming;
 mod order;
+mod project;
 pub(crate) mod source;
 mod subquery;
 pub(crate) mod system_variables;
 use naming::expr_name;
 use order::{apply_limit, compile_order, distinct_rows, finish_set, sort_rows, OUTPUT_TAIL};
+use project::{project_into, residual_where};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -558,6 +560,15 @@ fn run_select(
         },
     )?;
     let sorted = plan.first.ordered && !order_cols.is_empty();
+    // Conjuncts the first source's ranges enforce are not checked per row.
+    let where_c = if plan.first.exact.is_empty() {
+        where_c
+    } else {
+        let resolve = |parts: &[ast::Ident]| source::resolve(&sources, parts).ok().flatten();
+        residual_where(&conds, &plan.first.exact, |e| {
+            eval::compile(e, &resolve, &opts("WHERE"))
+        })?
+    };
     if let Some(id) = explain_id {
         let shape = explain::BlockShape {
             sources: &sources,
@@ -578,6 +589,9 @@ fn run_select(
         _ => None,
     };
 
+    // Without aggregation, HAVING or a sort, a row is projected as it
+    // arrives: only the output values are kept.
+    let project_early = !aggregating && having_c.is_none() && (order_keys.is_empty() || sorted);
     let mut ctx = s.eval_context(params);
     let mut matched: Vec<Vec<Value>> = Vec::new();
     // Aggregation runs as rows arrive: groups keep their first row and
@@ -595,8 +609,17 @@ fn run_select(
                 }
             }
             rows_read += 1;
+            if project_early {
+                let mut out = Vec::with_capacity(n_out);
+                project_into(row, &outputs, ctx, &mut out)?;
+                matched.push(out);
+                return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
+            }
             if !aggregating {
-                matched.push(row.to_vec());
+                // Room for the output columns appended below.
+                let mut kept = Vec::with_capacity(row.len() + n_out);
+                kept.extend_from_slice(row);
+                matched.push(kept);
                 return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
             }
             groups.add(row, &group_c, &aggs, ctx)?;
@@ -622,6 +645,10 @@ fn run_select(
     // Project (keeping the input row for ORDER BY), HAVING.
     let mut projected: Vec<Vec<Value>> = Vec::with_capacity(rows_in.len());
     for mut row in rows_in {
+        if project_early {
+            projected.push(row);
+            continue;
+        }
         let base = row.len();
         for o in &outputs {
             let v = match o.expr.expr {
@@ -651,7 +678,10 @@ fn run_select(
     }
     let mut out_rows: Vec<Vec<Value>> = projected
         .into_iter()
-        .map(|mut r| r.split_off(r.len() - n_out))
+        .map(|mut r| {
+            r.drain(..r.len() - n_out);
+            r
+        })
         .collect();
     if sel.distinct.is_some() {
         distinct_rows(&mut out_rows);

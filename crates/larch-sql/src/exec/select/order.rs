@@ -125,6 +125,40 @@ pub(super) fn sort_rows<T>(
     keys: &[SortKey],
     view: impl Fn(&T) -> &Vec<Value>,
 ) -> Result<(), SqlError> {
+    // Keys that are columns of the row (the common `ORDER BY c`) are
+    // compared where they lie: no key is copied per row.
+    let tail = OUTPUT_TAIL.with(|t| *t.borrow());
+    let in_row: Option<Vec<(usize, bool, &SortKey)>> = keys
+        .iter()
+        .map(|k| match k.expr.expr {
+            eval::Expr::Column(c) if c > usize::MAX / 2 => Some((usize::MAX - c, true, k)),
+            eval::Expr::Column(c) => Some((c, false, k)),
+            _ => None,
+        })
+        .collect();
+    if let Some(in_row) = in_row {
+        let mut cmp_ctx = s.eval_context(&[]);
+        let at = |row: &Vec<Value>, (i, from_tail, _): &(usize, bool, &SortKey)| -> usize {
+            if *from_tail {
+                row.len().saturating_sub(tail) + i
+            } else {
+                *i
+            }
+        };
+        items.sort_by(|a, b| {
+            let (a, b) = (view(a), view(b));
+            for key in &in_row {
+                let x = a.get(at(a, key)).unwrap_or(&Value::Null);
+                let y = b.get(at(b, key)).unwrap_or(&Value::Null);
+                let o = compare_key(x, y, key.2, &mut cmp_ctx);
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            Ordering::Equal
+        });
+        return Ok(());
+    }
     let mut ctx = s.eval_context(&[]);
     let mut keyed: Vec<(Vec<Value>, T)> = Vec::with_capacity(items.len());
     for item in items.drain(..) {
@@ -146,14 +180,7 @@ pub(super) fn sort_rows<T>(
     let mut cmp_ctx = s.eval_context(&[]);
     keyed.sort_by(|a, b| {
         for (i, k) in keys.iter().enumerate() {
-            let (x, y) = (&a.0[i], &b.0[i]);
-            let o = match (x.is_null(), y.is_null()) {
-                (true, true) => Ordering::Equal,
-                (true, false) => Ordering::Less,
-                (false, true) => Ordering::Greater,
-                _ => eval::compare(x, y, k.collation, &mut cmp_ctx).unwrap_or(Ordering::Equal),
-            };
-            let o = if k.desc { o.reverse() } else { o };
+            let o = compare_key(&a.0[i], &b.0[i], k, &mut cmp_ctx);
             if o != Ordering::Equal {
                 return o;
             }
@@ -162,6 +189,22 @@ pub(super) fn sort_rows<T>(
     });
     items.extend(keyed.into_iter().map(|(_, t)| t));
     Ok(())
+}
+
+/// The order of two values of sort key `k` (NULL first, then `k`'s
+/// collation and direction).
+fn compare_key(x: &Value, y: &Value, k: &SortKey, ctx: &mut eval::EvalContext<'_>) -> Ordering {
+    let o = match (x.is_null(), y.is_null()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        _ => eval::compare(x, y, k.collation, ctx).unwrap_or(Ordering::Equal),
+    };
+    if k.desc {
+        o.reverse()
+    } else {
+        o
+    }
 }
 
 thread_local! {
