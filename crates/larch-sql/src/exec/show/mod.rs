@@ -3,10 +3,12 @@
 //! SET, GRANTS, WARNINGS/ERRORS, ENGINE INNODB STATUS, and the objects Larch
 //! does not have yet (TRIGGERS, EVENTS, FUNCTION/PROCEDURE/PACKAGE STATUS,
 //! OPEN TABLES: empty results with MariaDB's columns; SHOW CREATE
-//! TRIGGER/FUNCTION/PROCEDURE/EVENT/VIEW: MariaDB's "does not exist"
+//! TRIGGER/FUNCTION/PROCEDURE/EVENT: MariaDB's "does not exist"
 //! errors), and the binary log (MASTER/BINARY LOG STATUS: empty, as with
 //! `log_bin` off; BINARY LOGS: error 1381). (SHOW CREATE TABLE, COLUMNS and
 //! INDEX belong to `crate::ddl`.)
+//!
+//! SHOW CREATE VIEW (and SHOW CREATE TABLE of a view) is `views`.
 //!
 //! `LIKE 'pattern'` filters on the first column (case-insensitively for
 //! variable and status names, as MySQL does); `WHERE expr` is evaluated over
@@ -28,6 +30,7 @@ use crate::session::Session;
 
 mod objects;
 mod server;
+mod views;
 
 use objects::*;
 use server::*;
@@ -52,6 +55,19 @@ pub(super) fn execute(
         S::ShowProcessList { full } => processlist(s, *full),
         S::ShowCollation { filter } => collations(s, filter.as_ref()),
         S::ShowCharset(c) => charsets(s, c.filter.as_ref()),
+        S::ShowCreate {
+            obj_type: ast::ShowCreateObject::View,
+            obj_name,
+        } => views::show_create_view(s, obj_name),
+        S::ShowCreate {
+            obj_type: ast::ShowCreateObject::Table,
+            obj_name,
+        } if views::name_of(s, obj_name).is_ok_and(|(db, t)| {
+            s.temporary_table(&db, &t).is_none() && s.db.catalog().is_view(&db, &t)
+        }) =>
+        {
+            views::show_create_view(s, obj_name)
+        }
         S::ShowCreate { obj_type, obj_name } => {
             return show_create_other(s, *obj_type, obj_name);
         }

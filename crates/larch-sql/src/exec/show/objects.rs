@@ -223,6 +223,8 @@ pub(super) fn tables(
     } else {
         let mut names = s.db.catalog().tables(&db)?;
         names.retain(|n| !crate::session::temporary::is_hidden(n));
+        names.extend(s.db.catalog().views(&db));
+        names.sort();
         names
     };
     let mut columns = vec![ResultColumn::text(format!("Tables_in_{db}"), 64, false)];
@@ -232,10 +234,12 @@ pub(super) fn tables(
     let rows = names
         .into_iter()
         .map(|n| {
-            let mut r = vec![Value::Str(n)];
+            let mut r = vec![Value::Str(n.clone())];
             if full {
                 let kind = if crate::exec::names::is_virtual_database(&db) {
                     "SYSTEM VIEW"
+                } else if s.db.catalog().is_view(&db, &n) {
+                    "VIEW"
                 } else {
                     "BASE TABLE"
                 };

@@ -1,5 +1,5 @@
 //! INFORMATION_SCHEMA tables of objects Larch does not have yet, so always
-//! empty with MariaDB's columns: VIEWS, TRIGGERS, ROUTINES, PARAMETERS,
+//! empty with MariaDB's columns: TRIGGERS, ROUTINES, PARAMETERS,
 //! EVENTS, FILES, REFERENTIAL_CONSTRAINTS, CHECK_CONSTRAINTS and the
 //! privilege tables other than USER_PRIVILEGES.
 
@@ -18,19 +18,6 @@ pub(super) fn table(
     _rows: &mut Vec<Vec<Value>>,
 ) -> Result<Option<Vec<ResultColumn>>, SqlError> {
     let columns = match upper {
-        "VIEWS" => cols(&[
-            ("TABLE_CATALOG", T::S(512), NN),
-            ("TABLE_SCHEMA", T::S(64), NN),
-            ("TABLE_NAME", T::S(64), NN),
-            ("VIEW_DEFINITION", T::L, NN),
-            ("CHECK_OPTION", T::S(8), NN),
-            ("IS_UPDATABLE", T::S(3), NN),
-            ("DEFINER", T::S(384), NN),
-            ("SECURITY_TYPE", T::S(7), NN),
-            ("CHARACTER_SET_CLIENT", T::S(32), NN),
-            ("COLLATION_CONNECTION", T::S(64), NN),
-            ("ALGORITHM", T::S(10), NN),
-        ]),
         "TRIGGERS" => cols(&[
             ("TRIGGER_CATALOG", T::S(512), NN),
             ("TRIGGER_SCHEMA", T::S(64), NN),

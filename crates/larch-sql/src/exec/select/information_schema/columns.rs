@@ -78,6 +78,7 @@ pub(super) fn table(
                     s("N"),
                 ]);
             }
+            rows.extend(super::views::tables_rows(sess));
             for n in TABLE_NAMES {
                 rows.push(vec![
                     s("def"),
@@ -132,7 +133,9 @@ pub(super) fn table(
             ])
         }
         "COLUMNS" => {
-            for t in base_tables(sess, None)? {
+            let mut tables = base_tables(sess, None)?;
+            tables.extend(super::views::as_base_tables(sess));
+            for t in tables {
                 for (i, c) in t.entry.def.columns.iter().enumerate() {
                     let cm = t.meta.columns.get(i).cloned().unwrap_or_default();
                     let auto = t.entry.def.auto_increment == Some(i);

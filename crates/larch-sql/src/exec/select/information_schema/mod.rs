@@ -11,7 +11,8 @@
 //!   SYSTEM_VARIABLES (in `super::system_variables`);
 //! - from the engine's transactions and row locks: INNODB_TRX, INNODB_LOCKS,
 //!   INNODB_LOCK_WAITS (in `super::innodb_tables`);
-//! - objects Larch does not have yet, so always empty: VIEWS, TRIGGERS,
+//! - views (`views`): VIEWS, and their rows in TABLES and COLUMNS;
+//! - objects Larch does not have yet, so always empty: TRIGGERS,
 //!   ROUTINES, PARAMETERS, EVENTS, FILES, REFERENTIAL_CONSTRAINTS,
 //!   CHECK_CONSTRAINTS, SCHEMA_PRIVILEGES, TABLE_PRIVILEGES,
 //!   COLUMN_PRIVILEGES.
@@ -23,6 +24,7 @@ mod absent;
 mod columns;
 mod keys;
 mod server;
+mod views;
 
 use larch_engine::catalog::TableEntry;
 use larch_engine::record::collation::Collation;
@@ -309,6 +311,11 @@ pub(crate) fn table_status_rows(sess: &Session, db: &str) -> Result<Vec<Vec<Valu
             s("N"),
         ]);
     }
+    rows.extend(views::status_rows(sess, db));
+    rows.sort_by(|a, b| match (a.first(), b.first()) {
+        (Some(Value::Str(x)), Some(Value::Str(y))) => x.cmp(y),
+        _ => std::cmp::Ordering::Equal,
+    });
     Ok(rows)
 }
 
@@ -316,6 +323,10 @@ pub(crate) fn table_status_rows(sess: &Session, db: &str) -> Result<Vec<Vec<Valu
 pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
     let upper = name.to_ascii_uppercase();
     let mut rows = Vec::new();
+    if upper == "VIEWS" {
+        let columns = views::views_table(sess, &mut rows)?;
+        return Ok(RowSet { columns, rows });
+    }
     for part in [columns::table, keys::table, absent::table, server::table] {
         if let Some(columns) = part(sess, &upper, &mut rows)? {
             return Ok(RowSet { columns, rows });
