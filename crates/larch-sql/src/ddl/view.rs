@@ -2,7 +2,8 @@
 //!
 //! CREATE checks the SELECT by planning it (no rows read) with its table
 //! names qualified by the view's database: a missing table or column is
-//! refused then (1146, 1054), as is a temporary table (1352). The view's
+//! refused then (1146, 1054), as is a temporary table (1352) or a variable
+//! or parameter (1351). The view's
 //! columns are the explicit column list or the SELECT's names (1353 when
 //! the counts differ, 1060 on a duplicate). What is stored is a
 //! [`ViewDef`]: the SELECT as written, the column list and the options;
@@ -79,6 +80,33 @@ fn check_no_temporary(s: &Session, q: &ast::Query) -> Result<(), SqlError> {
     }
 }
 
+/// 1351 when the query reads a variable or a `?` parameter.
+fn check_no_variables(q: &ast::Query) -> Result<(), SqlError> {
+    let found = ast::visit_expressions(q, |e| match e {
+        ast::Expr::Identifier(i) if i.value.starts_with('@') && i.quote_style.is_none() => {
+            std::ops::ControlFlow::Break(())
+        }
+        ast::Expr::CompoundIdentifier(p)
+            if p.first()
+                .is_some_and(|i| i.value.starts_with('@') && i.quote_style.is_none()) =>
+        {
+            std::ops::ControlFlow::Break(())
+        }
+        ast::Expr::Value(v) if matches!(v.value, ast::Value::Placeholder(_)) => {
+            std::ops::ControlFlow::Break(())
+        }
+        _ => std::ops::ControlFlow::Continue(()),
+    })
+    .is_break();
+    if found {
+        return Err(SqlError::new(
+            1351,
+            "View's SELECT contains a variable or parameter",
+        ));
+    }
+    Ok(())
+}
+
 /// CREATE [OR REPLACE] VIEW / ALTER VIEW.
 pub(super) fn create(s: &mut Session, v: &ViewStatement) -> Result<QueryResult, SqlError> {
     if v.or_replace && v.if_not_exists {
@@ -121,6 +149,7 @@ pub(super) fn create(s: &mut Session, v: &ViewStatement) -> Result<QueryResult, 
         }
         return Err(SqlError::table_exists(&name));
     }
+    check_no_variables(&v.query)?;
     let mut query = (*v.query).clone();
     view::qualify(&mut query, &db);
     check_no_temporary(s, &query)?;
