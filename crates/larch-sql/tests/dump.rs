@@ -197,8 +197,9 @@ fn dump_parses_and_its_rows_round_trip() -> Result<(), SqlError> {
         2
     );
     assert_eq!(
-        sql.iter()
-            .filter(|s| matches!(s, ast::Statement::CreateView(_)))
+        stmts
+            .iter()
+            .filter(|s| matches!(s, Statement::View(_)))
             .count(),
         2
     );

@@ -29,6 +29,9 @@
 pub mod codec;
 #[cfg(test)]
 mod tests;
+mod views;
+
+pub use views::ViewEntry;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -48,6 +51,7 @@ use crate::table::{
 /// Row kinds in the dictionary table.
 const KIND_DATABASE: u64 = 1;
 const KIND_TABLE: u64 = 2;
+const KIND_VIEW: u64 = 3;
 
 /// Longest database or table name (MySQL's NAME_CHAR_LEN).
 pub const MAX_NAME_CHARS: usize = 64;
@@ -127,6 +131,7 @@ struct Cache {
     next_id: u64,
     databases: BTreeMap<String, DatabaseEntry>,
     tables: BTreeMap<(String, String), TableEntry>,
+    views: BTreeMap<(String, String), ViewEntry>,
     open: BTreeMap<u64, Arc<Table>>,
 }
 
@@ -288,6 +293,17 @@ impl Catalog {
                         },
                     );
                 }
+                KIND_VIEW => {
+                    cache.views.insert(
+                        (schema.clone(), name.clone()),
+                        ViewEntry {
+                            id,
+                            schema,
+                            name,
+                            definition: def.clone(),
+                        },
+                    );
+                }
                 _ => {
                     return Err(EngineError::Internal(format!(
                         "dictionary row {id} has unknown kind {kind}"
@@ -388,10 +404,13 @@ impl Catalog {
         Ok(())
     }
 
-    /// Drops a database and every table in it (error 1008 if it does not
-    /// exist). Returns the names of the dropped tables.
+    /// Drops a database and every table and view in it (error 1008 if it
+    /// does not exist). Returns the names of the dropped tables.
     pub fn drop_database(&self, name: &str) -> Result<Vec<String>> {
         let tables = self.tables(name)?;
+        for v in self.views(name) {
+            self.drop_view(name, &v)?;
+        }
         for t in &tables {
             self.drop_table(name, t)?;
         }
@@ -529,7 +548,8 @@ impl Catalog {
             if !c.databases.contains_key(schema) {
                 return Err(Self::unknown_database(schema));
             }
-            if c.tables.contains_key(&(schema.to_string(), name.clone())) {
+            let key = (schema.to_string(), name.clone());
+            if c.tables.contains_key(&key) || c.views.contains_key(&key) {
                 return Err(schema_err(1050, format!("Table '{name}' already exists")));
             }
             c.next_id
@@ -614,6 +634,9 @@ impl Catalog {
         new_name: &str,
     ) -> Result<()> {
         check_name("table", new_name)?;
+        if self.is_view(schema, name) {
+            return self.rename_view(schema, name, new_schema, new_name);
+        }
         let _ddl = self.ddl.lock();
         let (e, id) = {
             let c = self.cache.read();
@@ -630,9 +653,8 @@ impl Catalog {
             if !c.databases.contains_key(new_schema) {
                 return Err(Self::unknown_database(new_schema));
             }
-            if c.tables
-                .contains_key(&(new_schema.to_string(), new_name.to_string()))
-            {
+            let new_key = (new_schema.to_string(), new_name.to_string());
+            if c.tables.contains_key(&new_key) || c.views.contains_key(&new_key) {
                 return Err(schema_err(
                     1050,
                     format!("Table '{new_name}' already exists"),

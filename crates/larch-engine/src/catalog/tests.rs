@@ -385,3 +385,36 @@ fn ddl_is_atomic_under_power_loss() -> Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn views_share_the_table_namespace_and_persist() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let c = open(&vfs)?;
+    c.create_database("d", b"")?;
+    c.create_database("e", b"")?;
+    drop(c.create_table("d", def("t", 2), b"")?);
+    assert!(!c.has_views());
+    c.create_view("d", "v", b"one", false)?;
+    assert_eq!(errno(c.create_view("d", "v", b"two", false)), 1050);
+    assert_eq!(errno(c.create_view("d", "t", b"two", true)), 1050);
+    assert_eq!(errno(c.create_table("d", def("v", 2), b"")), 1050);
+    assert_eq!(errno(c.create_view("nope", "v", b"x", false)), 1049);
+    c.create_view("d", "v", b"two", true)?;
+    assert_eq!(errno(c.rename_table("d", "v", "e", "v")), 1450);
+    assert_eq!(errno(c.rename_table("d", "t", "d", "v")), 1050);
+    c.rename_table("d", "v", "d", "w")?;
+    assert!(c.view("d", "v").is_none());
+    assert_eq!(c.tables("d")?, ["t"]);
+    close(c)?;
+    let c = open(&vfs)?;
+    assert_eq!(
+        c.view("d", "w").map(|v| v.definition),
+        Some(b"two".to_vec())
+    );
+    assert_eq!(c.views("d"), ["w"]);
+    c.drop_database("d")?;
+    assert!(!c.has_views());
+    assert_eq!(errno(c.drop_view("d", "w")), 1051);
+    close(c)?;
+    Ok(())
+}

@@ -17,6 +17,8 @@
 //!   definition with its options; `keys`: key definitions; `work`: the table
 //!   being defined or altered ([`work::Work`]), which turns into a `TableDef`
 //!   and a `TableMeta` with MySQL's key order and default key names;
+//! - `view` (CREATE/ALTER/DROP VIEW) and `view_def` (a view's stored
+//!   definition and its SHOW CREATE VIEW text);
 //! - `create`, `alter`, `tables` (DROP, TRUNCATE, RENAME), `rebuild` (the
 //!   copying rebuild behind ALTER and TRUNCATE), `maintenance`, `show`,
 //!   `render` (type text, defaults and quoting as MariaDB prints them).
@@ -51,6 +53,8 @@ mod tables;
 #[cfg(test)]
 mod tests;
 mod types;
+mod view;
+mod view_def;
 mod work;
 
 use sqlparser::ast;
@@ -63,6 +67,8 @@ use crate::session::Session;
 pub use meta::{ColumnMeta, TableMeta};
 pub use render::column_type_text;
 pub(crate) use types::resolve_collation;
+pub(crate) use view::as_table as view_as_table;
+pub(crate) use view_def::ViewDef;
 
 /// Longest name of a column, index or table (MySQL's NAME_CHAR_LEN).
 const MAX_NAME_CHARS: usize = 64;
@@ -82,6 +88,12 @@ pub fn execute(s: &mut Session, stmt: &ast::Statement) -> Option<Result<QueryRes
             temporary,
             ..
         } => tables::drop_tables(s, names, *if_exists, *temporary),
+        S::Drop {
+            object_type: ast::ObjectType::View,
+            if_exists,
+            names,
+            ..
+        } => view::drop(s, names, *if_exists),
         S::Drop {
             object_type: ast::ObjectType::Index,
             if_exists,
@@ -120,6 +132,7 @@ pub fn execute_extra(s: &mut Session, stmt: &Statement) -> Option<Result<QueryRe
         } => alter::create_fulltext_index(s, name, table, columns),
         Statement::TableMaintenance { op, tables } => maintenance::run(s, *op, tables),
         Statement::AlterTable(at) => alter::alter_table_extended(s, at),
+        Statement::View(v) => view::create(s, v),
         _ => return None,
     })
 }

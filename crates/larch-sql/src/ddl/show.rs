@@ -248,7 +248,10 @@ fn columns_result(
     filter: Option<&ast::ShowStatementFilter>,
 ) -> Result<QueryResult, SqlError> {
     let (db, table) = table_name(s, name)?;
-    let (entry, meta) = table_with_meta(s, &db, &table)?;
+    let (entry, meta) = match super::view::as_table(s, &db, &table)? {
+        Some(v) => v,
+        None => table_with_meta(s, &db, &table)?,
+    };
     let def = &entry.def;
     let flags = key_flags(def, &meta);
     let mut columns = vec![

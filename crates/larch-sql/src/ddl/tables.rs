@@ -2,7 +2,8 @@
 //!
 //! - `DROP TABLE [IF EXISTS] t1, t2 ...` drops every table that exists; the
 //!   missing ones are error 1051 naming all of them (`Unknown table
-//!   'db.t1,db.t2'`), or a note naming them with IF EXISTS. A temporary
+//!   'db.t1,db.t2'`), or a note naming them with IF EXISTS. A view is
+//!   not dropped: 1965 `'db.v' is a view` (a note with IF EXISTS). A temporary
 //!   table of the session is dropped first (`DROP TEMPORARY TABLE` drops
 //!   only those), without ending the transaction.
 //! - `TRUNCATE [TABLE] t` replaces the table by an empty one with the same
@@ -63,10 +64,14 @@ pub(super) fn drop_tables(
     let catalog = database.catalog();
     let _ddl = database.ddl_lock.lock();
     let mut missing = Vec::new();
+    let views = super::view::views_among(s, &written);
     for (db, t) in &written {
         if let Some(hidden) = s.temporary_table(db, t).map(str::to_owned) {
             catalog.drop_table(db, &hidden)?;
             s.remove_temporary_table(db, t);
+            continue;
+        }
+        if !temporary && views.contains(&format!("{db}.{t}")) {
             continue;
         }
         if temporary || catalog.table_entry(db, t).is_none() {
@@ -74,6 +79,15 @@ pub(super) fn drop_tables(
             continue;
         }
         catalog.drop_table(db, t)?;
+    }
+    // A view is not dropped by DROP TABLE: 1965 'db.v' is a view.
+    if let Some(v) = views.first().filter(|_| !temporary) {
+        if !if_exists {
+            return Err(SqlError::new(1965, format!("'{v}' is a view")));
+        }
+        for v in &views {
+            s.push_warning(Warning::note(1965, format!("'{v}' is a view")));
+        }
     }
     if missing.is_empty() {
         return Ok(QueryResult::ok());
@@ -140,6 +154,9 @@ pub(super) fn rename(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Quer
     for db in catalog.databases() {
         for t in catalog.tables(&db)? {
             existing.insert((db.clone(), t));
+        }
+        for v in catalog.views(&db) {
+            existing.insert((db.clone(), v));
         }
     }
     for (from, to) in &steps {

@@ -119,7 +119,12 @@ fn execute_sql(
             }
             _ => Err(SqlError::not_supported("EXPLAIN")),
         },
-        S::Insert(_) | S::Update(_) | S::Delete(_) => write::execute(s, stmt, params),
+        S::Insert(_) | S::Update(_) | S::Delete(_) => {
+            match write::view::rewrite(s, stmt, params)? {
+                Some(on_base) => write::execute(s, &on_base, params),
+                None => write::execute(s, stmt, params),
+            }
+        }
         S::CreateDatabase {
             db_name,
             if_not_exists,

@@ -21,6 +21,7 @@ use sqlparser::ast;
 
 mod insert;
 mod multi;
+pub(crate) mod view;
 
 pub(crate) use insert::insert_selected;
 

@@ -50,7 +50,8 @@
 //!   [COUNT(*)] WARNINGS|ERRORS [LIMIT]` (sqlparser drops the count and
 //!   limit), `SHOW CREATE DATABASE`, `SET CHARACTER SET | CHARSET`, `DO
 //!   expr`, `SHUTDOWN`, `SET STATEMENT ... FOR statement`
-//!   ([`set_statement`]).
+//!   ([`set_statement`]), `CREATE [OR REPLACE] ... VIEW` and `ALTER ... VIEW`
+//!   with MariaDB's options and `WITH [CASCADED|LOCAL] CHECK OPTION` ([`view`]).
 //!
 //! What sqlparser parses and Larch keeps as is: all sysbench statements, DDL
 //! (CREATE/DROP DATABASE, CREATE TABLE with every column type, FULLTEXT KEY and
@@ -69,8 +70,8 @@
 //! `CREATE USER 'u'@'h'` is not parsed; `ALTER IGNORE TABLE` and `ALTER TABLE
 //! ... ORDER BY` are not parsed. Of mariadb-dump's output, what Larch has no
 //! feature for does not parse: `PARTITION BY`, `WITH SYSTEM VERSIONING` and
-//! `AS ROW START|END` columns, MariaDB's `CREATE SEQUENCE` options, views
-//! `WITH CHECK OPTION`, stored routines, triggers and events, and
+//! `AS ROW START|END` columns, MariaDB's `CREATE SEQUENCE` options, stored
+//! routines, triggers and events, and
 //! `--compatible=ansi` dumps (double-quoted identifiers).
 //!
 //! Syntax errors: the position sqlparser reports becomes MySQL's "near '...'"
@@ -89,6 +90,7 @@ mod set_statement;
 pub mod split;
 #[cfg(test)]
 mod tests;
+mod view;
 
 use sqlparser::ast;
 use sqlparser::dialect::MySqlDialect;
@@ -99,6 +101,7 @@ pub use alter::{AlterOp, AlterTable};
 pub use attrs::CTAS_DUPLICATES;
 pub use cache::StatementCache;
 pub use extra::{LoadData, MaintenanceOp, ShowEngineKind};
+pub use view::ViewStatement;
 
 use crate::error::SqlError;
 
@@ -174,6 +177,8 @@ pub enum Statement {
     Do(Vec<ast::Expr>),
     /// `SHUTDOWN`.
     Shutdown,
+    /// `CREATE [OR REPLACE] ... VIEW` / `ALTER ... VIEW` ([`view`]).
+    View(Box<ViewStatement>),
     /// `SET STATEMENT var = value, ... FOR statement` (session variables
     /// set for one statement and restored after it).
     SetStatement {
@@ -285,6 +290,9 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
         .tokenize_with_location()
         .map_err(|e| syntax_error(text, original, e.location))?;
     if let Some(r) = set_statement::parse(text, original, &tokens) {
+        return r;
+    }
+    if let Some(r) = view::parse(text, original, &tokens) {
         return r;
     }
     let items = names::select_items(&tokens, text);

@@ -26,6 +26,7 @@ mod project;
 pub(crate) mod source;
 mod subquery;
 pub(crate) mod system_variables;
+pub(crate) mod view;
 use naming::expr_name;
 use order::{apply_limit, compile_order, distinct_rows, finish_set, sort_rows, OUTPUT_TAIL};
 use project::{project_into, residual_where};
@@ -159,6 +160,15 @@ fn run_query_collect(
         &inlined
     } else {
         q
+    };
+    // A query on one mergeable view becomes a query on its base table.
+    let merged;
+    let q = match view::merge(s, q)? {
+        Some(m) => {
+            merged = m;
+            &merged
+        }
+        None => q,
     };
     let limit = limit_of(s, q, params)?;
     let order: Vec<ast::OrderByExpr> = match &q.order_by {

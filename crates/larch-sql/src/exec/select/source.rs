@@ -1,5 +1,7 @@
-//! The FROM clause: tables, derived tables and joins as [`Source`]s laid out
-//! side by side in one combined row, and name resolution over them.
+//! The FROM clause: tables, views, derived tables and joins as [`Source`]s
+//! laid out side by side in one combined row, and name resolution over them.
+//! A view that was not merged into the query (`super::view`) is read like a
+//! derived table: its query runs and its rows are the source's.
 //!
 //! The combined row holds every column of every source in FROM order;
 //! `Source::offset` is where a source's columns start. A column reference
@@ -117,6 +119,25 @@ fn factor(
                     db,
                     table,
                     rows: SourceRows::Rows(set.rows),
+                    offset: 0,
+                    join,
+                    on,
+                });
+            }
+            if let Some(v) = super::view::load(s, &db, &table)? {
+                let RowSet { columns, rows } = super::view::rows(s, &v)?;
+                return Ok(Source {
+                    columns: columns
+                        .into_iter()
+                        .map(|mut c| {
+                            c.table = alias.clone();
+                            c
+                        })
+                        .collect(),
+                    alias,
+                    db,
+                    table,
+                    rows: SourceRows::Rows(rows),
                     offset: 0,
                     join,
                     on,
