@@ -24,6 +24,7 @@ pub mod error;
 pub mod eval;
 mod exec;
 pub mod parse;
+pub mod privileges;
 pub mod result;
 pub mod session;
 pub mod user_locks;

@@ -385,3 +385,18 @@ fn ddl_is_atomic_under_power_loss() -> Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn system_objects_survive_reopen() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let c = open(&vfs)?;
+    assert_eq!(c.system_object("acl"), None);
+    c.set_system_object("acl", b"one")?;
+    c.set_system_object("acl", b"two")?;
+    c.create_database("d", b"")?;
+    close(c)?;
+    let c = open(&vfs)?;
+    assert_eq!(c.system_object("acl").as_deref(), Some(&b"two"[..]));
+    assert!(c.has_database("d"));
+    close(c)
+}

@@ -362,21 +362,9 @@ fn plugins(s: &mut Session) -> Result<QueryResult, SqlError> {
     Ok(QueryResult::Rows(set))
 }
 
-/// SHOW GRANTS [FOR CURRENT_USER[()]]: the built-in root account has every
-/// privilege.
+/// SHOW GRANTS (parsed by `parse::account`; kept for sqlparser's form).
 fn grants(s: &mut Session) -> Result<QueryResult, SqlError> {
-    let user = s.process.user.clone();
-    let host = "localhost";
-    Ok(rows(
-        vec![ResultColumn::text(
-            format!("Grants for {user}@{host}"),
-            1024,
-            false,
-        )],
-        vec![vec![Value::Str(format!(
-            "GRANT ALL PRIVILEGES ON *.* TO `{user}`@`{host}` WITH GRANT OPTION"
-        ))]],
-    ))
+    super::grants::show(s, None)
 }
 
 fn rows(columns: Vec<ResultColumn>, rows: Vec<Vec<Value>>) -> QueryResult {
@@ -456,6 +444,7 @@ fn databases(s: &mut Session, opts: &ast::ShowStatementOptions) -> Result<QueryR
     let mut names = s.db.catalog().databases();
     names.push("information_schema".into());
     names.sort();
+    names.retain(|d| crate::privileges::check::sees_database(s, d));
     let mut set = RowSet {
         columns: vec![ResultColumn::text("Database", 64, false)],
         rows: names.into_iter().map(|n| vec![Value::Str(n)]).collect(),
@@ -658,6 +647,9 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
 fn processlist(s: &mut Session, full: bool) -> Result<QueryResult, SqlError> {
     let mut out = Vec::new();
     for p in s.db.processes() {
+        if !crate::privileges::check::sees_process(s, &p) {
+            continue;
+        }
         let st = p.state.lock().clone();
         let time = st.since.map_or(0, |t| t.elapsed().as_secs());
         let info = st.info.map(|i| {

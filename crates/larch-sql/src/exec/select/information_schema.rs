@@ -155,7 +155,7 @@ pub(crate) fn base_tables(sess: &Session, db: Option<&str>) -> Result<Vec<BaseTa
     };
     let mut out = Vec::new();
     for db in dbs {
-        if !catalog.has_database(&db) {
+        if !catalog.has_database(&db) || !crate::privileges::check::sees_database(sess, &db) {
             continue;
         }
         let mut names = catalog.tables(&db)?;
@@ -426,6 +426,7 @@ pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
             let mut dbs = catalog.databases();
             dbs.push("information_schema".to_owned());
             dbs.sort();
+            dbs.retain(|d| crate::privileges::check::sees_database(sess, d));
             for db in dbs {
                 let (charset, collation) = if db == "information_schema" {
                     ("utf8mb3".to_owned(), "utf8mb3_general_ci".to_owned())
@@ -1101,6 +1102,7 @@ pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
         }
         "PROCESSLIST" => {
             let mut list = sess.db.processes();
+            list.retain(|p| crate::privileges::check::sees_process(sess, p));
             list.sort_by_key(|p| p.id);
             for p in list {
                 let st = p.state.lock().clone();
