@@ -37,7 +37,10 @@ fn create_drop_rename_and_errors() -> R<()> {
         (1396, "Operation CREATE USER failed for 'u1'@'%'".into())
     );
     // The statement created what it could.
-    assert_eq!(one(&mut root, "SHOW GRANTS FOR u3")?, "GRANT USAGE ON *.* TO `u3`@`%`");
+    assert_eq!(
+        one(&mut root, "SHOW GRANTS FOR u3")?,
+        "GRANT USAGE ON *.* TO `u3`@`%`"
+    );
     root.execute("CREATE USER IF NOT EXISTS u1@'%'")?;
     assert_eq!(one(&mut root, "SHOW WARNINGS")?, "Note");
     root.execute("CREATE OR REPLACE USER u1@'%' IDENTIFIED BY PASSWORD '*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19'")?;
@@ -65,7 +68,10 @@ fn create_drop_rename_and_errors() -> R<()> {
         code(&mut root, "ALTER USER nobody IDENTIFIED BY 'x'")?.0,
         1396
     );
-    assert_eq!(code(&mut root, "SET PASSWORD FOR nobody = PASSWORD('x')")?.0, 1133);
+    assert_eq!(
+        code(&mut root, "SET PASSWORD FOR nobody = PASSWORD('x')")?.0,
+        1133
+    );
     root.execute("ALTER USER u2@localhost IDENTIFIED BY 'password'")?;
     assert_eq!(
         t.db.account("u2", "localhost"),
@@ -123,10 +129,38 @@ fn grants_show_and_revoke() -> R<()> {
             vec!["GRANT ALL PRIVILEGES ON `test`.`t` TO `g`@`localhost`"],
         ]
     );
-    assert_eq!(code(&mut root, "GRANT SELECT ON test.nope TO g@localhost")?.0, 1146);
-    assert_eq!(code(&mut root, "GRANT SUPER ON test.* TO g@localhost")?.0, 1221);
-    assert_eq!(code(&mut root, "GRANT EXECUTE ON test.t TO g@localhost")?.0, 1144);
-    assert_eq!(code(&mut root, "GRANT SELECT ON *.* TO nobody@localhost")?.0, 1133);
+    assert_eq!(
+        rows(
+            &mut root,
+            "SELECT TABLE_SCHEMA, PRIVILEGE_TYPE, IS_GRANTABLE FROM information_schema.SCHEMA_PRIVILEGES \
+             WHERE GRANTEE = \"'g'@'localhost'\""
+        )?,
+        vec![vec!["test", "SELECT", "YES"], vec!["test", "INSERT", "YES"]]
+    );
+    assert_eq!(
+        rows(
+            &mut root,
+            "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES \
+             WHERE GRANTEE = \"'g'@'localhost'\""
+        )?,
+        vec![vec!["RELOAD"], vec!["PROCESS"]]
+    );
+    assert_eq!(
+        code(&mut root, "GRANT SELECT ON test.nope TO g@localhost")?.0,
+        1146
+    );
+    assert_eq!(
+        code(&mut root, "GRANT SUPER ON test.* TO g@localhost")?.0,
+        1221
+    );
+    assert_eq!(
+        code(&mut root, "GRANT EXECUTE ON test.t TO g@localhost")?.0,
+        1144
+    );
+    assert_eq!(
+        code(&mut root, "GRANT SELECT ON *.* TO nobody@localhost")?.0,
+        1133
+    );
     root.execute("GRANT SELECT ON *.* TO newbie@'%' IDENTIFIED BY 'pw'")?;
     assert!(t.db.account("newbie", "1.2.3.4").is_some());
     root.execute("REVOKE INSERT, GRANT OPTION ON test.* FROM g@localhost")?;
@@ -147,7 +181,10 @@ fn grants_show_and_revoke() -> R<()> {
         one(&mut root, "SHOW GRANTS FOR g@localhost")?,
         "GRANT USAGE ON *.* TO `g`@`localhost`"
     );
-    assert_eq!(code(&mut root, "REVOKE SELECT ON test.* FROM g@localhost")?.0, 1141);
+    assert_eq!(
+        code(&mut root, "REVOKE SELECT ON test.* FROM g@localhost")?.0,
+        1141
+    );
     Ok(())
 }
 
@@ -185,7 +222,10 @@ fn statements_are_checked() -> R<()> {
     assert_eq!(code(&mut r, "CREATE INDEX i ON t (a)")?.0, 1142);
     assert_eq!(
         code(&mut r, "CREATE DATABASE d2")?,
-        (1044, "Access denied for user 'r'@'localhost' to database 'd2'".into())
+        (
+            1044,
+            "Access denied for user 'r'@'localhost' to database 'd2'".into()
+        )
     );
     assert_eq!(code(&mut r, "USE other")?.0, 1044);
     assert_eq!(code(&mut r, "SHUTDOWN")?.0, 1227);
@@ -199,13 +239,19 @@ fn statements_are_checked() -> R<()> {
         )
     );
     assert_eq!(code(&mut r, "CREATE USER x")?.0, 1227);
-    assert_eq!(code(&mut r, "GRANT SELECT ON test.t TO r@localhost")?.0, 1142);
+    assert_eq!(
+        code(&mut r, "GRANT SELECT ON test.t TO r@localhost")?.0,
+        1142
+    );
     assert_eq!(code(&mut r, "SHOW GRANTS FOR root@localhost")?.0, 1044);
     // What the account may see.
     let dbs = rows(&mut r, "SHOW DATABASES")?;
     assert_eq!(dbs, vec![vec!["information_schema"], vec!["test"]]);
     assert_eq!(
-        rows(&mut r, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY 1")?,
+        rows(
+            &mut r,
+            "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY 1"
+        )?,
         vec![vec!["information_schema"], vec!["test"]]
     );
     // KILL and the process list: only its own connections.

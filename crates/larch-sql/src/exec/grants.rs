@@ -6,8 +6,8 @@
 //! it grants at that level (1045 for `*.*`, 1044 for a database, 1142 for a
 //! table); a privilege that does not exist at the level is 1221 (database)
 //! or 1144 (table); a grant to a missing account creates it only with an
-//! `IDENTIFIED` clause (`NO_AUTO_CREATE_USER`, error 1133 otherwise) and the
-//! CREATE USER privilege (1410); a table grant needs the table to exist
+//! `IDENTIFIED` clause when `sql_mode` has `NO_AUTO_CREATE_USER` (the
+//! default; error 1133 otherwise), and needs the CREATE USER privilege (1410); a table grant needs the table to exist
 //! (1146). REVOKE of a grant that does not exist is 1141 (1147 for tables).
 //!
 //! SHOW GRANTS prints MariaDB's lines: the global one first (`GRANT USAGE
@@ -188,7 +188,7 @@ fn grant(
             None => None,
         };
         if acl.account(&name.0, &name.1).is_none() {
-            if cred.is_none() {
+            if cred.is_none() && s.sql_mode_has("NO_AUTO_CREATE_USER") {
                 return Err(SqlError::new(
                     1133,
                     "Can't find any matching row in the user table",
@@ -235,7 +235,11 @@ fn add(acl: &mut AclData, i: usize, level: &Level, p: Privs) {
     let mine = |u: &str, h: &str| u == user && h.eq_ignore_ascii_case(&host);
     match level {
         Level::Global => acl.accounts[i].global = acl.accounts[i].global.union(p),
-        Level::Db(db) => match acl.dbs.iter_mut().find(|g| mine(&g.user, &g.host) && g.db == *db) {
+        Level::Db(db) => match acl
+            .dbs
+            .iter_mut()
+            .find(|g| mine(&g.user, &g.host) && g.db == *db)
+        {
             Some(g) => g.privs = g.privs.union(p),
             None if !p.is_empty() => acl.dbs.push(DbGrant {
                 user,
@@ -263,7 +267,12 @@ fn add(acl: &mut AclData, i: usize, level: &Level, p: Privs) {
     }
 }
 
-fn revoke(acl: &mut AclData, level: &Level, p: Privs, (user, host): &UserName) -> Result<(), SqlError> {
+fn revoke(
+    acl: &mut AclData,
+    level: &Level,
+    p: Privs,
+    (user, host): &UserName,
+) -> Result<(), SqlError> {
     let none = || {
         SqlError::new(
             1141,
@@ -362,7 +371,11 @@ pub(crate) fn show(s: &mut Session, user: Option<&UserName>) -> Result<QueryResu
         )
     })?;
     Ok(QueryResult::Rows(RowSet {
-        columns: vec![ResultColumn::text(format!("Grants for {u}@{h}"), 1024, false)],
+        columns: vec![ResultColumn::text(
+            format!("Grants for {u}@{h}"),
+            1024,
+            false,
+        )],
         rows: lines.into_iter().map(|l| vec![Value::Str(l)]).collect(),
     }))
 }

@@ -87,9 +87,13 @@ pub enum AccountStatement {
         users: Vec<Option<UserName>>,
     },
     /// `REVOKE ALL [PRIVILEGES], GRANT OPTION FROM ...`.
-    RevokeAll { users: Vec<Option<UserName>> },
+    RevokeAll {
+        users: Vec<Option<UserName>>,
+    },
     /// `None`: the current account.
-    ShowGrants { user: Option<UserName> },
+    ShowGrants {
+        user: Option<UserName>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -184,7 +188,11 @@ impl P<'_> {
         }
     }
     fn words(&mut self, ws: &[&str]) -> bool {
-        if ws.iter().enumerate().all(|(i, w)| self.peek_word(i) == Some(w)) {
+        if ws
+            .iter()
+            .enumerate()
+            .all(|(i, w)| self.peek_word(i) == Some(w))
+        {
             self.at += ws.len();
             true
         } else {

@@ -351,9 +351,18 @@ mod tests {
             privs: Privs::SELECT,
         });
         assert_eq!(AclData::decode(&acl.encode())?, acl);
-        assert_eq!(acl.login("u", "10.0.0.1").map(|a| a.host.as_str()), Some("10.%"));
-        assert_eq!(acl.login("u", "127.0.0.1").map(|a| a.host.as_str()), Some("localhost"));
-        assert_eq!(acl.login("u", "9.9.9.9").map(|a| a.host.as_str()), Some("%"));
+        assert_eq!(
+            acl.login("u", "10.0.0.1").map(|a| a.host.as_str()),
+            Some("10.%")
+        );
+        assert_eq!(
+            acl.login("u", "127.0.0.1").map(|a| a.host.as_str()),
+            Some("localhost")
+        );
+        assert_eq!(
+            acl.login("u", "9.9.9.9").map(|a| a.host.as_str()),
+            Some("%")
+        );
         let r = acl.resolve("u", "%");
         assert!(r.on_db("d_x").contains(Privs::SELECT));
         assert!(!r.on_db("dx").contains(Privs::SELECT));

@@ -191,7 +191,10 @@ mod tests {
     #[test]
     fn names_and_levels() {
         assert_eq!(Privs::by_name("SHOW DATABASES"), Some(Privs::SHOW_DB));
-        assert_eq!(Privs::by_name("REPLICATION CLIENT"), Privs::by_name("BINLOG MONITOR"));
+        assert_eq!(
+            Privs::by_name("REPLICATION CLIENT"),
+            Privs::by_name("BINLOG MONITOR")
+        );
         assert_eq!(Privs::ALL.show(Privs::ALL), "ALL PRIVILEGES");
         assert_eq!(Privs::GRANT.show(Privs::ALL), "USAGE");
         assert_eq!(

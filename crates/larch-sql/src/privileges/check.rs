@@ -203,7 +203,11 @@ fn relations<V: Visit>(v: &V) -> Vec<ast::ObjectName> {
     let _ = v.visit(&mut ctes);
     let mut out = Vec::new();
     let _ = ast::visit_relations(v, |r: &ast::ObjectName| {
-        let cte = r.0.len() == 1 && ctes.0.iter().any(|n| Some(n) == r.0[0].as_ident().map(|i| &i.value));
+        let cte = r.0.len() == 1
+            && ctes
+                .0
+                .iter()
+                .any(|n| Some(n) == r.0[0].as_ident().map(|i| &i.value));
         if !cte {
             out.push(r.clone());
         }
@@ -318,6 +322,8 @@ fn sql(s: &Session, c: &Checker, stmt: &ast::Statement) -> Result<(), SqlError> 
             }
             Ok(())
         }
+        // EXPLAIN needs what the statement explained needs.
+        S::Explain { statement, .. } => sql(s, c, statement),
         S::Flush { .. } => c.global(Privs::RELOAD, "RELOAD"),
         S::LockTables { .. } => reads(s, c, stmt, &[]),
         _ => reads(s, c, stmt, &[]),
@@ -328,7 +334,10 @@ fn sql(s: &Session, c: &Checker, stmt: &ast::Statement) -> Result<(), SqlError> 
 /// (error 1095, MariaDB's "not owner" error).
 pub fn kill(s: &mut Session, id: u64) -> Result<(), SqlError> {
     let c = Checker::of(s);
-    if c.privs.global.intersects(Privs::SUPER.union(Privs::CONNECTION_ADMIN)) {
+    if c.privs
+        .global
+        .intersects(Privs::SUPER.union(Privs::CONNECTION_ADMIN))
+    {
         return Ok(());
     }
     let owner = s.db.processes().into_iter().find(|p| p.id == id);

@@ -4,7 +4,8 @@
 //! - [`host`]: host patterns and the order logins pick accounts in;
 //! - [`acl`]: the accounts and grants as data, their encoding;
 //! - [`store`]: the shared, persisted copy ([`Acl`], one per `Database`);
-//! - [`check`]: what a statement needs and the errors when it is missing.
+//! - [`check`]: what a statement needs and the errors when it is missing;
+//! - [`info`]: the INFORMATION_SCHEMA privilege tables.
 //!
 //! The statements that change accounts are run by `exec::account`.
 //!
@@ -19,6 +20,7 @@ pub mod acl;
 pub mod bits;
 pub mod check;
 pub mod host;
+pub mod info;
 mod store;
 
 use std::sync::Arc;
@@ -69,9 +71,13 @@ impl SessionAccount {
         }
     }
 
-    /// True when the account has every global privilege (the fast path).
+    /// True when the account has every global privilege (the fast path:
+    /// one atomic load and a compare while the cache is current).
     pub fn is_all(&mut self, acl: &Acl) -> bool {
-        self.privileges(acl).global == Privs::ALL
+        match &self.cached {
+            Some((v, r)) if *v == acl.version() => r.global == Privs::ALL,
+            _ => self.privileges(acl).global == Privs::ALL,
+        }
     }
 }
 
@@ -97,9 +103,7 @@ pub fn native_hash(password: &[u8]) -> String {
 
 /// True when `s` has the form of a native hash (`*` and 40 hex digits).
 pub fn is_native_hash(s: &str) -> bool {
-    s.len() == 41
-        && s.starts_with('*')
-        && s[1..].bytes().all(|b| b.is_ascii_hexdigit())
+    s.len() == 41 && s.starts_with('*') && s[1..].bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 #[cfg(test)]
@@ -111,6 +115,8 @@ mod tests {
             "*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19"
         );
         assert_eq!(super::native_hash(b""), "");
-        assert!(super::is_native_hash("*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19"));
+        assert!(super::is_native_hash(
+            "*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19"
+        ));
     }
 }

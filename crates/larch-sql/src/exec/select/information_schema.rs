@@ -965,21 +965,27 @@ pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
             ("LEVEL", T::S(6), NN),
             ("CHECK_CLAUSE", T::L, NN),
         ]),
-        "SCHEMA_PRIVILEGES" => cols(&[
-            ("GRANTEE", T::S(385), NN),
-            ("TABLE_CATALOG", T::S(512), NN),
-            ("TABLE_SCHEMA", T::S(64), NN),
-            ("PRIVILEGE_TYPE", T::S(64), NN),
-            ("IS_GRANTABLE", T::S(3), NN),
-        ]),
-        "TABLE_PRIVILEGES" => cols(&[
-            ("GRANTEE", T::S(385), NN),
-            ("TABLE_CATALOG", T::S(512), NN),
-            ("TABLE_SCHEMA", T::S(64), NN),
-            ("TABLE_NAME", T::S(64), NN),
-            ("PRIVILEGE_TYPE", T::S(64), NN),
-            ("IS_GRANTABLE", T::S(3), NN),
-        ]),
+        "SCHEMA_PRIVILEGES" => {
+            rows = crate::privileges::info::rows(sess, crate::privileges::info::Kind::Schema);
+            cols(&[
+                ("GRANTEE", T::S(385), NN),
+                ("TABLE_CATALOG", T::S(512), NN),
+                ("TABLE_SCHEMA", T::S(64), NN),
+                ("PRIVILEGE_TYPE", T::S(64), NN),
+                ("IS_GRANTABLE", T::S(3), NN),
+            ])
+        }
+        "TABLE_PRIVILEGES" => {
+            rows = crate::privileges::info::rows(sess, crate::privileges::info::Kind::Table);
+            cols(&[
+                ("GRANTEE", T::S(385), NN),
+                ("TABLE_CATALOG", T::S(512), NN),
+                ("TABLE_SCHEMA", T::S(64), NN),
+                ("TABLE_NAME", T::S(64), NN),
+                ("PRIVILEGE_TYPE", T::S(64), NN),
+                ("IS_GRANTABLE", T::S(3), NN),
+            ])
+        }
         "COLUMN_PRIVILEGES" => cols(&[
             ("GRANTEE", T::S(385), NN),
             ("TABLE_CATALOG", T::S(512), NN),
@@ -990,9 +996,7 @@ pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
             ("IS_GRANTABLE", T::S(3), NN),
         ]),
         "USER_PRIVILEGES" => {
-            for p in ROOT_PRIVILEGES {
-                rows.push(vec![s("'root'@'localhost'"), s("def"), s(p), s("YES")]);
-            }
+            rows = crate::privileges::info::rows(sess, crate::privileges::info::Kind::User);
             cols(&[
                 ("GRANTEE", T::S(385), NN),
                 ("TABLE_CATALOG", T::S(512), NN),
@@ -1206,48 +1210,6 @@ pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
     };
     Ok(RowSet { columns, rows })
 }
-
-/// The global privileges of the built-in `root` account (it has them all).
-const ROOT_PRIVILEGES: &[&str] = &[
-    "SELECT",
-    "INSERT",
-    "UPDATE",
-    "DELETE",
-    "CREATE",
-    "DROP",
-    "RELOAD",
-    "SHUTDOWN",
-    "PROCESS",
-    "FILE",
-    "REFERENCES",
-    "INDEX",
-    "ALTER",
-    "SHOW DATABASES",
-    "SUPER",
-    "CREATE TEMPORARY TABLES",
-    "LOCK TABLES",
-    "EXECUTE",
-    "REPLICATION SLAVE",
-    "BINLOG MONITOR",
-    "CREATE VIEW",
-    "SHOW VIEW",
-    "CREATE ROUTINE",
-    "ALTER ROUTINE",
-    "CREATE USER",
-    "EVENT",
-    "TRIGGER",
-    "CREATE TABLESPACE",
-    "DELETE HISTORY",
-    "SET USER",
-    "FEDERATED ADMIN",
-    "CONNECTION ADMIN",
-    "READ_ONLY ADMIN",
-    "REPLICATION SLAVE ADMIN",
-    "REPLICATION MASTER ADMIN",
-    "BINLOG ADMIN",
-    "BINLOG REPLAY",
-    "SLAVE MONITOR",
-];
 
 #[cfg(test)]
 mod tests {
