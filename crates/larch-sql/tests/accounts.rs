@@ -217,6 +217,7 @@ fn statements_are_checked() -> R<()> {
     assert_eq!(code(&mut r, "UPDATE t SET a = 2")?.0, 1142);
     assert_eq!(code(&mut r, "DELETE FROM t")?.0, 1142);
     assert_eq!(code(&mut r, "CREATE TABLE n (a INT)")?.0, 1142);
+    assert_eq!(code(&mut r, "CREATE TEMPORARY TABLE tmp (a INT)")?.0, 1142);
     assert_eq!(code(&mut r, "DROP TABLE t")?.0, 1142);
     assert_eq!(code(&mut r, "ALTER TABLE t ADD b INT")?.0, 1142);
     assert_eq!(code(&mut r, "CREATE INDEX i ON t (a)")?.0, 1142);
@@ -228,6 +229,21 @@ fn statements_are_checked() -> R<()> {
         )
     );
     assert_eq!(code(&mut r, "USE other")?.0, 1044);
+    assert_eq!(code(&mut r, "SHOW TABLES FROM other")?.0, 1044);
+    assert_eq!(rows(&mut r, "SHOW TABLES")?, vec![vec!["t"]]);
+    assert_eq!(
+        rows(
+            &mut r,
+            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'test'"
+        )?,
+        vec![vec!["t"]]
+    );
+    assert_eq!(
+        code(&mut r, "SHOW CREATE TABLE secret")?.1,
+        "SHOW command denied to user 'r'@'localhost' for table `test`.`secret`"
+    );
+    r.execute("SHOW CREATE TABLE t")?;
+    assert_eq!(code(&mut r, "SHOW COLUMNS FROM secret")?.0, 1142);
     assert_eq!(code(&mut r, "SHUTDOWN")?.0, 1227);
     assert_eq!(code(&mut r, "FLUSH PRIVILEGES")?.0, 1227);
     assert_eq!(
@@ -269,6 +285,10 @@ fn statements_are_checked() -> R<()> {
     assert_eq!(code(&mut r, "SELECT * FROM secret")?.0, 1142);
     rt.execute("GRANT SELECT ON test.* TO r@localhost")?;
     assert_eq!(one(&mut r, "SELECT COUNT(*) FROM secret")?, "0");
+    rt.execute("GRANT CREATE TEMPORARY TABLES ON test.* TO r@localhost")?;
+    r.execute("CREATE TEMPORARY TABLE tmp (a INT)")?;
+    r.execute("INSERT INTO tmp VALUES (1)")?;
+    assert_eq!(one(&mut r, "SELECT a FROM tmp")?, "1");
     rt.execute("REVOKE SELECT ON test.* FROM r@localhost")?;
     assert_eq!(code(&mut r, "SELECT * FROM secret")?.0, 1142);
     // Global privileges.

@@ -471,6 +471,7 @@ fn tables(
     } else {
         let mut names = s.db.catalog().tables(&db)?;
         names.retain(|n| !crate::session::temporary::is_hidden(n));
+        names.retain(|n| crate::privileges::check::sees_table(s, &db, n));
         names
     };
     let mut columns = vec![ResultColumn::text(format!("Tables_in_{db}"), 64, false)];

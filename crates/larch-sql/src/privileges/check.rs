@@ -18,8 +18,10 @@
 //! ALTER TABLE needs ALTER, CREATE/DROP INDEX need INDEX, RENAME TABLE needs
 //! ALTER and DROP on the old name and CREATE and INSERT on the new one;
 //! CREATE/DROP DATABASE need CREATE/DROP on the database (error 1044);
-//! SHUTDOWN, FLUSH (RELOAD), SET GLOBAL (SUPER), LOCK TABLES need global or
-//! database privileges. Tables of `information_schema` and the session's
+//! CREATE TEMPORARY TABLE needs CREATE TEMPORARY TABLES on the database;
+//! SHOW TABLES needs a privilege in the database, SHOW CREATE TABLE one on
+//! the table; SHUTDOWN, FLUSH (RELOAD) and SET GLOBAL (SUPER) need global
+//! privileges; LOCK TABLES needs SELECT on the tables. Tables of `information_schema` and the session's
 //! temporary tables need nothing. Column-level privileges do not exist.
 
 use std::ops::ControlFlow;
@@ -285,6 +287,14 @@ fn sql(s: &Session, c: &Checker, stmt: &ast::Statement) -> Result<(), SqlError> 
             }
             Ok(())
         }
+        S::CreateTable(ct) if ct.temporary => {
+            if let Some((db, t)) = resolve(s, &ct.name) {
+                if !c.privs.on_db(&db).contains(Privs::CREATE_TMP) {
+                    return Err(c.table_denied("CREATE TEMPORARY TABLES", &db, &t));
+                }
+            }
+            reads(s, c, stmt, &[&ct.name])
+        }
         S::CreateTable(ct) => {
             need(s, c, &ct.name, Privs::CREATE)?;
             reads(s, c, stmt, &[&ct.name])
@@ -322,6 +332,30 @@ fn sql(s: &Session, c: &Checker, stmt: &ast::Statement) -> Result<(), SqlError> 
             }
             Ok(())
         }
+        // SHOW TABLES needs some privilege in the database (1044); SHOW
+        // CREATE TABLE some privilege on the table (1142 "SHOW command").
+        S::ShowTables { show_options, .. } => {
+            let named = show_options
+                .show_in
+                .as_ref()
+                .and_then(|i| i.parent_name.as_ref())
+                .map(crate::exec::names::object_last);
+            match named.or_else(|| s.current_db.clone()) {
+                Some(db) if !c.privs.sees_db(&db) && !super::is_system_db(&db) => {
+                    Err(c.db_denied(&db))
+                }
+                _ => Ok(()),
+            }
+        }
+        S::ShowCreate {
+            obj_type: ast::ShowCreateObject::Table,
+            obj_name,
+        } => match resolve(s, obj_name) {
+            Some((db, t)) if c.privs.on_table(&db, &t).minus(Privs::GRANT).is_empty() => {
+                Err(c.table_denied("SHOW", &db, &t))
+            }
+            _ => Ok(()),
+        },
         // EXPLAIN needs what the statement explained needs.
         S::Explain { statement, .. } => sql(s, c, statement),
         S::Flush { .. } => c.global(Privs::RELOAD, "RELOAD"),
@@ -362,4 +396,11 @@ pub fn sees_process(s: &Session, p: &crate::database::ProcessEntry) -> bool {
 pub fn sees_database(s: &Session, db: &str) -> bool {
     let privs = s.account.privileges_ref(&s.db.acl);
     privs.global == Privs::ALL || super::is_system_db(db) || privs.sees_db(db)
+}
+
+/// True when the session's account has some privilege on table `db.t`
+/// (SHOW TABLES and INFORMATION_SCHEMA list only those).
+pub fn sees_table(s: &Session, db: &str, table: &str) -> bool {
+    let privs = s.account.privileges_ref(&s.db.acl);
+    privs.global == Privs::ALL || !privs.on_table(db, table).minus(Privs::GRANT).is_empty()
 }
