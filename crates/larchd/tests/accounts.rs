@@ -107,6 +107,16 @@ fn users_log_in_and_are_checked() -> Res {
         1045
     );
 
+    // SET PASSWORD keeps the account on caching_sha2_password.
+    root.query_drop("SET PASSWORD FOR sha@localhost = PASSWORD('sha-new')")?;
+    assert_eq!(code(mysql::Conn::new(socket.clone()))?, 1045);
+    let mut sha = mysql::Conn::new(socket.clone().pass(Some("sha-new")))?;
+    let grants: Vec<String> = sha.query("SHOW GRANTS")?;
+    assert!(
+        grants[0].contains("IDENTIFIED VIA caching_sha2_password USING '$A$005$"),
+        "{grants:?}"
+    );
+
     // A password change applies to the next login.
     root.query_drop("SET PASSWORD FOR app@localhost = PASSWORD('changed')")?;
     assert_eq!(

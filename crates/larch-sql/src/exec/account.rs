@@ -290,7 +290,21 @@ fn set_password(
             return Err(c.db_denied("mysql"));
         }
     }
-    let (plugin, auth) = credential(s, value)?;
+    // A new password keeps a caching_sha2_password account on its plugin.
+    let sha2 =
+        s.db.acl
+            .snapshot()
+            .account(&name.0, &name.1)
+            .is_some_and(|a| a.plugin == CACHING_SHA2);
+    let value = match value {
+        AuthSpec::Password(pw) if sha2 => AuthSpec::Plugin {
+            plugin: CACHING_SHA2.into(),
+            auth_string: None,
+            password: Some(pw.clone()),
+        },
+        other => other.clone(),
+    };
+    let (plugin, auth) = credential(s, &value)?;
     s.db.acl.update(s.db.catalog(), |acl: &mut AclData| {
         let Some(i) = acl.position(&name.0, &name.1) else {
             return Err(SqlError::new(
