@@ -7,9 +7,10 @@
 //! status counters. Sessions are created with [`Database::new_session`].
 //!
 //! First start: a data directory without a dictionary gets the `test`
-//! database, as MariaDB's installer creates it. Accounts: `root` with an empty
-//! password from the local host (`localhost`, `127.0.0.1`, `::1`), as a fresh
-//! MariaDB installation has; account management comes with `CREATE USER`.
+//! database, as MariaDB's installer creates it. Accounts and grants live in
+//! [`crate::privileges::Acl`]; a data directory without stored accounts has
+//! the built-in `root@localhost` (every privilege, empty password; loopback
+//! TCP clients match `localhost`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -32,8 +33,20 @@ use crate::session::Session;
 /// Version string reported by `VERSION()` and the handshake.
 pub const SERVER_VERSION: &str = "10.11.99-Larch";
 
-/// Host names from which the built-in `root` account may connect.
-const LOCAL_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+/// Computes a `caching_sha2_password` crypt string for a password (installed
+/// by the server, which owns that algorithm).
+pub type Sha2Crypt = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// The account a login matched (see [`Database::login_account`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginAccount {
+    pub user: String,
+    /// The account's host pattern.
+    pub host: String,
+    pub plugin: String,
+    /// The stored secret (`*HEX`, `$A$...`, or empty for no password).
+    pub auth: String,
+}
 
 /// Called by `KILL` with `query_only`.
 pub type KillHook = Box<dyn Fn(bool) + Send + Sync>;
@@ -129,6 +142,9 @@ pub struct Database {
     pub(crate) user_locks: Arc<crate::user_locks::UserLocks>,
     /// Tables' metadata locks (DDL against open transactions).
     pub(crate) metadata_locks: Arc<crate::metadata_locks::MetadataLocks>,
+    /// Accounts and grants.
+    pub(crate) acl: crate::privileges::Acl,
+    sha2_crypt: RwLock<Option<Sha2Crypt>>,
 }
 
 impl std::fmt::Debug for Database {
@@ -163,6 +179,7 @@ impl Database {
         }));
         let purge = PurgeWorker::start(services.clone(), recovered)?;
         crate::session::temporary::drop_leftovers(&catalog);
+        let acl = crate::privileges::Acl::load(&catalog)?;
         Ok(Arc::new(Database {
             storage,
             catalog,
@@ -179,6 +196,8 @@ impl Database {
             server_facts: RwLock::new(HashMap::new()),
             user_locks: Arc::default(),
             metadata_locks: Arc::default(),
+            acl,
+            sha2_crypt: RwLock::new(None),
         }))
     }
 
@@ -210,14 +229,40 @@ impl Database {
         self.started.elapsed().as_secs()
     }
 
-    /// True when `user@host` may log in with an empty password (the built-in
-    /// root account). Returns the account's password hash (`None`: no account).
+    /// The stored secret of the account a login of `user` from client host
+    /// `host` uses (`None`: no account matches). See [`Self::login_account`].
     pub fn account(&self, user: &str, host: &str) -> Option<Vec<u8>> {
-        (user == "root" && LOCAL_HOSTS.contains(&host)).then(Vec::new)
+        self.login_account(user, host).map(|a| a.auth.into_bytes())
+    }
+
+    /// The account a login of `user` from client host `host` uses: the first
+    /// matching one in MariaDB's order (most specific host first).
+    pub fn login_account(&self, user: &str, host: &str) -> Option<LoginAccount> {
+        let acl = self.acl.snapshot();
+        acl.login(user, host).map(|a| LoginAccount {
+            user: a.user.clone(),
+            host: a.host.clone(),
+            plugin: a.plugin.clone(),
+            auth: a.auth.clone(),
+        })
+    }
+
+    /// Installs the `caching_sha2_password` hashing `CREATE USER ...
+    /// IDENTIFIED WITH caching_sha2_password BY 'pw'` uses.
+    pub fn set_sha2_crypt(&self, f: Sha2Crypt) {
+        *self.sha2_crypt.write() = Some(f);
+    }
+
+    /// The `caching_sha2_password` crypt string of `password` (`None`: no
+    /// hashing installed).
+    pub(crate) fn sha2_crypt(&self, password: &str) -> Option<String> {
+        self.sha2_crypt.read().as_ref().and_then(|f| f(password))
     }
 
     /// A new session for a logged-in client. `connection_id` 0 picks the next
-    /// free id (embedded use); a server passes the id of its handshake.
+    /// free id (embedded use); a server passes the id of its handshake. The
+    /// session runs as the account a login of `user` from `host` matches (an
+    /// unmatched name gets no privileges).
     pub fn new_session(
         self: &Arc<Self>,
         connection_id: u64,

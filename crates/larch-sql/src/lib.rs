@@ -25,6 +25,7 @@ pub mod eval;
 mod exec;
 pub mod metadata_locks;
 pub mod parse;
+pub mod privileges;
 pub mod result;
 pub mod session;
 pub mod user_locks;

@@ -209,6 +209,12 @@ pub async fn serve(
         let stop = stop.clone();
         db.set_shutdown_hook(Box::new(move || stop.notify_one()));
     }
+    // CREATE USER ... IDENTIFIED WITH caching_sha2_password BY 'pw'.
+    db.set_sha2_crypt(Box::new(|password| {
+        larch_wire::Credential::caching_sha2(password)
+            .ok()
+            .map(|c| c.auth_string())
+    }));
     let signal_err =
         |e: std::io::Error| start_error([format!("cannot install signal handlers: {e}")]);
     let mut sigterm = signal(SignalKind::terminate()).map_err(signal_err)?;

@@ -27,6 +27,7 @@
 //! `lower_case_table_names=0` on Linux.
 
 pub mod codec;
+mod system;
 #[cfg(test)]
 mod tests;
 mod views;
@@ -52,6 +53,9 @@ use crate::table::{
 const KIND_DATABASE: u64 = 1;
 const KIND_TABLE: u64 = 2;
 const KIND_VIEW: u64 = 3;
+/// A named system object (see [`system`]); a high number leaves room for
+/// more schema object kinds.
+const KIND_SYSTEM: u64 = 16;
 
 /// Longest database or table name (MySQL's NAME_CHAR_LEN).
 pub const MAX_NAME_CHARS: usize = 64;
@@ -133,6 +137,8 @@ struct Cache {
     tables: BTreeMap<(String, String), TableEntry>,
     views: BTreeMap<(String, String), ViewEntry>,
     open: BTreeMap<u64, Arc<Table>>,
+    /// System objects by name: (dictionary id, bytes).
+    system: BTreeMap<String, (u64, Vec<u8>)>,
 }
 
 /// What [`Catalog::check_tables`] found.
@@ -303,6 +309,9 @@ impl Catalog {
                             definition: def.clone(),
                         },
                     );
+                }
+                KIND_SYSTEM => {
+                    cache.system.insert(name, (id, meta));
                 }
                 _ => {
                     return Err(EngineError::Internal(format!(

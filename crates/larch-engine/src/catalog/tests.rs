@@ -418,3 +418,18 @@ fn views_share_the_table_namespace_and_persist() -> Result<()> {
     close(c)?;
     Ok(())
 }
+
+#[test]
+fn system_objects_survive_reopen() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let c = open(&vfs)?;
+    assert_eq!(c.system_object("acl"), None);
+    c.set_system_object("acl", b"one")?;
+    c.set_system_object("acl", b"two")?;
+    c.create_database("d", b"")?;
+    close(c)?;
+    let c = open(&vfs)?;
+    assert_eq!(c.system_object("acl").as_deref(), Some(&b"two"[..]));
+    assert!(c.has_database("d"));
+    close(c)
+}

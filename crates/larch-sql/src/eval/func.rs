@@ -49,6 +49,8 @@ pub enum Func {
     Space,
     Strcmp,
     Md5,
+    /// `PASSWORD(x)`: MySQL's native password hash.
+    Password,
     // Numbers.
     Abs,
     Ceil,
@@ -88,6 +90,7 @@ pub enum Func {
     ConnectionId,
     LastInsertId,
     User,
+    CurrentUser,
     Sleep,
     /// The functions of `func_more`.
     More(func_more::More),
@@ -129,6 +132,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "SPACE" => (Space, 1, 1),
         "STRCMP" => (Strcmp, 2, 2),
         "MD5" => (Md5, 1, 1),
+        "PASSWORD" => (Password, 1, 1),
         "ABS" => (Abs, 1, 1),
         "CEIL" | "CEILING" => (Ceil, 1, 1),
         "FLOOR" => (Floor, 1, 1),
@@ -165,7 +169,8 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "CONNECTION_ID" => (ConnectionId, 0, 0),
         "SLEEP" => (Sleep, 1, 1),
         "LAST_INSERT_ID" => (LastInsertId, 0, 0),
-        "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => (User, 0, 0),
+        "USER" | "SESSION_USER" | "SYSTEM_USER" => (User, 0, 0),
+        "CURRENT_USER" => (CurrentUser, 0, 0),
         other => {
             let (m, min, max) = func_more::lookup(other)?;
             (More(m), min, max)
@@ -320,6 +325,7 @@ pub(super) fn call(
         Func::ConnectionId => Value::UInt(ctx.session.connection_id()),
         Func::LastInsertId => Value::UInt(ctx.session.last_insert_id()),
         Func::User => Value::Str(ctx.session.current_user()),
+        Func::CurrentUser => Value::Str(ctx.session.current_account()),
         Func::Sleep => sleep(&v[0], ctx),
         Func::More(m) => func_more::call(m, v, coll, ctx)?,
         Func::If | Func::IfNull | Func::Coalesce => Value::Null,

@@ -291,6 +291,7 @@ pub(super) fn call(
             bytes.map_or(Value::Null, Value::Bytes)
         }
         Func::Md5 => Value::Str(super::md5::md5_hex(&to_bytes(&v[0]))),
+        Func::Password => Value::Str(crate::privileges::native_hash(&to_bytes(&v[0]))),
         Func::Ascii => Value::Int(i64::from(to_bytes(&v[0]).first().copied().unwrap_or(0))),
         Func::Space => {
             let n = usize::try_from(to_int(&v[0], ctx).max(0)).unwrap_or(usize::MAX);

@@ -93,8 +93,12 @@ pub trait Session {
     fn last_insert_id(&self) -> u64;
     /// `VERSION()`.
     fn server_version(&self) -> String;
-    /// `USER()` / `CURRENT_USER()`.
+    /// `USER()`: the login name and client host.
     fn current_user(&self) -> String;
+    /// `CURRENT_USER()`: the account the login matched.
+    fn current_account(&self) -> String {
+        self.current_user()
+    }
     /// `@@name`: the value, or error 1193 for an unknown variable.
     fn system_variable(&self, name: &str, scope: VarScope) -> Result<Value, SqlError>;
     /// `@name`: NULL when unset.

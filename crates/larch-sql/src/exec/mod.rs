@@ -4,13 +4,19 @@
 //! - `select` (queries), `insert`, `modify` (UPDATE, DELETE): data;
 //! - `schema` (CREATE/DROP DATABASE), `crate::ddl` (tables and indexes);
 //! - `set` (SET, variables, transactions statements), `show` (SHOW ...);
-//! - `names`: resolving database and table names with MySQL's errors.
+//! - `names`: resolving database and table names with MySQL's errors;
+//! - `account`, `grants`: users, passwords, GRANT/REVOKE/SHOW GRANTS.
+//!
+//! Privileges are checked once per statement, before it runs
+//! (`privileges::check::statement`).
 //!
 //! Data statements run in the session's transaction (`session::transaction`):
 //! the statement's row changes are reverted if it fails, and an autocommit
 //! statement commits when it succeeds.
 
 pub(crate) mod access;
+mod account;
+mod grants;
 pub(crate) mod names;
 mod rows;
 mod schema;
@@ -37,7 +43,8 @@ pub(crate) fn execute(
 ) -> Result<QueryResult, SqlError> {
     let scope = crate::eval::uservar::StatementScope::enter();
     let _locks = crate::user_locks::enter(&s.db.user_locks, s.process.id);
-    let result = execute_statement(s, stmt, params);
+    let result = crate::privileges::check::statement(s, stmt)
+        .and_then(|()| execute_statement(s, stmt, params));
     for (name, value) in scope.finish() {
         s.user_vars.insert(name, value);
     }
@@ -88,6 +95,7 @@ fn execute_statement(
             Ok(QueryResult::ok())
         }
         Statement::SetStatement { set, inner } => set_statement::execute(s, set, inner, params),
+        Statement::Account(a) => account::execute(s, a),
         Statement::LoadData(_) => Err(SqlError::not_supported("LOAD DATA")),
         other => match larch_engine::io::blocking::blocking(|| crate::ddl::execute_extra(s, other))
         {
@@ -197,6 +205,7 @@ fn execute_sql(
         }
         S::Kill { modifier, id } => {
             let query_only = matches!(modifier, Some(ast::KillType::Query));
+            crate::privileges::check::kill(s, *id)?;
             if s.db.kill(*id, query_only) {
                 Ok(QueryResult::ok())
             } else {
@@ -207,6 +216,13 @@ fn execute_sql(
         // table set; LOCK TABLES is accepted (as mysqldump issues it) and
         // grants nothing more.
         S::LockTables { .. } | S::UnlockTables => Ok(QueryResult::ok()),
+        S::Flush {
+            object_type: ast::FlushType::Privileges,
+            ..
+        } => {
+            s.db.acl.reload(s.db.catalog())?;
+            Ok(QueryResult::ok())
+        }
         S::Flush { .. } => Ok(QueryResult::ok()),
         _ => {
             if let Some(r) = show::execute(s, stmt) {

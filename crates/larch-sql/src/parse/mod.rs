@@ -51,7 +51,8 @@
 //!   limit), `SHOW CREATE DATABASE`, `SET CHARACTER SET | CHARSET`, `DO
 //!   expr`, `SHUTDOWN`, `SET STATEMENT ... FOR statement`
 //!   ([`set_statement`]), `CREATE [OR REPLACE] ... VIEW` and `ALTER ... VIEW`
-//!   with MariaDB's options and `WITH [CASCADED|LOCAL] CHECK OPTION` ([`view`]).
+//!   with MariaDB's options and `WITH [CASCADED|LOCAL] CHECK OPTION` ([`view`]),
+//!   account and privilege statements ([`account`]).
 //!
 //! What sqlparser parses and Larch keeps as is: all sysbench statements, DDL
 //! (CREATE/DROP DATABASE, CREATE TABLE with every column type, FULLTEXT KEY and
@@ -67,7 +68,7 @@
 //!
 //! Known leftovers: the infix `MOD` rewrite looks only at the previous token,
 //! so `year MOD 4` with a keyword-named column must be written `` `year` MOD 4 ``;
-//! `CREATE USER 'u'@'h'` is not parsed; `ALTER IGNORE TABLE` and `ALTER TABLE
+//! `ALTER IGNORE TABLE` and `ALTER TABLE
 //! ... ORDER BY` are not parsed. Of mariadb-dump's output, what Larch has no
 //! feature for does not parse: `PARTITION BY`, `WITH SYSTEM VERSIONING` and
 //! `AS ROW START|END` columns, MariaDB's `CREATE SEQUENCE` options, stored
@@ -80,6 +81,7 @@
 //! statement's first non-blank character. Repeated texts can skip all of this
 //! through [`StatementCache`].
 
+pub mod account;
 mod alter;
 mod attrs;
 mod cache;
@@ -185,6 +187,9 @@ pub enum Statement {
         set: Box<ast::Set>,
         inner: Box<Statement>,
     },
+    /// Accounts and privileges: CREATE/ALTER/DROP/RENAME USER, SET
+    /// PASSWORD, GRANT, REVOKE, SHOW GRANTS ([`account`]).
+    Account(Box<account::AccountStatement>),
 }
 
 /// A statement with where it came from.
@@ -284,6 +289,9 @@ pub fn parse_with_text(sql: &str) -> Result<Vec<ParsedStatement>, SqlError> {
 /// Parses one statement's executable text (from [`split::split_statements`]);
 /// `original` is the same span of the query as sent, for error messages.
 fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
+    if let Some(r) = account::parse(text, original) {
+        return r;
+    }
     let dialect = MySqlDialect {};
     let tokens = Tokenizer::new(&dialect, text)
         .with_unescape(true)

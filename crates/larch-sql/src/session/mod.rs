@@ -58,6 +58,8 @@ pub struct Session {
     pub(crate) db: Arc<Database>,
     pub(crate) process: Arc<ProcessEntry>,
     pub(crate) current_db: Option<String>,
+    /// The account the session runs as, with its cached privileges.
+    pub(crate) account: crate::privileges::SessionAccount,
     vars: HashMap<&'static str, Value>,
     /// Variables every statement reads, decoded once; cleared by every SET.
     hot: HotVars,
@@ -123,10 +125,15 @@ impl Drop for Session {
 impl Session {
     pub(crate) fn new(db: Arc<Database>, process: Arc<ProcessEntry>) -> Result<Session, SqlError> {
         let trx_session = db.transactions().register_session()?;
+        let account = match db.login_account(&process.user, &process.host) {
+            Some(a) => crate::privileges::SessionAccount::new(&a.user, &a.host),
+            None => crate::privileges::SessionAccount::new(&process.user, &process.host),
+        };
         Ok(Session {
             db,
             process,
             current_db: None,
+            account,
             vars: HashMap::new(),
             hot: HotVars::default(),
             defer_durability: false,
@@ -156,6 +163,11 @@ impl Session {
         &self.db
     }
 
+    /// The account the session runs as: `(user, host pattern)`.
+    pub fn account(&self) -> (&str, &str) {
+        (&self.account.user, &self.account.host)
+    }
+
     /// The connection id (`CONNECTION_ID()`).
     pub fn id(&self) -> u64 {
         self.process.id
@@ -166,8 +178,10 @@ impl Session {
         self.current_db.as_deref()
     }
 
-    /// `USE db` / COM_INIT_DB: error 1049 for an unknown database.
+    /// `USE db` / COM_INIT_DB: error 1044 without a privilege on it, 1049
+    /// for an unknown database.
     pub fn use_database(&mut self, name: &str) -> Result<(), SqlError> {
+        crate::privileges::check::use_database(self, name)?;
         let name = crate::exec::names::resolve_database(&self.db, name)?;
         self.current_db = Some(name.clone());
         self.process.state.lock().db = Some(name);

@@ -159,6 +159,9 @@ impl Session {
                 ),
             ));
         }
+        if global {
+            crate::privileges::check::global(self, crate::privileges::Privs::SUPER, "SUPER")?;
+        }
         let value = match value {
             Value::Str(s)
                 if s.eq_ignore_ascii_case("DEFAULT") && def.kind != variables::Kind::Str =>
@@ -277,6 +280,10 @@ impl eval::Session for Session {
 
     fn current_user(&self) -> String {
         format!("{}@{}", self.process.user, self.process.host)
+    }
+
+    fn current_account(&self) -> String {
+        format!("{}@{}", self.account.user, self.account.host)
     }
 
     fn system_variable(&self, name: &str, scope: VarScope) -> Result<Value, SqlError> {

@@ -501,6 +501,7 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
         ),
         Func::Lpad | Func::Rpad => (text(255), Coerce::Keep, true),
         Func::Md5 => (string_type(32, false, coll), Coerce::Keep, any_null),
+        Func::Password => (string_type(41, false, coll), Coerce::Keep, any_null),
         Func::Hex => (
             string_type(arg_len(0).saturating_mul(2), false, coll),
             Coerce::Keep,
@@ -589,7 +590,7 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             Coerce::Keep,
             true,
         ),
-        Func::Version | Func::User => (
+        Func::Version | Func::User | Func::CurrentUser => (
             ColumnType::Varchar {
                 max_len: 64,
                 collation: Collation::Utf8mb4GeneralCi,

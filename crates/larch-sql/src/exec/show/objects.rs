@@ -197,6 +197,7 @@ pub(super) fn databases(
     let mut names = s.db.catalog().databases();
     names.push("information_schema".into());
     names.sort();
+    names.retain(|d| crate::privileges::check::sees_database(s, d));
     let mut set = RowSet {
         columns: vec![ResultColumn::text("Database", 64, false)],
         rows: names.into_iter().map(|n| vec![Value::Str(n)]).collect(),
@@ -223,6 +224,7 @@ pub(super) fn tables(
     } else {
         let mut names = s.db.catalog().tables(&db)?;
         names.retain(|n| !crate::session::temporary::is_hidden(n));
+        names.retain(|n| crate::privileges::check::sees_table(s, &db, n));
         names.extend(s.db.catalog().views(&db));
         names.sort();
         names

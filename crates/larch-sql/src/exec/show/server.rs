@@ -115,18 +115,7 @@ pub(super) fn plugins(s: &mut Session) -> Result<QueryResult, SqlError> {
 /// SHOW GRANTS [FOR CURRENT_USER[()]]: the built-in root account has every
 /// privilege.
 pub(super) fn grants(s: &mut Session) -> Result<QueryResult, SqlError> {
-    let user = s.process.user.clone();
-    let host = "localhost";
-    Ok(rows(
-        vec![ResultColumn::text(
-            format!("Grants for {user}@{host}"),
-            1024,
-            false,
-        )],
-        vec![vec![Value::Str(format!(
-            "GRANT ALL PRIVILEGES ON *.* TO `{user}`@`{host}` WITH GRANT OPTION"
-        ))]],
-    ))
+    crate::exec::grants::show(s, None)
 }
 
 /// A variable's value as SHOW VARIABLES prints it (booleans as ON/OFF,
@@ -279,6 +268,9 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
 pub(super) fn processlist(s: &mut Session, full: bool) -> Result<QueryResult, SqlError> {
     let mut out = Vec::new();
     for p in s.db.processes() {
+        if !crate::privileges::check::sees_process(s, &p) {
+            continue;
+        }
         let st = p.state.lock().clone();
         let time = st.since.map_or(0, |t| t.elapsed().as_secs());
         let state = st.state_text();

@@ -180,21 +180,6 @@ pub(super) fn table(
             ("LEVEL", T::S(6), NN),
             ("CHECK_CLAUSE", T::L, NN),
         ]),
-        "SCHEMA_PRIVILEGES" => cols(&[
-            ("GRANTEE", T::S(385), NN),
-            ("TABLE_CATALOG", T::S(512), NN),
-            ("TABLE_SCHEMA", T::S(64), NN),
-            ("PRIVILEGE_TYPE", T::S(64), NN),
-            ("IS_GRANTABLE", T::S(3), NN),
-        ]),
-        "TABLE_PRIVILEGES" => cols(&[
-            ("GRANTEE", T::S(385), NN),
-            ("TABLE_CATALOG", T::S(512), NN),
-            ("TABLE_SCHEMA", T::S(64), NN),
-            ("TABLE_NAME", T::S(64), NN),
-            ("PRIVILEGE_TYPE", T::S(64), NN),
-            ("IS_GRANTABLE", T::S(3), NN),
-        ]),
         "COLUMN_PRIVILEGES" => cols(&[
             ("GRANTEE", T::S(385), NN),
             ("TABLE_CATALOG", T::S(512), NN),

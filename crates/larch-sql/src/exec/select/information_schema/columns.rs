@@ -25,6 +25,7 @@ pub(super) fn table(
             let mut dbs = catalog.databases();
             dbs.push("information_schema".to_owned());
             dbs.sort();
+            dbs.retain(|d| crate::privileges::check::sees_database(sess, d));
             for db in dbs {
                 let (charset, collation) = if db == "information_schema" {
                     ("utf8mb3".to_owned(), "utf8mb3_general_ci".to_owned())

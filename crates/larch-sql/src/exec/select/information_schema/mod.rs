@@ -161,11 +161,12 @@ pub(crate) fn base_tables(sess: &Session, db: Option<&str>) -> Result<Vec<BaseTa
     };
     let mut out = Vec::new();
     for db in dbs {
-        if !catalog.has_database(&db) {
+        if !catalog.has_database(&db) || !crate::privileges::check::sees_database(sess, &db) {
             continue;
         }
         let mut names = catalog.tables(&db)?;
         names.retain(|n| !crate::session::temporary::is_hidden(n));
+        names.retain(|n| crate::privileges::check::sees_table(sess, &db, n));
         names.sort();
         for name in names {
             let Some(entry) = catalog.table_entry(&db, &name) else {

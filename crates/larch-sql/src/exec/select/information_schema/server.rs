@@ -20,10 +20,29 @@ pub(super) fn table(
     rows: &mut Vec<Vec<Value>>,
 ) -> Result<Option<Vec<ResultColumn>>, SqlError> {
     let columns = match upper {
+        "SCHEMA_PRIVILEGES" => {
+            *rows = crate::privileges::info::rows(sess, crate::privileges::info::Kind::Schema);
+            cols(&[
+                ("GRANTEE", T::S(385), NN),
+                ("TABLE_CATALOG", T::S(512), NN),
+                ("TABLE_SCHEMA", T::S(64), NN),
+                ("PRIVILEGE_TYPE", T::S(64), NN),
+                ("IS_GRANTABLE", T::S(3), NN),
+            ])
+        }
+        "TABLE_PRIVILEGES" => {
+            *rows = crate::privileges::info::rows(sess, crate::privileges::info::Kind::Table);
+            cols(&[
+                ("GRANTEE", T::S(385), NN),
+                ("TABLE_CATALOG", T::S(512), NN),
+                ("TABLE_SCHEMA", T::S(64), NN),
+                ("TABLE_NAME", T::S(64), NN),
+                ("PRIVILEGE_TYPE", T::S(64), NN),
+                ("IS_GRANTABLE", T::S(3), NN),
+            ])
+        }
         "USER_PRIVILEGES" => {
-            for p in ROOT_PRIVILEGES {
-                rows.push(vec![s("'root'@'localhost'"), s("def"), s(p), s("YES")]);
-            }
+            *rows = crate::privileges::info::rows(sess, crate::privileges::info::Kind::User);
             cols(&[
                 ("GRANTEE", T::S(385), NN),
                 ("TABLE_CATALOG", T::S(512), NN),
@@ -133,6 +152,7 @@ pub(super) fn table(
         }
         "PROCESSLIST" => {
             let mut list = sess.db.processes();
+            list.retain(|p| crate::privileges::check::sees_process(sess, p));
             list.sort_by_key(|p| p.id);
             for p in list {
                 let st = p.state.lock().clone();
@@ -224,44 +244,3 @@ pub(super) fn table(
     Ok(Some(columns))
 }
 
-/// The global privileges of the built-in `root` account (it has them all).
-const ROOT_PRIVILEGES: &[&str] = &[
-    "SELECT",
-    "INSERT",
-    "UPDATE",
-    "DELETE",
-    "CREATE",
-    "DROP",
-    "RELOAD",
-    "SHUTDOWN",
-    "PROCESS",
-    "FILE",
-    "REFERENCES",
-    "INDEX",
-    "ALTER",
-    "SHOW DATABASES",
-    "SUPER",
-    "CREATE TEMPORARY TABLES",
-    "LOCK TABLES",
-    "EXECUTE",
-    "REPLICATION SLAVE",
-    "BINLOG MONITOR",
-    "CREATE VIEW",
-    "SHOW VIEW",
-    "CREATE ROUTINE",
-    "ALTER ROUTINE",
-    "CREATE USER",
-    "EVENT",
-    "TRIGGER",
-    "CREATE TABLESPACE",
-    "DELETE HISTORY",
-    "SET USER",
-    "FEDERATED ADMIN",
-    "CONNECTION ADMIN",
-    "READ_ONLY ADMIN",
-    "REPLICATION SLAVE ADMIN",
-    "REPLICATION MASTER ADMIN",
-    "BINLOG ADMIN",
-    "BINLOG REPLAY",
-    "SLAVE MONITOR",
-];
