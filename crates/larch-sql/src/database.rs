@@ -89,6 +89,9 @@ pub struct StatusCounters {
     pub rows_inserted: AtomicU64,
     pub rows_updated: AtomicU64,
     pub rows_deleted: AtomicU64,
+    /// Prepared statements (`session::sql_prepared`): `Com_stmt_*`,
+    /// `Com_*_sql` and the `Prepared_stmt_count` gauge.
+    pub prepared: crate::session::sql_prepared::PreparedCounters,
 }
 
 /// See the module documentation.
@@ -112,6 +115,8 @@ pub struct Database {
     server_facts: RwLock<HashMap<&'static str, Value>>,
     /// GET_LOCK's named locks.
     pub(crate) user_locks: Arc<crate::user_locks::UserLocks>,
+    /// FLUSH TABLES WITH READ LOCK (`exec::flush`).
+    pub(crate) read_lock: crate::exec::flush::GlobalReadLock,
 }
 
 impl std::fmt::Debug for Database {
@@ -161,6 +166,7 @@ impl Database {
             status: StatusCounters::default(),
             server_facts: RwLock::new(HashMap::new()),
             user_locks: Arc::default(),
+            read_lock: Default::default(),
         }))
     }
 

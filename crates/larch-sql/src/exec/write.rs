@@ -22,7 +22,7 @@ use sqlparser::ast;
 mod insert;
 mod multi;
 
-pub(crate) use insert::insert_selected;
+pub(crate) use insert::{insert_selected, BulkInsert};
 
 use super::names;
 use super::rows;

@@ -1,0 +1,164 @@
+//! `FLUSH ...` statements and the global read lock of `FLUSH TABLES WITH
+//! READ LOCK` (also what COM_REFRESH runs, through the same statements).
+//!
+//! - `FLUSH TABLES [t, ...]`, `LOGS` (and the named logs), `PRIVILEGES`,
+//!   `HOSTS`, `STATUS`, `USER_RESOURCES`, `OPTIMIZER_COSTS`: succeed. Larch
+//!   keeps no table cache to close, no binary or relay log to rotate, no
+//!   host cache, and reads accounts from the catalog at each login, so
+//!   there is nothing to do; the redo log is made durable for `LOGS`.
+//! - `FLUSH TABLES WITH READ LOCK`: takes the global read lock
+//!   ([`GlobalReadLock`]): statements that change data or the schema in
+//!   other sessions wait until every holder released it (`UNLOCK TABLES`,
+//!   or the holder's session ends), at most `lock_wait_timeout` seconds
+//!   (then 1205); the holder's own writes fail with 1223. Several sessions
+//!   may hold it at once, as in MariaDB.
+//! - `FLUSH TABLES ... FOR EXPORT` is refused (1235): Larch has no
+//!   transportable tablespaces.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+use sqlparser::ast;
+
+use crate::error::SqlError;
+use crate::parse::Statement;
+use crate::result::QueryResult;
+use crate::session::Session;
+
+/// The sessions holding the global read lock.
+#[derive(Debug, Default)]
+pub(crate) struct GlobalReadLock {
+    holders: Mutex<HashSet<u64>>,
+    released: Condvar,
+}
+
+impl GlobalReadLock {
+    fn acquire(&self, session: u64) {
+        self.holders.lock().insert(session);
+    }
+
+    fn release(&self, session: u64) {
+        let mut h = self.holders.lock();
+        if h.remove(&session) && h.is_empty() {
+            self.released.notify_all();
+        }
+    }
+
+    fn held_by(&self, session: u64) -> bool {
+        self.holders.lock().contains(&session)
+    }
+
+    /// Waits until no other session holds the lock, at most `timeout`.
+    fn wait_free(&self, session: u64, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut h = self.holders.lock();
+        while h.iter().any(|&x| x != session) {
+            if self.released.wait_until(&mut h, deadline).timed_out() {
+                return !h.iter().any(|&x| x != session);
+            }
+        }
+        true
+    }
+}
+
+/// `FLUSH ...`.
+pub(crate) fn execute(s: &mut Session, stmt: &ast::Statement) -> Result<QueryResult, SqlError> {
+    let ast::Statement::Flush {
+        object_type,
+        read_lock,
+        export,
+        ..
+    } = stmt
+    else {
+        return Err(SqlError::not_supported("this FLUSH"));
+    };
+    match object_type {
+        ast::FlushType::Tables if *export => {
+            Err(SqlError::not_supported("FLUSH TABLES ... FOR EXPORT"))
+        }
+        ast::FlushType::Tables if *read_lock => {
+            if s.in_transaction() {
+                // MariaDB commits nothing here; a lock taken inside an
+                // open transaction is refused as with LOCK TABLES.
+                return Err(SqlError::new(
+                    1192,
+                    "Can't execute the given command because you have active locked tables or an active transaction",
+                ));
+            }
+            s.db.read_lock.acquire(s.id());
+            Ok(QueryResult::ok())
+        }
+        ast::FlushType::Logs | ast::FlushType::EngineLogs => {
+            let log = s.db.storage().pool().log();
+            let lsn = log.current_lsn();
+            larch_engine::io::blocking::blocking(|| log.flush_up_to(lsn))?;
+            Ok(QueryResult::ok())
+        }
+        _ => Ok(QueryResult::ok()),
+    }
+}
+
+/// `UNLOCK TABLES` (and the end of a session): releases the global read lock.
+pub(crate) fn unlock_tables(s: &Session) {
+    s.db.read_lock.release(s.id());
+}
+
+/// True for statements the global read lock holds back.
+fn writes(stmt: &Statement) -> bool {
+    use ast::Statement as S;
+    match stmt {
+        Statement::Sql(st) => !matches!(
+            st.as_ref(),
+            S::Query(_)
+                | S::Explain { .. }
+                | S::ExplainTable { .. }
+                | S::Set(_)
+                | S::Use(_)
+                | S::StartTransaction { .. }
+                | S::Commit { .. }
+                | S::Rollback { .. }
+                | S::Savepoint { .. }
+                | S::ReleaseSavepoint { .. }
+                | S::Kill { .. }
+                | S::LockTables { .. }
+                | S::UnlockTables
+                | S::Flush { .. }
+        ) && !st.to_string().starts_with("SHOW"),
+        Statement::LoadData(_)
+        | Statement::AlterTableKeys { .. }
+        | Statement::AlterTableEngine { .. }
+        | Statement::AlterTable(_)
+        | Statement::CreateFulltextIndex { .. } => true,
+        Statement::TableMaintenance { op, .. } => {
+            matches!(op, crate::parse::MaintenanceOp::Optimize | crate::parse::MaintenanceOp::Repair)
+        }
+        Statement::SetStatement { inner, .. } => writes(inner),
+        _ => false,
+    }
+}
+
+/// Called before every statement: a write waits while another session
+/// holds the global read lock, and fails in the session that holds it.
+pub(crate) fn wait_for_writes(s: &Session, stmt: &Statement) -> Result<(), SqlError> {
+    let lock = &s.db.read_lock;
+    if lock.holders.lock().is_empty() || !writes(stmt) {
+        return Ok(());
+    }
+    if lock.held_by(s.id()) {
+        return Err(SqlError::new(
+            1223,
+            "Can't execute the query because you have a conflicting read lock",
+        ));
+    }
+    let timeout = Duration::from_secs(s.int_var("lock_wait_timeout").max(0) as u64);
+    let free = larch_engine::io::blocking::blocking(|| lock.wait_free(s.id(), timeout));
+    if free {
+        Ok(())
+    } else {
+        Err(SqlError::new(
+            1205,
+            "Lock wait timeout exceeded; try restarting transaction",
+        ))
+    }
+}
