@@ -17,7 +17,10 @@ fn global_read_lock_holds_writes() -> R<()> {
     a.execute("FLUSH TABLES WITH READ LOCK")?;
     // Reads go on; the holder's own writes are refused.
     assert_eq!(one(&mut b, "SELECT COUNT(*) FROM t")?, "0");
-    let e = a.execute("INSERT INTO t VALUES (1)").err().ok_or("no error")?;
+    let e = a
+        .execute("INSERT INTO t VALUES (1)")
+        .err()
+        .ok_or("no error")?;
     assert_eq!(
         (e.code(), e.to_string().as_str()),
         (
@@ -41,7 +44,10 @@ fn global_read_lock_holds_writes() -> R<()> {
     a.execute("FLUSH TABLES WITH READ LOCK")?;
     let mut c = t.session(50)?;
     c.execute("SET lock_wait_timeout = 1")?;
-    let e = c.execute("CREATE TABLE u (a INT)").err().ok_or("no error")?;
+    let e = c
+        .execute("CREATE TABLE u (a INT)")
+        .err()
+        .ok_or("no error")?;
     assert_eq!(e.code(), 1205);
     drop(a);
     c.execute("INSERT INTO t VALUES (3)")?;
@@ -60,6 +66,8 @@ fn other_flush_forms() -> R<()> {
         "FLUSH STATUS",
         "FLUSH HOSTS",
         "FLUSH NO_WRITE_TO_BINLOG TABLES",
+        "FLUSH TABLE t",
+        "FLUSH LOCAL TABLE t, t",
     ] {
         s.execute(sql)?;
     }
@@ -68,5 +76,20 @@ fn other_flush_forms() -> R<()> {
         .err()
         .ok_or("no error")?;
     assert_eq!(e.code(), 1235);
+    // Inside LOCK TABLES the global read lock is refused; FLUSH commits
+    // an open transaction.
+    s.execute("LOCK TABLES t WRITE")?;
+    let e = s
+        .execute("FLUSH TABLES WITH READ LOCK")
+        .err()
+        .ok_or("no error")?;
+    assert_eq!(e.code(), 1192);
+    s.execute("UNLOCK TABLES")?;
+    s.execute("BEGIN")?;
+    s.execute("INSERT INTO t VALUES (1)")?;
+    s.execute("FLUSH TABLE t WITH READ LOCK")?;
+    s.execute("UNLOCK TABLES")?;
+    s.execute("ROLLBACK")?;
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t")?, "1");
     Ok(())
 }

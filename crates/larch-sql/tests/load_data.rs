@@ -39,7 +39,11 @@ fn formats_columns_and_set() -> R<()> {
     ])?;
     let dir = tempfile::tempdir()?;
     let mut s = t.session(50)?;
-    let f = file(&dir, "a.txt", "header\n\\N\t1\tone\t\\N\n\\N\t2\t\\N\t\\N\n")?;
+    let f = file(
+        &dir,
+        "a.txt",
+        "header\n\\N\t1\tone\t\\N\n\\N\t2\t\\N\t\\N\n",
+    )?;
     let (n, info) = load(
         &mut s,
         &format!("LOAD DATA INFILE '{f}' INTO TABLE t IGNORE 1 LINES"),
@@ -48,7 +52,10 @@ fn formats_columns_and_set() -> R<()> {
     assert_eq!(info, "Records: 2  Deleted: 0  Skipped: 0  Warnings: 0");
     assert_eq!(
         rows(&mut s, "SELECT id, a, b, c FROM t")?,
-        vec![vec!["1", "1", "one", "NULL"], vec!["2", "2", "NULL", "NULL"]]
+        vec![
+            vec!["1", "1", "one", "NULL"],
+            vec!["2", "2", "NULL", "NULL"]
+        ]
     );
     assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "1");
     // A CSV with quoting, a column list with a variable and SET.
@@ -81,7 +88,11 @@ fn formats_columns_and_set() -> R<()> {
         vec![vec!["7", "pre"], vec!["8", "fix"]]
     );
     assert_eq!(
-        err(&mut s, &format!("LOAD DATA INFILE '{f}' INTO TABLE t (a, nope)")).0,
+        err(
+            &mut s,
+            &format!("LOAD DATA INFILE '{f}' INTO TABLE t (a, nope)")
+        )
+        .0,
         1054
     );
     assert_eq!(
@@ -104,7 +115,11 @@ fn short_long_and_null_rows() -> R<()> {
     assert_eq!(
         rows(&mut s, "SHOW WARNINGS")?,
         vec![
-            vec!["Warning", "1261", "Row 1 doesn't contain data for all columns"],
+            vec![
+                "Warning",
+                "1261",
+                "Row 1 doesn't contain data for all columns"
+            ],
             vec![
                 "Warning",
                 "1262",
@@ -125,10 +140,16 @@ fn short_long_and_null_rows() -> R<()> {
     s.execute("SET sql_mode = 'STRICT_TRANS_TABLES'")?;
     s.execute("DELETE FROM t")?;
     let (code, msg) = err(&mut s, &format!("LOAD DATA INFILE '{f}' INTO TABLE t"));
-    assert_eq!((code, msg.as_str()), (1261, "Row 1 doesn't contain data for all columns"));
+    assert_eq!(
+        (code, msg.as_str()),
+        (1261, "Row 1 doesn't contain data for all columns")
+    );
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t")?, "0");
     // IGNORE turns them back into warnings.
-    let (n, _) = load(&mut s, &format!("LOAD DATA INFILE '{f}' IGNORE INTO TABLE t"))?;
+    let (n, _) = load(
+        &mut s,
+        &format!("LOAD DATA INFILE '{f}' IGNORE INTO TABLE t"),
+    )?;
     assert_eq!(n, 3);
     Ok(())
 }
@@ -145,11 +166,17 @@ fn duplicates_and_atomicity() -> R<()> {
     let (code, msg) = err(&mut s, &format!("LOAD DATA INFILE '{f}' INTO TABLE t"));
     assert_eq!(code, 1062, "{msg}");
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t")?, "1");
-    let (n, info) = load(&mut s, &format!("LOAD DATA INFILE '{f}' IGNORE INTO TABLE t"))?;
+    let (n, info) = load(
+        &mut s,
+        &format!("LOAD DATA INFILE '{f}' IGNORE INTO TABLE t"),
+    )?;
     assert_eq!(n, 2);
     assert_eq!(info, "Records: 3  Deleted: 0  Skipped: 1  Warnings: 1");
     assert_eq!(one(&mut s, "SELECT v FROM t WHERE k = 2")?, "old");
-    let (n, info) = load(&mut s, &format!("LOAD DATA INFILE '{f}' REPLACE INTO TABLE t"))?;
+    let (n, info) = load(
+        &mut s,
+        &format!("LOAD DATA INFILE '{f}' REPLACE INTO TABLE t"),
+    )?;
     assert_eq!(n, 6);
     assert_eq!(info, "Records: 3  Deleted: 3  Skipped: 0  Warnings: 0");
     assert_eq!(one(&mut s, "SELECT v FROM t WHERE k = 2")?, "two");
@@ -181,7 +208,10 @@ fn secure_file_priv_and_large_file() -> R<()> {
         "The MariaDB server is running with the --secure-file-priv option so it cannot execute this statement".to_owned(),
     );
     assert_eq!(
-        err(&mut s, &format!("LOAD DATA INFILE '{outside}' INTO TABLE t")),
+        err(
+            &mut s,
+            &format!("LOAD DATA INFILE '{outside}' INTO TABLE t")
+        ),
         refused
     );
     let escape = format!("{}/../x.txt", dir.path().to_string_lossy());

@@ -18,7 +18,10 @@ fn err(s: &mut Session, sql: &str) -> (u16, String) {
 
 fn status(s: &mut Session, name: &str) -> R<i64> {
     let r = rows(s, &format!("SHOW GLOBAL STATUS LIKE '{name}'"))?;
-    Ok(r.first().and_then(|r| r.get(1)).ok_or("no such status")?.parse()?)
+    Ok(r.first()
+        .and_then(|r| r.get(1))
+        .ok_or("no such status")?
+        .parse()?)
 }
 
 #[test]
@@ -67,7 +70,10 @@ fn prepare_execute_deallocate() -> R<()> {
     );
     assert_eq!(err(&mut s, "EXECUTE ins USING 1, 2").0, 1243);
     // Statements that cannot be prepared.
-    assert_eq!(err(&mut s, "PREPARE p FROM 'PREPARE q FROM ''SELECT 1'''").0, 1295);
+    assert_eq!(
+        err(&mut s, "PREPARE p FROM 'PREPARE q FROM ''SELECT 1'''").0,
+        1295
+    );
     // Names are per session.
     s.execute("PREPARE mine FROM 'SELECT 1'")?;
     let mut other = t.session(50)?;
@@ -82,7 +88,10 @@ fn execute_immediate_and_syntax_errors() -> R<()> {
     s.execute("EXECUTE IMMEDIATE 'INSERT INTO t VALUES (?), (?)' USING 5, 6")?;
     assert_eq!(one(&mut s, "SELECT SUM(a) FROM t")?, "11");
     assert_eq!(
-        rows(&mut s, "EXECUTE IMMEDIATE CONCAT('SELECT ', 'a FROM t WHERE a > ?') USING 5")?,
+        rows(
+            &mut s,
+            "EXECUTE IMMEDIATE CONCAT('SELECT ', 'a FROM t WHERE a > ?') USING 5"
+        )?,
         vec![vec!["6"]]
     );
     assert_eq!(

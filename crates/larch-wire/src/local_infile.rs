@@ -136,6 +136,6 @@ impl Drop for LocalInfileReader<'_> {
                 Err(_) => self.broken = true,
             }
         }
-        *self.outbox = Outbox::new(self.io.seq());
+        self.outbox.restart(self.io.seq());
     }
 }

@@ -25,8 +25,8 @@
 
 use crate::column::ColumnDef;
 use crate::error::MysqlError;
-use crate::packet::{Outbox, OutboxMark};
 use crate::local_infile::{LocalInfileReader, LocalIo};
+use crate::packet::{Outbox, OutboxMark};
 use crate::value::{encode_binary, Value};
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use mysql_common::io::BufMutExt;
@@ -146,6 +146,8 @@ pub struct ResultWriter<'a> {
     /// The stream for LOAD DATA LOCAL INFILE (COM_QUERY only).
     local: Option<&'a mut dyn LocalIo>,
     local_files: bool,
+    /// Part of the response went out during a LOCAL INFILE exchange.
+    sent_early: bool,
     deprecate_eof: bool,
     binary: bool,
     multi_statements: bool,
@@ -166,6 +168,7 @@ impl<'a> ResultWriter<'a> {
         ResultWriter {
             outbox,
             local: None,
+            sent_early: false,
             local_files: capabilities.contains(CapabilityFlags::CLIENT_LOCAL_FILES),
             deprecate_eof: capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF),
             binary,
@@ -206,6 +209,7 @@ impl<'a> ResultWriter<'a> {
         let Some(io) = self.local.as_deref_mut() else {
             return Err(refused());
         };
+        self.sent_early = true;
         LocalInfileReader::start(io, self.outbox, name)
     }
 
@@ -394,7 +398,11 @@ impl<'a> ResultWriter<'a> {
 
     /// Drops everything written (used when the handler panicked).
     pub(crate) fn abandon(self, start: OutboxMark) {
-        self.outbox.rollback(start);
+        match (self.sent_early, self.local) {
+            // What went out stays; the rest continues the stream's numbering.
+            (true, Some(io)) => self.outbox.restart(io.seq()),
+            _ => self.outbox.rollback(start),
+        }
     }
 }
 

@@ -78,7 +78,10 @@ fn load_data_local_through_the_protocol() -> Res {
     c.query_drop("CREATE TABLE u (id INT PRIMARY KEY, v VARCHAR(5))")?;
     c.query_drop("LOAD DATA LOCAL INFILE 'dup.txt' INTO TABLE u")?;
     assert_eq!(c.affected_rows(), 2);
-    assert_eq!(c.info_str(), "Records: 3  Deleted: 0  Skipped: 1  Warnings: 1");
+    assert_eq!(
+        c.info_str(),
+        "Records: 3  Deleted: 0  Skipped: 1  Warnings: 1"
+    );
     // In a multi-statement query the results before and after arrive in order.
     let mut sets = Vec::new();
     let mut r = c.query_iter(
@@ -94,7 +97,10 @@ fn load_data_local_through_the_protocol() -> Res {
     drop(r);
     assert_eq!(sets.len(), 3, "{sets:?}");
     assert_eq!(sets[1].0, 6);
-    assert!(sets[2].1[0].contains("\"2\"") || sets[2].1[0].contains("2"), "{sets:?}");
+    assert!(
+        sets[2].1[0].contains("\"2\"") || sets[2].1[0].contains("2"),
+        "{sets:?}"
+    );
     // An error in the middle of the file leaves the connection in step.
     c.query_drop("SET sql_mode = 'STRICT_ALL_TABLES'")?;
     let e = c
@@ -110,11 +116,7 @@ fn load_data_local_through_the_protocol() -> Res {
         .query_drop("LOAD DATA LOCAL INFILE 'dup.txt' INTO TABLE u")
         .err()
         .ok_or("expected an error")?;
-    assert_eq!(
-        server_error(&e).map(|x| x.0),
-        Some(1148),
-        "{e}"
-    );
+    assert_eq!(server_error(&e).map(|x| x.0), Some(1148), "{e}");
     c.query_drop("SET GLOBAL local_infile = 1")?;
     Ok(())
 }
@@ -156,10 +158,7 @@ fn mariadb_client_local_infile() -> Res {
     let out = client("mariadb", &server, &["--local-infile=0", "-e", &sql])?;
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("1148") || err.contains("not allowed"),
-        "{err}"
-    );
+    assert!(err.contains("1148") || err.contains("not allowed"), "{err}");
     let n: Option<u32> = c.query_first("SELECT COUNT(*) FROM d.t")?;
     assert_eq!(n, Some(3));
     Ok(())
@@ -199,7 +198,10 @@ fn prepared_statements_and_select_into_over_the_wire() -> Res {
         .query_drop("SELECT a INTO @a FROM t")
         .err()
         .ok_or("expected an error")?;
-    assert_eq!(server_error(&e).map(|x| (x.0, x.1)), Some((1172, "42000".to_owned())));
+    assert_eq!(
+        server_error(&e).map(|x| (x.0, x.1)),
+        Some((1172, "42000".to_owned()))
+    );
     // The binary protocol prepares SELECT ... INTO too.
     let stmt = c.prep("SELECT b INTO @b FROM t WHERE a = ?")?;
     c.exec_drop(&stmt, (2,))?;
@@ -244,7 +246,13 @@ fn read_lock_across_connections_and_refresh() -> Res {
         a.query_drop("INSERT INTO d.t VALUES (2)")?;
     }
     if installed("read_lock_across_connections_and_refresh", "mariadb-admin") {
-        for cmd in ["refresh", "flush-logs", "flush-tables", "flush-hosts", "flush-status"] {
+        for cmd in [
+            "refresh",
+            "flush-logs",
+            "flush-tables",
+            "flush-hosts",
+            "flush-status",
+        ] {
             let out = client("mariadb-admin", &server, &[cmd])?;
             assert!(
                 out.status.success(),

@@ -69,7 +69,8 @@ pub(crate) fn server_path(s: &Session, name: &str) -> Result<PathBuf, SqlError> 
         return Err(prevented());
     }
     if !allowed.is_empty() {
-        let dir = std::fs::canonicalize(&allowed).unwrap_or_else(|_| normalize(Path::new(&allowed)));
+        let dir =
+            std::fs::canonicalize(&allowed).unwrap_or_else(|_| normalize(Path::new(&allowed)));
         if !path.starts_with(&dir) {
             return Err(prevented());
         }

@@ -31,6 +31,8 @@ use crate::session::Session;
 pub(crate) struct GlobalReadLock {
     holders: Mutex<HashSet<u64>>,
     released: Condvar,
+    /// Sessions inside LOCK TABLES (they cannot take the global lock).
+    locked_tables: Mutex<HashSet<u64>>,
 }
 
 impl GlobalReadLock {
@@ -78,13 +80,15 @@ pub(crate) fn execute(s: &mut Session, stmt: &ast::Statement) -> Result<QueryRes
             Err(SqlError::not_supported("FLUSH TABLES ... FOR EXPORT"))
         }
         ast::FlushType::Tables if *read_lock => {
-            if s.in_transaction() {
-                // MariaDB commits nothing here; a lock taken inside an
-                // open transaction is refused as with LOCK TABLES.
+            if s.db.read_lock.locked_tables.lock().contains(&s.id()) {
                 return Err(SqlError::new(
                     1192,
                     "Can't execute the given command because you have active locked tables or an active transaction",
                 ));
+            }
+            // FLUSH commits the open transaction, as every FLUSH does.
+            if s.in_transaction() {
+                s.commit()?;
             }
             s.db.read_lock.acquire(s.id());
             Ok(QueryResult::ok())
@@ -99,39 +103,51 @@ pub(crate) fn execute(s: &mut Session, stmt: &ast::Statement) -> Result<QueryRes
     }
 }
 
-/// `UNLOCK TABLES` (and the end of a session): releases the global read lock.
+/// `UNLOCK TABLES` (and the end of a session): releases the global read
+/// lock and ends LOCK TABLES.
 pub(crate) fn unlock_tables(s: &Session) {
+    s.db.read_lock.locked_tables.lock().remove(&s.id());
     s.db.read_lock.release(s.id());
+}
+
+/// `LOCK TABLES`: remembered so that FLUSH TABLES WITH READ LOCK refuses.
+pub(crate) fn lock_tables(s: &Session) {
+    s.db.read_lock.locked_tables.lock().insert(s.id());
 }
 
 /// True for statements the global read lock holds back.
 fn writes(stmt: &Statement) -> bool {
     use ast::Statement as S;
     match stmt {
-        Statement::Sql(st) => !matches!(
-            st.as_ref(),
-            S::Query(_)
-                | S::Explain { .. }
-                | S::ExplainTable { .. }
-                | S::Set(_)
-                | S::Use(_)
-                | S::StartTransaction { .. }
-                | S::Commit { .. }
-                | S::Rollback { .. }
-                | S::Savepoint { .. }
-                | S::ReleaseSavepoint { .. }
-                | S::Kill { .. }
-                | S::LockTables { .. }
-                | S::UnlockTables
-                | S::Flush { .. }
-        ) && !st.to_string().starts_with("SHOW"),
+        Statement::Sql(st) => {
+            !matches!(
+                st.as_ref(),
+                S::Query(_)
+                    | S::Explain { .. }
+                    | S::ExplainTable { .. }
+                    | S::Set(_)
+                    | S::Use(_)
+                    | S::StartTransaction { .. }
+                    | S::Commit { .. }
+                    | S::Rollback { .. }
+                    | S::Savepoint { .. }
+                    | S::ReleaseSavepoint { .. }
+                    | S::Kill { .. }
+                    | S::LockTables { .. }
+                    | S::UnlockTables
+                    | S::Flush { .. }
+            ) && !st.to_string().starts_with("SHOW")
+        }
         Statement::LoadData(_)
         | Statement::AlterTableKeys { .. }
         | Statement::AlterTableEngine { .. }
         | Statement::AlterTable(_)
         | Statement::CreateFulltextIndex { .. } => true,
         Statement::TableMaintenance { op, .. } => {
-            matches!(op, crate::parse::MaintenanceOp::Optimize | crate::parse::MaintenanceOp::Repair)
+            matches!(
+                op,
+                crate::parse::MaintenanceOp::Optimize | crate::parse::MaintenanceOp::Repair
+            )
         }
         Statement::SetStatement { inner, .. } => writes(inner),
         _ => false,

@@ -173,9 +173,9 @@ fn load_rows(
         l.columns
             .iter()
             .map(|c| match c.value.strip_prefix('@') {
-                Some(v) if c.quote_style.is_none() => {
-                    Ok(Slot::Var(v.trim_matches(['`', '\'', '"']).to_ascii_lowercase()))
-                }
+                Some(v) if c.quote_style.is_none() => Ok(Slot::Var(
+                    v.trim_matches(['`', '\'', '"']).to_ascii_lowercase(),
+                )),
                 _ => bulk.column(&c.value, "field list").map(Slot::Column),
             })
             .collect::<Result<_, _>>()?
@@ -253,10 +253,13 @@ fn load_rows(
             match slot {
                 Slot::Var(name) => {
                     let v = match field {
-                        Some(Some(b)) => field_value(b, &ColumnType::Varchar {
-                            max_len: u32::MAX,
-                            collation: s.connection_collation(),
-                        }),
+                        Some(Some(b)) => field_value(
+                            b,
+                            &ColumnType::Varchar {
+                                max_len: u32::MAX,
+                                collation: s.connection_collation(),
+                            },
+                        ),
                         _ => Value::Null,
                     };
                     eval::uservar::forget(name);

@@ -51,7 +51,8 @@ pub(crate) fn execute_with(
 ) -> Result<QueryResult, SqlError> {
     let scope = crate::eval::uservar::StatementScope::enter();
     let _locks = crate::user_locks::enter(&s.db.user_locks, s.process.id);
-    let result = flush::wait_for_writes(s, stmt).and_then(|()| execute_statement(s, stmt, params, io));
+    let result =
+        flush::wait_for_writes(s, stmt).and_then(|()| execute_statement(s, stmt, params, io));
     for (name, value) in scope.finish() {
         s.user_vars.insert(name, value);
     }
@@ -225,7 +226,10 @@ fn execute_sql(
         // Table locks: a session's statements already see a consistent
         // table set; LOCK TABLES is accepted (as mysqldump issues it) and
         // grants nothing more.
-        S::LockTables { .. } => Ok(QueryResult::ok()),
+        S::LockTables { .. } => {
+            flush::lock_tables(s);
+            Ok(QueryResult::ok())
+        }
         S::UnlockTables => {
             flush::unlock_tables(s);
             Ok(QueryResult::ok())

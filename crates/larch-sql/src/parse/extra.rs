@@ -171,6 +171,7 @@ pub(super) fn parse_extra(p: &mut Parser) -> Option<Result<Statement, ParserErro
         ("DEALLOCATE", Some("PREPARE")) | ("DROP", Some("PREPARE")) => {
             super::sql_prepared::deallocate(p)
         }
+        ("FLUSH", Some(w)) if flush_table(p, w) => flush_tables(p),
         ("SHUTDOWN", _) => {
             p.next_token();
             Ok(Statement::Shutdown)
@@ -454,4 +455,53 @@ pub(super) fn file_format(p: &mut Parser) -> Result<FileFormat, ParserError> {
         }
     }
     Ok(f)
+}
+
+/// True for `FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE ...` (sqlparser knows
+/// only TABLES).
+fn flush_table(p: &Parser, w1: &str) -> bool {
+    match w1 {
+        "TABLE" => true,
+        "NO_WRITE_TO_BINLOG" | "LOCAL" => word_at(p, 2).as_deref() == Some("TABLE"),
+        _ => false,
+    }
+}
+
+/// `FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE [t, ...] [WITH READ LOCK | FOR
+/// EXPORT]`, as sqlparser's FLUSH TABLES.
+fn flush_tables(p: &mut Parser) -> Result<Statement, ParserError> {
+    p.next_token();
+    let location = if word(p, "NO_WRITE_TO_BINLOG") {
+        Some(ast::FlushLocation::NoWriteToBinlog)
+    } else if word(p, "LOCAL") {
+        Some(ast::FlushLocation::Local)
+    } else {
+        None
+    };
+    expect_word(p, "TABLE")?;
+    let mut tables = Vec::new();
+    if matches!(p.peek_token_ref().token, Token::Word(_))
+        && word_at(p, 0).as_deref() != Some("WITH")
+        && word_at(p, 0).as_deref() != Some("FOR")
+    {
+        tables = p.parse_comma_separated(|p| p.parse_object_name(false))?;
+    }
+    let mut read_lock = false;
+    let mut export = false;
+    if word(p, "WITH") {
+        expect_word(p, "READ")?;
+        expect_word(p, "LOCK")?;
+        read_lock = true;
+    } else if word(p, "FOR") {
+        expect_word(p, "EXPORT")?;
+        export = true;
+    }
+    Ok(Statement::Sql(Box::new(ast::Statement::Flush {
+        object_type: ast::FlushType::Tables,
+        location,
+        channel: None,
+        read_lock,
+        export,
+        tables,
+    })))
 }

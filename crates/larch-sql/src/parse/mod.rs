@@ -89,8 +89,8 @@ mod names;
 mod rewrite;
 pub mod select_into;
 mod set_statement;
-mod sql_prepared;
 pub mod split;
+mod sql_prepared;
 #[cfg(test)]
 mod tests;
 

@@ -280,7 +280,11 @@ impl Session {
         let text = crate::parse::bytes_to_text(sql);
         let replaces = self.prepared.contains_key(&stmt_id);
         let (p, description) = self.prepare_text(&text, replaces)?;
-        self.db.status.prepared.stmt_prepare.fetch_add(1, Ordering::Relaxed);
+        self.db
+            .status
+            .prepared
+            .stmt_prepare
+            .fetch_add(1, Ordering::Relaxed);
         self.prepared.insert(stmt_id, p);
         self.count_prepared();
         Ok(description)
@@ -306,7 +310,11 @@ impl Session {
                 "Incorrect arguments to mysqld_stmt_execute",
             ));
         }
-        self.db.status.prepared.stmt_execute.fetch_add(1, Ordering::Relaxed);
+        self.db
+            .status
+            .prepared
+            .stmt_execute
+            .fetch_add(1, Ordering::Relaxed);
         self.run_statement(&p.statement, &p.text, params)
     }
 
@@ -332,7 +340,11 @@ impl Session {
     /// COM_STMT_CLOSE.
     pub fn close_prepared(&mut self, stmt_id: u32) {
         if self.prepared.remove(&stmt_id).is_some() {
-            self.db.status.prepared.stmt_close.fetch_add(1, Ordering::Relaxed);
+            self.db
+                .status
+                .prepared
+                .stmt_close
+                .fetch_add(1, Ordering::Relaxed);
         }
         self.count_prepared();
     }

@@ -163,7 +163,14 @@ impl<R: Read> RecordReader<R> {
                 None => out == b"NULL",
             }
         };
-        Ok((if null { None } else { Some(unescape(&out, self.escape)) }, line_end))
+        Ok((
+            if null {
+                None
+            } else {
+                Some(unescape(&out, self.escape))
+            },
+            line_end,
+        ))
     }
 
     /// Appends `b` so that [`unescape`] keeps it as it is.
@@ -312,7 +319,10 @@ mod tests {
             lines_terminated_by: "\r\n".into(),
             ..FileFormat::default()
         };
-        let got = records("1,\"a,b\"\r\n2,\"say \"\"hi\"\"\"\r\n3,\"multi\r\nline\"", &f);
+        let got = records(
+            "1,\"a,b\"\r\n2,\"say \"\"hi\"\"\"\r\n3,\"multi\r\nline\"",
+            &f,
+        );
         assert_eq!(
             got,
             vec![
