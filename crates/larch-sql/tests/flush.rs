@@ -40,6 +40,21 @@ fn global_read_lock_holds_writes() -> R<()> {
     let waited = writer.join().map_err(|_| "writer panicked")??;
     assert!(waited >= Duration::from_millis(250), "{waited:?}");
     assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t")?, "1");
+    // The COMMIT of a transaction that changed rows waits as well.
+    let mut d = t.session(50)?;
+    d.execute("BEGIN")?;
+    d.execute("INSERT INTO t VALUES (5)")?;
+    a.execute("FLUSH TABLES WITH READ LOCK")?;
+    let committer = std::thread::spawn(move || -> R<Duration> {
+        let start = Instant::now();
+        d.execute("COMMIT")?;
+        Ok(start.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    a.execute("UNLOCK TABLES")?;
+    let waited = committer.join().map_err(|_| "committer panicked")??;
+    assert!(waited >= Duration::from_millis(250), "{waited:?}");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t")?, "2");
     // lock_wait_timeout bounds the wait; the lock ends with its session.
     a.execute("FLUSH TABLES WITH READ LOCK")?;
     let mut c = t.session(50)?;

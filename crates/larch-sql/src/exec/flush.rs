@@ -10,7 +10,8 @@
 //!   ([`GlobalReadLock`]): statements that change data or the schema in
 //!   other sessions wait until every holder released it (`UNLOCK TABLES`,
 //!   or the holder's session ends), at most `lock_wait_timeout` seconds
-//!   (then 1205); the holder's own writes fail with 1223. Several sessions
+//!   (then 1205), and so does the COMMIT of a transaction that changed
+//!   rows; the holder's own writes fail with 1223. Several sessions
 //!   may hold it at once, as in MariaDB.
 //! - `FLUSH TABLES ... FOR EXPORT` is refused (1235): Larch has no
 //!   transportable tablespaces.
@@ -154,11 +155,34 @@ fn writes(stmt: &Statement) -> bool {
     }
 }
 
+/// True for a statement that commits a transaction which changed rows.
+fn commits_changes(s: &Session, stmt: &Statement) -> bool {
+    let changed = s.txn.as_ref().is_some_and(|t| t.ctx.undo_records() > 0);
+    changed
+        && match stmt {
+            Statement::Sql(st) => matches!(
+                st.as_ref(),
+                ast::Statement::Commit { .. } | ast::Statement::StartTransaction { .. }
+            ),
+            Statement::StartTransaction { .. } => true,
+            _ => false,
+        }
+}
+
 /// Called before every statement: a write waits while another session
 /// holds the global read lock, and fails in the session that holds it.
 pub(crate) fn wait_for_writes(s: &Session, stmt: &Statement) -> Result<(), SqlError> {
     let lock = &s.db.read_lock;
-    if lock.holders.lock().is_empty() || !writes(stmt) {
+    if lock.holders.lock().is_empty() {
+        return Ok(());
+    }
+    if commits_changes(s, stmt) {
+        // A COMMIT of changed rows waits too (the holder's own cannot
+        // exist: taking the lock committed its transaction).
+        if lock.held_by(s.id()) {
+            return Ok(());
+        }
+    } else if !writes(stmt) {
         return Ok(());
     }
     if lock.held_by(s.id()) {
