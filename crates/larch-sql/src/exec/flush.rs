@@ -11,12 +11,15 @@
 //!   other sessions wait until every holder released it (`UNLOCK TABLES`,
 //!   or the holder's session ends), at most `lock_wait_timeout` seconds
 //!   (then 1205), and so does the COMMIT of a transaction that changed
-//!   rows; the holder's own writes fail with 1223. Several sessions
+//!   rows; the holder's own writes fail with 1223. Unlike MariaDB, taking
+//!   the lock does not wait for write statements already running (they
+//!   checked it before they started; each checks it once, cheaply). Several sessions
 //!   may hold it at once, as in MariaDB.
 //! - `FLUSH TABLES ... FOR EXPORT` is refused (1235): Larch has no
 //!   transportable tablespaces.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
@@ -31,6 +34,8 @@ use crate::session::Session;
 #[derive(Debug, Default)]
 pub(crate) struct GlobalReadLock {
     holders: Mutex<HashSet<u64>>,
+    /// `holders.len()`, read without the mutex by every statement.
+    held: AtomicUsize,
     released: Condvar,
     /// Sessions inside LOCK TABLES (they cannot take the global lock).
     locked_tables: Mutex<HashSet<u64>>,
@@ -38,13 +43,18 @@ pub(crate) struct GlobalReadLock {
 
 impl GlobalReadLock {
     fn acquire(&self, session: u64) {
-        self.holders.lock().insert(session);
+        let mut h = self.holders.lock();
+        h.insert(session);
+        self.held.store(h.len(), Ordering::SeqCst);
     }
 
     fn release(&self, session: u64) {
         let mut h = self.holders.lock();
-        if h.remove(&session) && h.is_empty() {
-            self.released.notify_all();
+        if h.remove(&session) {
+            self.held.store(h.len(), Ordering::SeqCst);
+            if h.is_empty() {
+                self.released.notify_all();
+            }
         }
     }
 
@@ -173,7 +183,7 @@ fn commits_changes(s: &Session, stmt: &Statement) -> bool {
 /// holds the global read lock, and fails in the session that holds it.
 pub(crate) fn wait_for_writes(s: &Session, stmt: &Statement) -> Result<(), SqlError> {
     let lock = &s.db.read_lock;
-    if lock.holders.lock().is_empty() {
+    if lock.held.load(Ordering::SeqCst) == 0 {
         return Ok(());
     }
     if commits_changes(s, stmt) {
