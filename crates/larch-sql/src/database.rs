@@ -117,6 +117,9 @@ pub struct StatusCounters {
     pub rows_inserted: AtomicU64,
     pub rows_updated: AtomicU64,
     pub rows_deleted: AtomicU64,
+    /// Prepared statements (`session::sql_prepared`): `Com_stmt_*`,
+    /// `Com_*_sql` and the `Prepared_stmt_count` gauge.
+    pub prepared: crate::session::sql_prepared::PreparedCounters,
 }
 
 /// See the module documentation.
@@ -145,6 +148,8 @@ pub struct Database {
     /// Accounts and grants.
     pub(crate) acl: crate::privileges::Acl,
     sha2_crypt: RwLock<Option<Sha2Crypt>>,
+    /// FLUSH TABLES WITH READ LOCK (`exec::flush`).
+    pub(crate) read_lock: crate::exec::flush::GlobalReadLock,
 }
 
 impl std::fmt::Debug for Database {
@@ -198,6 +203,7 @@ impl Database {
             metadata_locks: Arc::default(),
             acl,
             sha2_crypt: RwLock::new(None),
+            read_lock: Default::default(),
         }))
     }
 

@@ -38,7 +38,7 @@ pub(crate) struct CommandLoop<'a, S, H> {
 
 impl<'a, S, H> CommandLoop<'a, S, H>
 where
-    S: AsyncRead + AsyncWrite + Unpin,
+    S: AsyncRead + AsyncWrite + Unpin + Send,
     H: SqlSession,
 {
     pub(crate) fn new(
@@ -167,6 +167,7 @@ where
         const SET_OPTION: u8 = Command::COM_SET_OPTION as u8;
         const STMT_FETCH: u8 = Command::COM_STMT_FETCH as u8;
         const RESET_CONNECTION: u8 = Command::COM_RESET_CONNECTION as u8;
+        const REFRESH: u8 = Command::COM_REFRESH as u8;
         match code {
             QUIT => Ok(Flow::Quit),
             PING => self.send_ok().await,
@@ -270,6 +271,12 @@ where
                     _ => self.send_err(&MysqlError::unknown_command()).await,
                 }
             }
+            REFRESH => {
+                let flags = body.first().copied().unwrap_or(0);
+                let session = &mut *self.session;
+                let r = self.server.call(|| session.refresh(flags)).and_then(|r| r);
+                self.send_result(r).await
+            }
             RESET_CONNECTION => {
                 for id in self.statements.ids() {
                     self.statements.remove(id);
@@ -291,13 +298,17 @@ where
         let status = self.status();
         let mut out = self.stream.outbox();
         let start = out.mark();
+        let mut io = crate::local_infile::BlockingStream {
+            stream: &mut *self.stream,
+        };
         let mut writer = ResultWriter::new(
             &mut out,
             self.capabilities,
             false,
             self.multi_statements,
             status,
-        );
+        )
+        .with_local(&mut io);
         let session = &mut *self.session;
         let result = self.server.call(|| session.query(sql, &mut writer));
         // What must finish before the client hears the result (the log

@@ -273,6 +273,14 @@ impl Outbox {
         }
     }
 
+    /// Drops every packet and continues at sequence id `seq` (after the
+    /// packets were sent some other way, as LOCAL INFILE does).
+    pub fn restart(&mut self, seq: u8) {
+        self.open = None;
+        self.buf.clear();
+        self.seq = seq;
+    }
+
     /// Drops every packet added after `mark`.
     pub fn rollback(&mut self, mark: OutboxMark) {
         self.open = None;

@@ -20,10 +20,12 @@
 //!   statement of a multi-statement fails.
 //!
 //! Results are buffered until the handler returns (a large result set costs
-//! its encoded size in memory).
+//! its encoded size in memory), except that [`ResultWriter::local_infile`]
+//! sends what is buffered before it asks the client for a file.
 
 use crate::column::ColumnDef;
 use crate::error::MysqlError;
+use crate::local_infile::{LocalInfileReader, LocalIo};
 use crate::packet::{Outbox, OutboxMark};
 use crate::value::{encode_binary, Value};
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
@@ -122,6 +124,15 @@ enum Pending {
     EndOfRows { warnings: u16, status: StatusFlags },
 }
 
+impl std::fmt::Debug for ResultWriter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResultWriter")
+            .field("binary", &self.binary)
+            .field("results", &self.results)
+            .finish()
+    }
+}
+
 /// The result set being written.
 #[derive(Debug)]
 struct OpenResultSet {
@@ -130,9 +141,13 @@ struct OpenResultSet {
 }
 
 /// Writes the results of one command; see the module documentation.
-#[derive(Debug)]
 pub struct ResultWriter<'a> {
     outbox: &'a mut Outbox,
+    /// The stream for LOAD DATA LOCAL INFILE (COM_QUERY only).
+    local: Option<&'a mut dyn LocalIo>,
+    local_files: bool,
+    /// Part of the response went out during a LOCAL INFILE exchange.
+    sent_early: bool,
     deprecate_eof: bool,
     binary: bool,
     multi_statements: bool,
@@ -152,6 +167,9 @@ impl<'a> ResultWriter<'a> {
     ) -> Self {
         ResultWriter {
             outbox,
+            local: None,
+            sent_early: false,
+            local_files: capabilities.contains(CapabilityFlags::CLIENT_LOCAL_FILES),
             deprecate_eof: capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF),
             binary,
             multi_statements,
@@ -160,6 +178,39 @@ impl<'a> ResultWriter<'a> {
             open: None,
             results: 0,
         }
+    }
+
+    /// Lets the SQL layer ask the client for files (LOAD DATA LOCAL).
+    pub(crate) fn with_local(mut self, io: &'a mut dyn LocalIo) -> Self {
+        self.local = Some(io);
+        self
+    }
+
+    /// LOAD DATA LOCAL INFILE: sends the results so far and the request
+    /// for `name`, and returns the reader of the client's file (see
+    /// [`crate::local_infile`]). ER 1148 when the client did not offer
+    /// `CLIENT_LOCAL_FILES` or the command cannot read files.
+    pub fn local_infile(&mut self, name: &[u8]) -> Result<LocalInfileReader<'_>, MysqlError> {
+        let refused = || {
+            MysqlError::new(
+                1148,
+                "42000",
+                "The used command is not allowed with this MariaDB version",
+            )
+        };
+        if !self.local_files {
+            return Err(refused());
+        }
+        self.ensure_no_open_result_set()?;
+        if self.local.is_none() {
+            return Err(refused());
+        }
+        self.flush_pending(true);
+        let Some(io) = self.local.as_deref_mut() else {
+            return Err(refused());
+        };
+        self.sent_early = true;
+        LocalInfileReader::start(io, self.outbox, name)
     }
 
     /// True if the client allowed several statements in one `COM_QUERY`
@@ -347,7 +398,11 @@ impl<'a> ResultWriter<'a> {
 
     /// Drops everything written (used when the handler panicked).
     pub(crate) fn abandon(self, start: OutboxMark) {
-        self.outbox.rollback(start);
+        match (self.sent_early, self.local) {
+            // What went out stays; the rest continues the stream's numbering.
+            (true, Some(io)) => self.outbox.restart(io.seq()),
+            _ => self.outbox.rollback(start),
+        }
     }
 }
 

@@ -38,12 +38,14 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Capabilities the server offers, plus `CLIENT_SSL` on TCP connections
-/// when TLS is configured. Not offered: `CLIENT_COMPRESS`,
-/// `CLIENT_LOCAL_FILES`, `CLIENT_SESSION_TRACK`, `CLIENT_QUERY_ATTRIBUTES`,
+/// when TLS is configured. `CLIENT_LOCAL_FILES` lets LOAD DATA LOCAL ask the
+/// client for files (`crate::local_infile`). Not offered: `CLIENT_COMPRESS`,
+/// `CLIENT_SESSION_TRACK`, `CLIENT_QUERY_ATTRIBUTES`,
 /// `CLIENT_OPTIONAL_RESULTSET_METADATA`.
 pub const SERVER_CAPABILITIES: CapabilityFlags = CapabilityFlags::CLIENT_LONG_PASSWORD
     .union(CapabilityFlags::CLIENT_FOUND_ROWS)
     .union(CapabilityFlags::CLIENT_LONG_FLAG)
+    .union(CapabilityFlags::CLIENT_LOCAL_FILES)
     .union(CapabilityFlags::CLIENT_CONNECT_WITH_DB)
     .union(CapabilityFlags::CLIENT_IGNORE_SPACE)
     .union(CapabilityFlags::CLIENT_PROTOCOL_41)

@@ -198,6 +198,14 @@ pub trait SqlSession: Send {
         Ok(Vec::new())
     }
 
+    /// `COM_REFRESH`: the `REFRESH_*` bits of `flags` (grant tables 0x01,
+    /// logs 0x02, tables 0x04, hosts 0x08, status 0x10, threads 0x20,
+    /// replica 0x40, master 0x80), as the matching FLUSH statements.
+    fn refresh(&mut self, flags: u8) -> Result<(), MysqlError> {
+        let _ = flags;
+        Ok(())
+    }
+
     /// `COM_STATISTICS`: the one-line status string.
     fn statistics(&mut self) -> String {
         String::from("Uptime: 0  Threads: 1  Questions: 0  Slow queries: 0  Opens: 0  Open tables: 0  Queries per second avg: 0.000")

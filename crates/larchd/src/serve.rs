@@ -186,6 +186,15 @@ pub async fn serve(
         EValue::UInt(u64::from(opts.max_connections)),
     );
     db.set_server_fact("pid_file", fact(&opts.pid_file));
+    // Where SELECT ... INTO OUTFILE and LOAD DATA INFILE may touch files.
+    if let Some((_, dir)) = opts
+        .ignored
+        .iter()
+        .rev()
+        .find(|(n, _)| n == "secure_file_priv")
+    {
+        db.set_server_fact("secure_file_priv", EValue::Str(dir.clone()));
+    }
     db.set_server_fact("basedir", fact(&opts.basedir));
     db.set_server_fact(
         "skip_networking",

@@ -9,8 +9,11 @@
 //!   and cipher (`Ssl_version`, `Ssl_cipher`), and installs the kill
 //!   hook: `KILL [CONNECTION]` from any session sets the protocol's
 //!   `ConnectionControl`, which wakes an idle connection and closes it.
-//! - Statements: `query` runs the whole text through `Session::query` and
-//!   writes one result per statement, then the error that stopped the text;
+//! - Statements: `query` runs the whole text through `Session::query_with`,
+//!   writing each statement's result as it ends (with that statement's
+//!   warning count), then the error that stopped the text; LOAD DATA LOCAL
+//!   reads the client's file through the writer (`Client`);
+//!   `refresh` (COM_REFRESH) runs the matching FLUSH statements;
 //!   `prepare`/`execute` map to the session's prepared statements; rows go
 //!   out in the text or binary protocol (`crate::convert`).
 //! - Status flags: `SERVER_STATUS_AUTOCOMMIT` and `SERVER_STATUS_IN_TRANS`
@@ -176,6 +179,33 @@ fn write_result(
     }
 }
 
+/// The client of one COM_QUERY: results are written as each statement
+/// ends, and LOAD DATA LOCAL reads the client's file through the writer.
+struct Client<'o, 'a> {
+    out: &'o mut ResultWriter<'a>,
+    /// The first failure to encode a result (ends the command).
+    error: Option<MysqlError>,
+}
+
+impl larch_sql::session::client_io::ClientIo for Client<'_, '_> {
+    fn result(&mut self, session: &Session, result: &QueryResult) {
+        self.out.set_session_status(Connection::flags_of(session));
+        if let Err(e) = write_result(self.out, result, session.warning_count()) {
+            self.error.get_or_insert(e);
+        }
+    }
+
+    fn local_file(
+        &mut self,
+        name: &str,
+    ) -> Result<Box<dyn std::io::Read + '_>, larch_sql::error::SqlError> {
+        match self.out.local_infile(name.as_bytes()) {
+            Ok(r) => Ok(Box::new(r)),
+            Err(e) => Err(larch_sql::error::SqlError::new(e.code, e.message)),
+        }
+    }
+}
+
 /// ER 1064 for a second statement when the client did not allow several.
 fn multi_statement_error(sql: &[u8]) -> Option<MysqlError> {
     let text = String::from_utf8_lossy(sql);
@@ -283,20 +313,17 @@ impl SqlSession for Connection {
             }
         }
         let session = self.session()?;
-        let outcome = session.query(sql);
+        let mut client = Client {
+            out: &mut *out,
+            error: None,
+        };
+        let error = session.query_with(sql, &mut client);
+        let failed = client.error.take();
         out.set_session_status(Self::flags_of(session));
-        let warnings = session.warning_count();
-        let last = outcome.results.len().saturating_sub(1);
-        for (i, result) in outcome.results.iter().enumerate() {
-            // The session keeps the diagnostics of the last statement only.
-            let w = if i == last && outcome.error.is_none() {
-                warnings
-            } else {
-                0
-            };
-            write_result(out, result, w)?;
+        if let Some(e) = failed {
+            return Err(e);
         }
-        match outcome.error {
+        match error {
             Some(e) => Err(mysql_error(&e)),
             None => Ok(()),
         }
@@ -372,6 +399,23 @@ impl SqlSession for Connection {
             })
             .map(column_def)
             .collect())
+    }
+
+    fn refresh(&mut self, flags: u8) -> Result<(), MysqlError> {
+        const ACTIONS: &[(u8, &str)] = &[
+            (0x01, "FLUSH PRIVILEGES"),
+            (0x02, "FLUSH LOGS"),
+            (0x04, "FLUSH TABLES"),
+            (0x08, "FLUSH HOSTS"),
+            (0x10, "FLUSH STATUS"),
+        ];
+        let session = self.session()?;
+        for (bit, sql) in ACTIONS {
+            if flags & bit != 0 {
+                session.execute(sql).map_err(|e| mysql_error(&e))?;
+            }
+        }
+        Ok(())
     }
 
     fn statistics(&mut self) -> String {

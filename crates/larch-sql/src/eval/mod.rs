@@ -37,7 +37,7 @@
 //! [`Compiled::eval`].
 
 mod compile;
-mod convert;
+pub(crate) mod convert;
 pub mod decimal;
 mod func;
 mod func_more;

@@ -16,11 +16,15 @@
 
 pub(crate) mod access;
 mod account;
+mod file_access;
+pub(crate) mod flush;
 mod grants;
+mod load_data;
 pub(crate) mod names;
 mod rows;
 mod schema;
 pub(crate) mod select;
+mod select_into;
 mod set;
 mod set_statement;
 mod show;
@@ -41,10 +45,21 @@ pub(crate) fn execute(
     stmt: &Statement,
     params: &[Value],
 ) -> Result<QueryResult, SqlError> {
+    execute_with(s, stmt, params, None)
+}
+
+/// [`execute`] with the client that serves LOAD DATA LOCAL files.
+pub(crate) fn execute_with(
+    s: &mut Session,
+    stmt: &Statement,
+    params: &[Value],
+    io: Option<&mut dyn crate::session::client_io::ClientIo>,
+) -> Result<QueryResult, SqlError> {
     let scope = crate::eval::uservar::StatementScope::enter();
     let _locks = crate::user_locks::enter(&s.db.user_locks, s.process.id);
     let result = crate::privileges::check::statement(s, stmt)
-        .and_then(|()| execute_statement(s, stmt, params));
+        .and_then(|()| flush::wait_for_writes(s, stmt))
+        .and_then(|()| execute_statement(s, stmt, params, io));
     for (name, value) in scope.finish() {
         s.user_vars.insert(name, value);
     }
@@ -55,6 +70,7 @@ fn execute_statement(
     s: &mut Session,
     stmt: &Statement,
     params: &[Value],
+    io: Option<&mut dyn crate::session::client_io::ClientIo>,
 ) -> Result<QueryResult, SqlError> {
     match stmt {
         Statement::Sql(ast) => execute_sql(s, ast, params),
@@ -96,7 +112,16 @@ fn execute_statement(
         }
         Statement::SetStatement { set, inner } => set_statement::execute(s, set, inner, params),
         Statement::Account(a) => account::execute(s, a),
-        Statement::LoadData(_) => Err(SqlError::not_supported("LOAD DATA")),
+        Statement::LoadData(l) => load_data::execute(s, l, io),
+        Statement::SelectInto { query, into } => select_into::execute(s, query, into, params),
+        Statement::Prepare { name, source } => {
+            crate::session::sql_prepared::prepare(s, name, source)
+        }
+        Statement::Execute { name, using } => crate::session::sql_prepared::execute(s, name, using),
+        Statement::ExecuteImmediate { source, using } => {
+            crate::session::sql_prepared::execute_immediate(s, source, using)
+        }
+        Statement::Deallocate { name } => crate::session::sql_prepared::deallocate(s, name),
         other => match larch_engine::io::blocking::blocking(|| crate::ddl::execute_extra(s, other))
         {
             Some(r) => r,
@@ -215,7 +240,14 @@ fn execute_sql(
         // Table locks: a session's statements already see a consistent
         // table set; LOCK TABLES is accepted (as mysqldump issues it) and
         // grants nothing more.
-        S::LockTables { .. } | S::UnlockTables => Ok(QueryResult::ok()),
+        S::LockTables { .. } => {
+            flush::lock_tables(s);
+            Ok(QueryResult::ok())
+        }
+        S::UnlockTables => {
+            flush::unlock_tables(s);
+            Ok(QueryResult::ok())
+        }
         S::Flush {
             object_type: ast::FlushType::Privileges,
             ..
@@ -223,7 +255,7 @@ fn execute_sql(
             s.db.acl.reload(s.db.catalog())?;
             Ok(QueryResult::ok())
         }
-        S::Flush { .. } => Ok(QueryResult::ok()),
+        S::Flush { .. } => flush::execute(s, stmt),
         _ => {
             if let Some(r) = show::execute(s, stmt) {
                 return r;
@@ -273,6 +305,9 @@ pub(crate) fn number_placeholders(stmt: &mut Statement) -> usize {
             for e in exprs {
                 let _ = ast::visit_expressions_mut(e, &mut visit);
             }
+        }
+        Statement::SelectInto { query, .. } => {
+            let _ = ast::visit_expressions_mut(query.as_mut(), &mut visit);
         }
         // Parameters of the statement only (not of its SET part).
         Statement::SetStatement { inner, .. } => return number_placeholders(inner),

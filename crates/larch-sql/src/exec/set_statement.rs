@@ -69,7 +69,7 @@ pub(super) fn execute(
         }
     }
     let result = super::set::execute(s, set, params)
-        .and_then(|_| super::execute_statement(s, inner, params));
+        .and_then(|_| super::execute_statement(s, inner, params, None));
     for (name, value) in saved.into_iter().rev() {
         let _ = s.set_var(name, VarScope::Session, value);
     }

@@ -23,7 +23,7 @@ mod insert;
 mod multi;
 pub(crate) mod view;
 
-pub(crate) use insert::insert_selected;
+pub(crate) use insert::{insert_selected, BulkInsert};
 
 use super::names;
 use super::rows;

@@ -35,18 +35,12 @@ pub enum LoadDuplicates {
     Ignore,
 }
 
-/// `LOAD DATA [LOCAL] INFILE 'file' [REPLACE | IGNORE] INTO TABLE t
-/// [CHARACTER SET cs] [{FIELDS | COLUMNS} [TERMINATED BY s] [[OPTIONALLY]
-/// ENCLOSED BY c] [ESCAPED BY c]] [LINES [STARTING BY s] [TERMINATED BY s]]
-/// [IGNORE n {LINES | ROWS}] [(column or @var, ...)] [SET col = expr, ...]`,
-/// with MySQL's defaults filled in.
+/// The field and line format shared by LOAD DATA and SELECT ... INTO
+/// OUTFILE: `[{FIELDS | COLUMNS} [TERMINATED BY s] [[OPTIONALLY] ENCLOSED
+/// BY c] [ESCAPED BY c]] [LINES [STARTING BY s] [TERMINATED BY s]]`, with
+/// MySQL's defaults filled in.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadData {
-    pub local: bool,
-    pub file: String,
-    pub duplicates: LoadDuplicates,
-    pub table: ObjectName,
-    pub charset: Option<String>,
+pub struct FileFormat {
     /// Default `"\t"`.
     pub fields_terminated_by: String,
     /// Default empty (no enclosing character).
@@ -58,6 +52,32 @@ pub struct LoadData {
     pub lines_starting_by: String,
     /// Default `"\n"`.
     pub lines_terminated_by: String,
+}
+
+impl Default for FileFormat {
+    fn default() -> Self {
+        FileFormat {
+            fields_terminated_by: "\t".into(),
+            fields_enclosed_by: String::new(),
+            fields_optionally_enclosed: false,
+            fields_escaped_by: "\\".into(),
+            lines_starting_by: String::new(),
+            lines_terminated_by: "\n".into(),
+        }
+    }
+}
+
+/// `LOAD DATA [LOCAL] INFILE 'file' [REPLACE | IGNORE] INTO TABLE t
+/// [CHARACTER SET cs] [FIELDS ...] [LINES ...] (see [`FileFormat`])
+/// [IGNORE n {LINES | ROWS}] [(column or @var, ...)] [SET col = expr, ...]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadData {
+    pub local: bool,
+    pub file: String,
+    pub duplicates: LoadDuplicates,
+    pub table: ObjectName,
+    pub charset: Option<String>,
+    pub format: FileFormat,
     pub ignore_lines: u64,
     /// Target columns or `@user_variables`; empty means all columns in order.
     pub columns: Vec<ast::Ident>,
@@ -146,6 +166,12 @@ pub(super) fn parse_extra(p: &mut Parser) -> Option<Result<Statement, ParserErro
             p.parse_comma_separated(Parser::parse_expr)
                 .map(Statement::Do)
         }
+        ("PREPARE", Some(_)) => super::sql_prepared::prepare(p),
+        ("EXECUTE", Some(_)) => super::sql_prepared::execute(p),
+        ("DEALLOCATE", Some("PREPARE")) | ("DROP", Some("PREPARE")) => {
+            super::sql_prepared::deallocate(p)
+        }
+        ("FLUSH", Some(w)) if flush_table(p, w) => flush_tables(p),
         ("SHUTDOWN", _) => {
             p.next_token();
             Ok(Statement::Shutdown)
@@ -363,12 +389,7 @@ fn load_data(p: &mut Parser) -> Result<LoadData, ParserError> {
         duplicates,
         table,
         charset: None,
-        fields_terminated_by: "\t".into(),
-        fields_enclosed_by: String::new(),
-        fields_optionally_enclosed: false,
-        fields_escaped_by: "\\".into(),
-        lines_starting_by: String::new(),
-        lines_terminated_by: "\n".into(),
+        format: FileFormat::default(),
         ignore_lines: 0,
         columns: Vec::new(),
         set: Vec::new(),
@@ -379,40 +400,7 @@ fn load_data(p: &mut Parser) -> Result<LoadData, ParserError> {
     } else if word(p, "CHARSET") {
         l.charset = Some(p.parse_identifier()?.value);
     }
-    if word(p, "FIELDS") || word(p, "COLUMNS") {
-        loop {
-            if word(p, "TERMINATED") {
-                expect_word(p, "BY")?;
-                l.fields_terminated_by = p.parse_literal_string()?;
-            } else if word(p, "OPTIONALLY") {
-                expect_word(p, "ENCLOSED")?;
-                expect_word(p, "BY")?;
-                l.fields_optionally_enclosed = true;
-                l.fields_enclosed_by = p.parse_literal_string()?;
-            } else if word(p, "ENCLOSED") {
-                expect_word(p, "BY")?;
-                l.fields_enclosed_by = p.parse_literal_string()?;
-            } else if word(p, "ESCAPED") {
-                expect_word(p, "BY")?;
-                l.fields_escaped_by = p.parse_literal_string()?;
-            } else {
-                break;
-            }
-        }
-    }
-    if word(p, "LINES") {
-        loop {
-            if word(p, "STARTING") {
-                expect_word(p, "BY")?;
-                l.lines_starting_by = p.parse_literal_string()?;
-            } else if word(p, "TERMINATED") {
-                expect_word(p, "BY")?;
-                l.lines_terminated_by = p.parse_literal_string()?;
-            } else {
-                break;
-            }
-        }
-    }
+    l.format = file_format(p)?;
     if word(p, "IGNORE") {
         l.ignore_lines = p.parse_literal_uint()?;
         if !word(p, "LINES") {
@@ -427,4 +415,93 @@ fn load_data(p: &mut Parser) -> Result<LoadData, ParserError> {
         l.set = p.parse_comma_separated(Parser::parse_assignment)?;
     }
     Ok(l)
+}
+
+/// `[{FIELDS | COLUMNS} ...] [LINES ...]` (see [`FileFormat`]).
+pub(super) fn file_format(p: &mut Parser) -> Result<FileFormat, ParserError> {
+    let mut f = FileFormat::default();
+    if word(p, "FIELDS") || word(p, "COLUMNS") {
+        loop {
+            if word(p, "TERMINATED") {
+                expect_word(p, "BY")?;
+                f.fields_terminated_by = p.parse_literal_string()?;
+            } else if word(p, "OPTIONALLY") {
+                expect_word(p, "ENCLOSED")?;
+                expect_word(p, "BY")?;
+                f.fields_optionally_enclosed = true;
+                f.fields_enclosed_by = p.parse_literal_string()?;
+            } else if word(p, "ENCLOSED") {
+                expect_word(p, "BY")?;
+                f.fields_enclosed_by = p.parse_literal_string()?;
+            } else if word(p, "ESCAPED") {
+                expect_word(p, "BY")?;
+                f.fields_escaped_by = p.parse_literal_string()?;
+            } else {
+                break;
+            }
+        }
+    }
+    if word(p, "LINES") {
+        loop {
+            if word(p, "STARTING") {
+                expect_word(p, "BY")?;
+                f.lines_starting_by = p.parse_literal_string()?;
+            } else if word(p, "TERMINATED") {
+                expect_word(p, "BY")?;
+                f.lines_terminated_by = p.parse_literal_string()?;
+            } else {
+                break;
+            }
+        }
+    }
+    Ok(f)
+}
+
+/// True for `FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE ...` (sqlparser knows
+/// only TABLES).
+fn flush_table(p: &Parser, w1: &str) -> bool {
+    match w1 {
+        "TABLE" => true,
+        "NO_WRITE_TO_BINLOG" | "LOCAL" => word_at(p, 2).as_deref() == Some("TABLE"),
+        _ => false,
+    }
+}
+
+/// `FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE [t, ...] [WITH READ LOCK | FOR
+/// EXPORT]`, as sqlparser's FLUSH TABLES.
+fn flush_tables(p: &mut Parser) -> Result<Statement, ParserError> {
+    p.next_token();
+    let location = if word(p, "NO_WRITE_TO_BINLOG") {
+        Some(ast::FlushLocation::NoWriteToBinlog)
+    } else if word(p, "LOCAL") {
+        Some(ast::FlushLocation::Local)
+    } else {
+        None
+    };
+    expect_word(p, "TABLE")?;
+    let mut tables = Vec::new();
+    if matches!(p.peek_token_ref().token, Token::Word(_))
+        && word_at(p, 0).as_deref() != Some("WITH")
+        && word_at(p, 0).as_deref() != Some("FOR")
+    {
+        tables = p.parse_comma_separated(|p| p.parse_object_name(false))?;
+    }
+    let mut read_lock = false;
+    let mut export = false;
+    if word(p, "WITH") {
+        expect_word(p, "READ")?;
+        expect_word(p, "LOCK")?;
+        read_lock = true;
+    } else if word(p, "FOR") {
+        expect_word(p, "EXPORT")?;
+        export = true;
+    }
+    Ok(Statement::Sql(Box::new(ast::Statement::Flush {
+        object_type: ast::FlushType::Tables,
+        location,
+        channel: None,
+        read_lock,
+        export,
+        tables,
+    })))
 }

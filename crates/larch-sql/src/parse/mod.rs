@@ -52,7 +52,10 @@
 //!   expr`, `SHUTDOWN`, `SET STATEMENT ... FOR statement`
 //!   ([`set_statement`]), `CREATE [OR REPLACE] ... VIEW` and `ALTER ... VIEW`
 //!   with MariaDB's options and `WITH [CASCADED|LOCAL] CHECK OPTION` ([`view`]),
-//!   account and privilege statements ([`account`]).
+//!   account and privilege statements ([`account`]), `PREPARE` / `EXECUTE
+//!   [IMMEDIATE]` / `DEALLOCATE PREPARE` ([`sql_prepared`]), and `SELECT ...
+//!   INTO @vars | OUTFILE | DUMPFILE` ([`select_into`], cut out of the tokens
+//!   before sqlparser).
 //!
 //! What sqlparser parses and Larch keeps as is: all sysbench statements, DDL
 //! (CREATE/DROP DATABASE, CREATE TABLE with every column type, FULLTEXT KEY and
@@ -88,8 +91,10 @@ mod cache;
 mod extra;
 mod names;
 mod rewrite;
+pub mod select_into;
 mod set_statement;
 pub mod split;
+mod sql_prepared;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -102,7 +107,8 @@ use sqlparser::tokenizer::{Location, Token, Tokenizer};
 pub use alter::{AlterOp, AlterTable};
 pub use attrs::CTAS_DUPLICATES;
 pub use cache::StatementCache;
-pub use extra::{LoadData, MaintenanceOp, ShowEngineKind};
+pub use extra::{FileFormat, LoadData, LoadDuplicates, MaintenanceOp, ShowEngineKind};
+pub use select_into::IntoTarget;
 pub use view::ViewStatement;
 
 use crate::error::SqlError;
@@ -190,6 +196,22 @@ pub enum Statement {
     /// Accounts and privileges: CREATE/ALTER/DROP/RENAME USER, SET
     /// PASSWORD, GRANT, REVOKE, SHOW GRANTS ([`account`]).
     Account(Box<account::AccountStatement>),
+    /// `PREPARE name FROM expr` (lower-case name).
+    Prepare { name: String, source: ast::Expr },
+    /// `EXECUTE name [USING expr, ...]`.
+    Execute { name: String, using: Vec<ast::Expr> },
+    /// `EXECUTE IMMEDIATE expr [USING expr, ...]`.
+    ExecuteImmediate {
+        source: ast::Expr,
+        using: Vec<ast::Expr>,
+    },
+    /// `{DEALLOCATE | DROP} PREPARE name`.
+    Deallocate { name: String },
+    /// `SELECT ... INTO @vars | OUTFILE 'f' | DUMPFILE 'f'` ([`select_into`]).
+    SelectInto {
+        query: Box<ast::Query>,
+        into: Box<IntoTarget>,
+    },
 }
 
 /// A statement with where it came from.
@@ -305,6 +327,7 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
     }
     let items = names::select_items(&tokens, text);
     let mut tokens = attrs::rewrite(rewrite::rewrite(tokens));
+    let into = select_into::extract(&mut tokens);
     let create_options = attrs::take_create_options(&mut tokens);
     let mut parser = Parser::new(&dialect)
         .with_recursion_limit(RECURSION_LIMIT)
@@ -323,7 +346,10 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
             if let (Statement::Sql(st), Some(items)) = (&mut s, &items) {
                 names::apply(st, items, text);
             }
-            Ok(s)
+            match into {
+                Some(clause) => with_into(s, clause),
+                None => Ok(s),
+            }
         } else {
             parser.expected("end of statement", next)
         }
@@ -338,6 +364,28 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
             syntax_error(text, original, loc)
         }
     })
+}
+
+/// Joins a query and the INTO clause [`select_into::extract`] cut out of it.
+fn with_into(
+    s: Statement,
+    clause: Vec<sqlparser::tokenizer::TokenWithSpan>,
+) -> Result<Statement, ParserError> {
+    let mut p = Parser::new(&MySqlDialect {}).with_tokens_with_locations(clause);
+    let into = select_into::parse_target(&mut p)?;
+    let next = p.peek_token();
+    if next.token != Token::EOF {
+        return p.expected("end of INTO clause", next);
+    }
+    match select_into::query_of(s) {
+        Some(query) => Ok(Statement::SelectInto {
+            query,
+            into: Box::new(into),
+        }),
+        None => Err(ParserError::ParserError(
+            "Expected: a query before INTO at Line: 0, Column: 0".into(),
+        )),
+    }
 }
 
 /// Reads sqlparser's " at Line: L, Column: C" suffix.

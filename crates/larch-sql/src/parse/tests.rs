@@ -227,12 +227,12 @@ fn load_data_common_form() {
     assert_eq!(l.duplicates, extra::LoadDuplicates::Replace);
     assert_eq!(l.table.to_string(), "d.t");
     assert_eq!(l.charset.as_deref(), Some("utf8mb4"));
-    assert_eq!(l.fields_terminated_by, ",");
-    assert_eq!(l.fields_enclosed_by, "\"");
-    assert!(l.fields_optionally_enclosed);
-    assert_eq!(l.fields_escaped_by, "\\");
-    assert_eq!(l.lines_starting_by, ">");
-    assert_eq!(l.lines_terminated_by, "\r\n");
+    assert_eq!(l.format.fields_terminated_by, ",");
+    assert_eq!(l.format.fields_enclosed_by, "\"");
+    assert!(l.format.fields_optionally_enclosed);
+    assert_eq!(l.format.fields_escaped_by, "\\");
+    assert_eq!(l.format.lines_starting_by, ">");
+    assert_eq!(l.format.lines_terminated_by, "\r\n");
     assert_eq!(l.ignore_lines, 1);
     assert_eq!(
         l.columns
@@ -248,8 +248,8 @@ fn load_data_common_form() {
     assert!(!d.local);
     assert_eq!(
         (
-            d.fields_terminated_by.as_str(),
-            d.lines_terminated_by.as_str()
+            d.format.fields_terminated_by.as_str(),
+            d.format.lines_terminated_by.as_str()
         ),
         ("\t", "\n")
     );

@@ -12,7 +12,9 @@
 //! transaction; `BEGIN`/`START TRANSACTION` (or autocommit off) opens one that
 //! lasts until COMMIT or ROLLBACK (see `transaction`).
 
+pub mod client_io;
 mod settings;
+pub mod sql_prepared;
 pub(crate) mod temporary;
 use settings::HotVars;
 pub mod transaction;
@@ -84,6 +86,10 @@ pub struct Session {
     /// `SET TRANSACTION ...` without GLOBAL/SESSION: the next transaction only.
     pub(crate) next_isolation: Option<IsolationLevel>,
     pub(crate) prepared: HashMap<u32, Prepared>,
+    /// SQL-level prepared statements by lower-case name (`sql_prepared`).
+    pub(crate) named: HashMap<String, Prepared>,
+    /// Prepared statements of this session counted in `Prepared_stmt_count`.
+    pub(crate) counted_prepared: usize,
     /// The session's temporary tables.
     pub(crate) temporary: temporary::TemporaryTables,
     /// Shared metadata locks of the tables the transaction opened; released
@@ -116,6 +122,10 @@ impl std::fmt::Debug for Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        self.prepared.clear();
+        self.named.clear();
+        self.count_prepared();
+        crate::exec::flush::unlock_tables(self);
         self.rollback();
         self.drop_temporary_tables();
         self.db.unregister(self.process.id);
@@ -148,6 +158,8 @@ impl Session {
             reader: None,
             next_isolation: None,
             prepared: HashMap::new(),
+            named: HashMap::new(),
+            counted_prepared: 0,
             temporary: temporary::TemporaryTables::default(),
             metadata_locks: Default::default(),
             cache: StatementCache::new(STATEMENT_CACHE_ENTRIES),
@@ -222,14 +234,9 @@ impl Session {
     /// error.
     pub fn query(&mut self, sql: &[u8]) -> QueryOutcome {
         let mut outcome = QueryOutcome::default();
-        let parsed = match std::str::from_utf8(sql) {
-            Ok(text) => self.parse_cached(text),
-            Err(_) => crate::parse::parse_with_text(&crate::parse::bytes_to_text(sql)),
-        };
-        let statements = match parsed {
+        let statements = match self.parse_query(sql) {
             Ok(s) => s,
             Err(e) => {
-                self.record_error(&e);
                 outcome.error = Some(e);
                 return outcome;
             }
@@ -244,6 +251,19 @@ impl Session {
             }
         }
         outcome
+    }
+
+    /// Parses a query text (through the statement cache); a syntax error
+    /// is recorded for SHOW WARNINGS.
+    fn parse_query(&mut self, sql: &[u8]) -> Result<Vec<ParsedStatement>, SqlError> {
+        let parsed = match std::str::from_utf8(sql) {
+            Ok(text) => self.parse_cached(text),
+            Err(_) => crate::parse::parse_with_text(&crate::parse::bytes_to_text(sql)),
+        };
+        if let Err(e) = &parsed {
+            self.record_error(e);
+        }
+        parsed
     }
 
     /// Runs one statement's text and returns its result (convenience for
@@ -276,24 +296,15 @@ impl Session {
     /// COM_STMT_PREPARE.
     pub fn prepare(&mut self, stmt_id: u32, sql: &[u8]) -> Result<PreparedDescription, SqlError> {
         let text = crate::parse::bytes_to_text(sql);
-        let mut stmts = crate::parse::parse_with_text(&text)?;
-        if stmts.len() != 1 {
-            return Err(SqlError::new(
-                1064,
-                "You have an error in your SQL syntax; a prepared statement holds one statement",
-            ));
-        }
-        let mut p = stmts.remove(0);
-        let params = crate::exec::number_placeholders(Arc::make_mut(&mut p.statement));
-        let description = crate::exec::describe(self, &p.statement, params)?;
-        self.prepared.insert(
-            stmt_id,
-            Prepared {
-                statement: p.statement,
-                text: p.text.into(),
-                params: description.params,
-            },
-        );
+        let replaces = self.prepared.contains_key(&stmt_id);
+        let (p, description) = self.prepare_text(&text, replaces)?;
+        self.db
+            .status
+            .prepared
+            .stmt_prepare
+            .fetch_add(1, Ordering::Relaxed);
+        self.prepared.insert(stmt_id, p);
+        self.count_prepared();
         Ok(description)
     }
 
@@ -317,6 +328,11 @@ impl Session {
                 "Incorrect arguments to mysqld_stmt_execute",
             ));
         }
+        self.db
+            .status
+            .prepared
+            .stmt_execute
+            .fetch_add(1, Ordering::Relaxed);
         self.run_statement(&p.statement, &p.text, params)
     }
 
@@ -341,7 +357,14 @@ impl Session {
 
     /// COM_STMT_CLOSE.
     pub fn close_prepared(&mut self, stmt_id: u32) {
-        self.prepared.remove(&stmt_id);
+        if self.prepared.remove(&stmt_id).is_some() {
+            self.db
+                .status
+                .prepared
+                .stmt_close
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        self.count_prepared();
     }
 
     /// COM_RESET_CONNECTION: rolls back, forgets variables and statements.
@@ -352,16 +375,29 @@ impl Session {
         self.hot.clear();
         self.user_vars.clear();
         self.prepared.clear();
+        self.named.clear();
+        self.count_prepared();
         self.warnings.clear();
         self.last_insert_id = 0;
         self.next_isolation = None;
     }
 
-    fn run_statement(
+    pub(crate) fn run_statement(
         &mut self,
         stmt: &Statement,
         text: &str,
         params: &[Value],
+    ) -> Result<QueryResult, SqlError> {
+        self.run_statement_with(stmt, text, params, None)
+    }
+
+    /// [`Session::run_statement`] with the client of `query_with`.
+    fn run_statement_with(
+        &mut self,
+        stmt: &Statement,
+        text: &str,
+        params: &[Value],
+        io: Option<&mut dyn client_io::ClientIo>,
     ) -> Result<QueryResult, SqlError> {
         self.db.status.questions.fetch_add(1, Ordering::Relaxed);
         self.process.kill_query.store(false, Ordering::SeqCst);
@@ -376,7 +412,7 @@ impl Session {
             self.warnings.clear();
         }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::exec::execute(self, stmt, params)
+            client_io::execute(self, stmt, params, io)
         }))
         .unwrap_or_else(|panic| {
             let what = panic

@@ -122,6 +122,7 @@ pub const IGNORED_OPTIONS: &[&str] = &[
     "userstat",
     "event_scheduler",
     "local_infile",
+    "secure_file_priv",
     "plugin_load_add",
     "plugin_dir",
     "ssl_cipher",

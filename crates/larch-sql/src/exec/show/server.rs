@@ -261,6 +261,7 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
         ("Threads_running", running),
         ("Uptime", s.db.uptime_secs().to_string()),
     ];
+    list.extend(c.prepared.status());
     list.sort_by(|a, b| a.0.cmp(b.0));
     list
 }

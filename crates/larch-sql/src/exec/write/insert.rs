@@ -44,6 +44,7 @@ pub(crate) fn insert_selected(
             ignore,
             odku: &[],
             bare: false,
+            rows_before: 0,
         };
         let rows = rows
             .into_iter()
@@ -161,6 +162,7 @@ pub(super) fn insert(
         ignore,
         odku: &odku,
         bare: ins.columns.is_empty() && ins.assignments.is_empty(),
+        rows_before: 0,
     };
     insert_rows(s, &t, &cols, rows_in, &how, params, w)
 }
@@ -173,6 +175,106 @@ struct HowToInsert<'a> {
     ignore: bool,
     odku: &'a [(usize, ast::Expr)],
     bare: bool,
+    /// Number of the first row (for "at row N" messages) minus one.
+    rows_before: u64,
+}
+
+/// What inserting a batch of rows did.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct InsertCounts {
+    /// MySQL's affected rows (REPLACE counts the deleted rows too).
+    pub affected: u64,
+    /// First AUTO_INCREMENT value generated (0: none).
+    pub first_id: u64,
+    /// Rows REPLACE deleted.
+    pub deleted: u64,
+    /// Rows IGNORE skipped as duplicates.
+    pub skipped: u64,
+}
+
+/// Rows inserted in batches into one table by one statement (LOAD DATA):
+/// the caller opens the statement (`statement_mark`) and ends it.
+pub(crate) struct BulkInsert {
+    t: Target,
+    w: Writer,
+    replace: bool,
+    ignore: bool,
+    pub counts: InsertCounts,
+    rows: u64,
+}
+
+impl BulkInsert {
+    /// Opens `name` for inserting; `ignore` turns duplicate-key and data
+    /// errors into warnings, `replace` replaces rows with the same key.
+    pub(crate) fn open(
+        s: &Session,
+        name: &ast::ObjectName,
+        replace: bool,
+        ignore: bool,
+    ) -> Result<BulkInsert, SqlError> {
+        Ok(BulkInsert {
+            t: target(s, name)?,
+            w: Writer {
+                warnings: Vec::new(),
+                ignore,
+            },
+            replace,
+            ignore,
+            counts: InsertCounts::default(),
+            rows: 0,
+        })
+    }
+
+    /// The table's definition.
+    pub(crate) fn def(&self) -> &larch_engine::table::TableDef {
+        self.t.table.def()
+    }
+
+    /// The column index of `name` (1054 naming `clause` when unknown).
+    pub(crate) fn column(&self, name: &str, clause: &str) -> Result<usize, SqlError> {
+        column_index(&self.t, name, clause)
+    }
+
+    /// Inserts `rows` (values for `cols`; `None` for the column default).
+    pub(crate) fn insert(
+        &mut self,
+        s: &mut Session,
+        cols: &[usize],
+        rows: Vec<Vec<Option<Value>>>,
+    ) -> Result<(), SqlError> {
+        let n = rows.len() as u64;
+        let how = HowToInsert {
+            replace: self.replace,
+            ignore: self.ignore,
+            odku: &[],
+            bare: false,
+            rows_before: self.rows,
+        };
+        let c = insert_counted(s, &self.t, cols, rows, &how, &[], &mut self.w)?;
+        self.rows += n;
+        self.counts.affected += c.affected;
+        self.counts.deleted += c.deleted;
+        self.counts.skipped += c.skipped;
+        if self.counts.first_id == 0 {
+            self.counts.first_id = c.first_id;
+        }
+        Ok(())
+    }
+
+    /// Adds a warning of the statement.
+    pub(crate) fn warn(&mut self, w: Warning) {
+        self.w.warnings.push(w);
+    }
+
+    /// Warnings so far.
+    pub(crate) fn warning_count(&self) -> usize {
+        self.w.warnings.len()
+    }
+
+    /// The statement's warnings (taken out).
+    pub(crate) fn take_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.w.warnings)
+    }
 }
 
 /// Inserts `rows_in` (values for the columns `cols`; `None` for DEFAULT).
@@ -185,13 +287,33 @@ fn insert_rows(
     params: &[Value],
     w: &mut Writer,
 ) -> Result<QueryResult, SqlError> {
+    let c = insert_counted(s, t, cols, rows_in, how, params, w)?;
+    Ok(QueryResult::Ok(
+        OkInfo {
+            affected_rows: c.affected,
+            last_insert_id: c.first_id,
+            info: String::new(),
+        }
+        .with_dups(c.deleted, w.warnings.len()),
+    ))
+}
+
+fn insert_counted(
+    s: &mut Session,
+    t: &Target,
+    cols: &[usize],
+    rows_in: Vec<Vec<Option<Value>>>,
+    how: &HowToInsert<'_>,
+    params: &[Value],
+    w: &mut Writer,
+) -> Result<InsertCounts, SqlError> {
     let (replace, ignore, odku) = (how.replace, how.ignore, how.odku);
     let ncols = t.table.def().columns.len();
     let auto = t.table.def().auto_increment;
     let no_auto_on_zero = s.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
-    let (mut affected, mut first_id, mut dups) = (0u64, 0u64, 0u64);
+    let (mut affected, mut first_id, mut dups, mut skipped) = (0u64, 0u64, 0u64, 0u64);
     for (n, vals) in rows_in.into_iter().enumerate() {
-        let row_no = n as u64 + 1;
+        let row_no = how.rows_before + n as u64 + 1;
         // `VALUES ()` without a column list (or with an empty one) is a
         // row of defaults, as in MariaDB.
         let vals = if vals.is_empty() && how.bare {
@@ -234,6 +356,7 @@ fn insert_rows(
                 if ignore && !replace && odku.is_empty() {
                     w.warnings
                         .push(Warning::warn(1062, SqlError::from(e).message()));
+                    skipped += 1;
                     continue;
                 }
                 let conflicts = conflicts(t, &full, s)?;
@@ -262,14 +385,12 @@ fn insert_rows(
     s.db.status
         .rows_inserted
         .fetch_add(affected, AtomicOrdering::Relaxed);
-    Ok(QueryResult::Ok(
-        OkInfo {
-            affected_rows: affected,
-            last_insert_id: first_id,
-            info: String::new(),
-        }
-        .with_dups(dups, w.warnings.len()),
-    ))
+    Ok(InsertCounts {
+        affected,
+        first_id,
+        deleted: dups,
+        skipped,
+    })
 }
 
 trait WithDups {

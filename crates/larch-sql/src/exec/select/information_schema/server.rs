@@ -243,4 +243,3 @@ pub(super) fn table(
     };
     Ok(Some(columns))
 }
-

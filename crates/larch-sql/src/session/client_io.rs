@@ -1,0 +1,63 @@
+//! Statements that talk to the client while they run: [`ClientIo`] and
+//! [`Session::query_with`].
+//!
+//! `LOAD DATA LOCAL INFILE` needs the client's file in the middle of a
+//! query, and in a multi-statement query the client must have received
+//! the results of the statements before it. So the server runs a query
+//! through [`Session::query_with`], which hands each statement's result to
+//! [`ClientIo::result`] as soon as it is ready and asks
+//! [`ClientIo::local_file`] for the contents of a LOCAL file (the protocol
+//! layer sends the request and streams the client's packets back).
+//! [`Session::query`] is the same loop without a client (LOCAL is then
+//! refused with 1148).
+
+use larch_engine::record::value::Value;
+
+use super::Session;
+use crate::error::SqlError;
+use crate::parse::Statement;
+use crate::result::QueryResult;
+
+/// The client side of a running query; see the module documentation.
+pub trait ClientIo {
+    /// One statement of the query finished with `result` (the session's
+    /// warnings are those of that statement).
+    fn result(&mut self, session: &Session, result: &QueryResult);
+
+    /// Asks the client for the file `name` (LOAD DATA LOCAL); the reader
+    /// yields its contents and ends where the client's data ends. An error
+    /// means the client cannot send files (1148).
+    fn local_file(&mut self, name: &str) -> Result<Box<dyn std::io::Read + '_>, SqlError>;
+}
+
+impl Session {
+    /// Runs a query text like [`Session::query`], handing each result to
+    /// `io` as soon as its statement ends; returns the error that stopped
+    /// the text, if any.
+    pub fn query_with(&mut self, sql: &[u8], io: &mut dyn ClientIo) -> Option<SqlError> {
+        let statements = match self.parse_query(sql) {
+            Ok(s) => s,
+            Err(e) => return Some(e),
+        };
+        for p in statements {
+            match self.run_statement_with(&p.statement, &p.text, &[], Some(&mut *io)) {
+                Ok(r) => io.result(self, &r),
+                Err(e) => return Some(e),
+            }
+        }
+        None
+    }
+}
+
+/// Runs one statement, giving LOAD DATA LOCAL the client.
+pub(crate) fn execute(
+    s: &mut Session,
+    stmt: &Statement,
+    params: &[Value],
+    io: Option<&mut dyn ClientIo>,
+) -> Result<QueryResult, SqlError> {
+    match (stmt, io) {
+        (Statement::LoadData(_), Some(io)) => crate::exec::execute_with(s, stmt, params, Some(io)),
+        _ => crate::exec::execute(s, stmt, params),
+    }
+}
