@@ -210,6 +210,19 @@ fn statements_are_checked() -> R<()> {
     );
     assert_eq!(code(&mut r, "SELECT * FROM t JOIN secret")?.0, 1142);
     assert_eq!(code(&mut r, "SELECT (SELECT MAX(a) FROM secret)")?.0, 1142);
+    // SELECT ... INTO and views read through the same check; files need FILE.
+    assert_eq!(code(&mut r, "SELECT a INTO @x FROM secret")?.0, 1142);
+    r.execute("SELECT a INTO @x FROM t")?;
+    assert_eq!(one(&mut r, "SELECT @x")?, "1");
+    assert_eq!(
+        code(&mut r, "SELECT a INTO OUTFILE 'f.txt' FROM t")?.0,
+        1227
+    );
+    assert_eq!(
+        code(&mut r, "LOAD DATA INFILE 'f.txt' INTO TABLE t")?.0,
+        1227
+    );
+    assert_eq!(code(&mut r, "CREATE VIEW v AS SELECT a FROM t")?.0, 1142);
     assert_eq!(
         code(&mut r, "INSERT INTO t VALUES (2)")?.1,
         "INSERT command denied to user 'r'@'localhost' for table `test`.`t`"

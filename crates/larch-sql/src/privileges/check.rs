@@ -150,7 +150,26 @@ pub fn statement(s: &mut Session, stmt: &Statement) -> Result<(), SqlError> {
             }
             Ok(())
         }
-        Statement::LoadData(l) => need(s, &c, &l.table, Privs::INSERT),
+        // A server-side file needs FILE; LOCAL reads the client's own file.
+        Statement::LoadData(l) => {
+            if !l.local {
+                c.global(Privs::FILE, "FILE")?;
+            }
+            need(s, &c, &l.table, Privs::INSERT)
+        }
+        // SELECT ... INTO reads what its query reads; a file needs FILE.
+        Statement::SelectInto { query, into } => {
+            if !matches!(**into, crate::parse::IntoTarget::Variables(_)) {
+                c.global(Privs::FILE, "FILE")?;
+            }
+            sql(s, &c, &ast::Statement::Query(query.clone()))
+        }
+        // CREATE/ALTER VIEW needs CREATE VIEW on the view and the view's
+        // reads on the tables it selects from.
+        Statement::View(v) => {
+            need(s, &c, &v.name, Privs::CREATE_VIEW)?;
+            sql(s, &c, &ast::Statement::Query(v.query.clone()))
+        }
         Statement::SetStatement { inner, .. } => statement(s, inner),
         _ => Ok(()),
     }
