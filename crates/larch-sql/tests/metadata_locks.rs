@@ -213,3 +213,47 @@ fn drop_database_and_create_select_take_their_locks() -> R<()> {
     ddl.execute("DROP DATABASE d")?;
     Ok(())
 }
+
+#[test]
+fn view_changes_wait_for_transactions_that_read_the_view() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t (id INT PRIMARY KEY, v INT)",
+        "INSERT INTO t VALUES (1, 10)",
+        "CREATE VIEW w AS SELECT id, v FROM t",
+    ])?;
+    let mut reader = t.session(50)?;
+    reader.execute("BEGIN")?;
+    assert_eq!(one(&mut reader, "SELECT v FROM w")?, "10");
+    let mut ddl = t.session(50)?;
+    ddl.execute("SET SESSION lock_wait_timeout = 1")?;
+    assert_eq!(
+        code(
+            &ddl.execute("DROP VIEW w")
+                .err()
+                .ok_or("DROP VIEW must wait")?
+        ),
+        1205
+    );
+    assert_eq!(
+        code(
+            &ddl.execute("CREATE OR REPLACE VIEW w AS SELECT id FROM t")
+                .err()
+                .ok_or("CREATE OR REPLACE VIEW must wait")?
+        ),
+        1205
+    );
+    // The base table is held through the view too.
+    assert_eq!(
+        code(
+            &ddl.execute("DROP TABLE t")
+                .err()
+                .ok_or("DROP TABLE must wait")?
+        ),
+        1205
+    );
+    assert_eq!(one(&mut reader, "SELECT COUNT(*) FROM w")?, "1");
+    reader.execute("COMMIT")?;
+    ddl.execute("CREATE OR REPLACE VIEW w AS SELECT id FROM t")?;
+    ddl.execute("DROP VIEW w")?;
+    Ok(())
+}

@@ -14,7 +14,9 @@
 //! REPLACE or ALTER over a table is 1347). DROP VIEW of a name that is not a
 //! view is MariaDB's 4092 `Unknown VIEW` (with 1347 as a warning for a
 //! table under IF EXISTS). Every statement commits the open transaction
-//! first and runs under the database's `ddl_lock`.
+//! first, takes the exclusive metadata lock of the view's name (and the
+//! shared ones of the tables it reads) and runs under the database's
+//! `ddl_lock`.
 
 use larch_engine::catalog::TableEntry;
 use larch_engine::table::{ColumnDef, TableDef, TableRoots};
@@ -117,6 +119,18 @@ pub(super) fn create(s: &mut Session, v: &ViewStatement) -> Result<QueryResult, 
     }
     let (db, name) = table_name_as_written(s, &v.name)?;
     s.commit()?;
+    s.lock_tables_exclusive(&[(db.clone(), name.clone())])?;
+    {
+        // The shared metadata locks of the tables the view reads are taken
+        // here, before the DDL lock (no metadata lock is waited for under
+        // it); errors are reported by the checks below, in their order.
+        let mut query = (*v.query).clone();
+        view::qualify(&mut query, &db);
+        if s.begin_read().is_ok() {
+            let _ = crate::exec::select::describe(s, &query, &[]);
+            s.end_read();
+        }
+    }
     let database = s.db.clone();
     let catalog = database.catalog();
     let _ddl = database.ddl_lock.lock();
@@ -231,6 +245,7 @@ pub(super) fn drop(
         .map(|n| table_name_as_written(s, n))
         .collect::<Result<Vec<_>, _>>()?;
     s.commit()?;
+    s.lock_tables_exclusive(&written)?;
     let database = s.db.clone();
     let catalog = database.catalog();
     let _ddl = database.ddl_lock.lock();

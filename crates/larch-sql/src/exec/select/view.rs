@@ -108,7 +108,15 @@ pub(crate) fn load(s: &Session, db: &str, name: &str) -> Result<Option<LoadedVie
     if !s.db.catalog().has_views() {
         return Ok(None);
     }
+    if !s.db.catalog().is_view(db, name) {
+        return Ok(None);
+    }
+    // Like a table, a view is held by the transaction that reads it: CREATE
+    // OR REPLACE, ALTER and DROP VIEW wait for it. Looked up again under the
+    // lock, which may have waited for such a change.
+    s.lock_table_shared(db, name)?;
     let Some(e) = s.db.catalog().view(db, name) else {
+        s.unlock_missing_table(db, name);
         return Ok(None);
     };
     let def = ViewDef::decode(&e.definition)?;
