@@ -75,11 +75,12 @@ fn comparable(dump: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-/// Every view of `db`: name, SHOW CREATE VIEW text, rows as text.
-fn views(
-    conn: &mut mysql::Conn,
-    db: &str,
-) -> Result<Vec<(String, String, Vec<Vec<Option<String>>>)>, Box<dyn std::error::Error>> {
+/// A view as compared between servers: name, SHOW CREATE VIEW text, rows as
+/// text.
+type ViewDump = (String, String, Vec<Vec<Option<String>>>);
+
+/// Every view of `db`.
+fn views(conn: &mut mysql::Conn, db: &str) -> Result<Vec<ViewDump>, Box<dyn std::error::Error>> {
     let names: Vec<(String, String)> = conn.query(format!("SHOW FULL TABLES FROM `{db}`"))?;
     let mut out = Vec::new();
     for (name, kind) in names {
