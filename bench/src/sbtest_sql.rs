@@ -87,3 +87,16 @@ pub fn load(session: &mut Session, rows: u64) -> Result<()> {
     );
     Ok(())
 }
+
+/// Opens a database on `dir` for the SQL benchmarks: a buffer pool of
+/// `pool_bytes` and room for the redo of the load, so checkpoints rarely
+/// force flushing.
+pub fn open_database(
+    dir: &std::path::Path,
+    pool_bytes: u64,
+) -> Result<std::sync::Arc<larch_sql::database::Database>> {
+    let mut c = larch_engine::config::EngineConfig::new(dir);
+    c.buffer_pool_size = pool_bytes;
+    c.log_file_size = 1 << 30;
+    Ok(larch_sql::database::Database::open(c)?)
+}

@@ -27,7 +27,7 @@
 //! `bench/results/`).
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -36,11 +36,9 @@ use larch_bench::harness::{
     fmt_value, machine_facts, median, spread, utc_stamp, Mode, Report, Result,
 };
 use larch_bench::sbtest_sql::{load, Rng};
-use larch_engine::config::EngineConfig;
 use larch_engine::record::value::Value;
 use larch_engine::table::{KeyRange, ReadContext, Table, CLUSTERED};
 use larch_engine::txn::{IsolationLevel, Session as TrxSession, TrxOptions};
-use larch_sql::database::Database;
 use larch_sql::parse::{parse, Statement};
 use larch_sql::result::QueryResult;
 use larch_sql::session::Session;
@@ -244,14 +242,6 @@ fn run_variant(env: &mut Env, v: usize) -> Result<f64> {
     Ok(t0.elapsed().as_nanos() as f64 / n as f64)
 }
 
-fn open(dir: &Path, pool_bytes: u64) -> Result<Arc<Database>> {
-    let mut c = EngineConfig::new(dir);
-    c.buffer_pool_size = pool_bytes;
-    // Room for the redo of the load, so checkpoints rarely force flushing.
-    c.log_file_size = 1 << 30;
-    Ok(Database::open(c)?)
-}
-
 fn main() -> Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -288,7 +278,7 @@ fn main() -> Result<()> {
     eprint!("{facts}");
     let t_start = Instant::now();
 
-    let db = open(&scratch.path().join("data"), pool_bytes)?;
+    let db = larch_bench::sbtest_sql::open_database(&scratch.path().join("data"), pool_bytes)?;
     let mut session = db.new_session(0, "root", "localhost")?;
     eprintln!("== loading sbtest1");
     load(&mut session, rows)?;

@@ -16,7 +16,7 @@
 
 use std::hint::black_box;
 use std::ops::Bound;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -24,7 +24,6 @@ use clap::Parser;
 use larch_bench::harness::{machine_facts, median, spread, utc_stamp, Mode, Report, Result};
 use larch_bench::sbtest_sql::{load, Rng};
 use larch_engine::buffer::BufferPool;
-use larch_engine::config::EngineConfig;
 use larch_engine::record::value::Value;
 use larch_engine::table::{KeyRange, ReadContext, Table, CLUSTERED};
 use larch_engine::txn::{IsolationLevel, Session as TrxSession, TrxOptions};
@@ -277,13 +276,6 @@ fn run_variant(env: &mut Env, v: usize) -> Result<f64> {
     Ok(t0.elapsed().as_nanos() as f64 / n as f64)
 }
 
-fn open(dir: &Path, pool_bytes: u64) -> Result<Arc<Database>> {
-    let mut c = EngineConfig::new(dir);
-    c.buffer_pool_size = pool_bytes;
-    c.log_file_size = 1 << 30;
-    Ok(Database::open(c)?)
-}
-
 fn main() -> Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -321,7 +313,7 @@ fn main() -> Result<()> {
     eprint!("{facts}");
     let t_start = Instant::now();
 
-    let db = open(&scratch.path().join("data"), pool_bytes)?;
+    let db = larch_bench::sbtest_sql::open_database(&scratch.path().join("data"), pool_bytes)?;
     let mut session = db.new_session(0, "root", "localhost")?;
     eprintln!("== loading sbtest1");
     load(&mut session, rows)?;
