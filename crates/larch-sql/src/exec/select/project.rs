@@ -6,7 +6,7 @@
 use larch_engine::record::value::Value;
 use sqlparser::ast;
 
-use super::Output;
+use super::block::Output;
 use crate::error::SqlError;
 use crate::eval::{self, Compiled};
 

@@ -278,7 +278,9 @@ pub(crate) fn mergeable(s: &Session, v: &LoadedView) -> Result<Option<Mergeable>
             ast::SelectItem::ExprWithAlias { expr, alias } => {
                 columns.push((alias.value.clone(), expr.clone()))
             }
-            ast::SelectItem::UnnamedExpr(e) => columns.push((super::expr_name(e), e.clone())),
+            ast::SelectItem::UnnamedExpr(e) => {
+                columns.push((super::naming::expr_name(e), e.clone()))
+            }
             _ => return Ok(None),
         }
     }
@@ -429,7 +431,7 @@ pub(crate) fn merge(s: &Session, q: &ast::Query) -> Result<Option<ast::Query>, S
     for item in &mut osel.projection {
         match item {
             ast::SelectItem::UnnamedExpr(e) => {
-                let alias = ast::Ident::new(super::expr_name(e));
+                let alias = ast::Ident::new(super::naming::expr_name(e));
                 *item = ast::SelectItem::ExprWithAlias {
                     expr: e.clone(),
                     alias,

@@ -1,0 +1,457 @@
+//! One SELECT block: FROM sources joined by the planner (`join`), WHERE,
+//! GROUP BY and aggregates computed as rows arrive, HAVING, the select list,
+//! DISTINCT, the block's ORDER BY and LIMIT (early stop when rows already
+//! come out in final order).
+//!
+//! Names in the select list, HAVING and ORDER BY resolve first to aggregate
+//! results and select-list aliases, then to source columns; outputs named
+//! by alias are encoded as positions counted down from `usize::MAX`.
+//! Under EXPLAIN the block is planned and recorded, not read.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use larch_engine::record::collation::Collation;
+use larch_engine::record::value::Value;
+use sqlparser::ast;
+
+use super::aggregate::{self, AggCall, CompiledAgg, AGG_PREFIX};
+use super::naming::expr_name;
+use super::order::{apply_limit, compile_order, distinct_rows, sort_rows, OUTPUT_TAIL};
+use super::project::{project_into, residual_where};
+use super::source::{self, sources, JoinKind, Source};
+use super::{explain, join, DESCRIBE_ONLY};
+use crate::error::SqlError;
+use crate::eval::{self, CompileOptions, Compiled, ExprType};
+use crate::exec::rows;
+use crate::result::{ResultColumn, RowSet};
+use crate::session::Session;
+
+/// One item of the select list, compiled.
+pub(super) struct Output {
+    pub(super) column: ResultColumn,
+    pub(super) expr: Compiled,
+}
+
+pub(super) fn run_select(
+    s: &Session,
+    sel: &ast::Select,
+    order: &[ast::OrderByExpr],
+    limit: Option<(u64, u64)>,
+    params: &[Value],
+    warnings: &RefCell<Vec<crate::error::Warning>>,
+) -> Result<RowSet, SqlError> {
+    let explain_id = explain::start_block();
+    let in_from = explain::set_in_from(true);
+    let sources = sources(s, &sel.from, params);
+    explain::set_in_from(in_from);
+    let sources = sources?;
+    let width: usize = sources.iter().map(Source::width).sum();
+    let ambiguous: RefCell<Option<SqlError>> = RefCell::new(None);
+    let aliases: RefCell<HashMap<String, usize>> = RefCell::new(HashMap::new());
+    // The combined-row positions the statement names: only those are read.
+    let used: RefCell<Vec<bool>> = RefCell::new(vec![false; width]);
+    let resolve_source = |parts: &[ast::Ident]| match source::resolve(&sources, parts) {
+        Ok(r) => {
+            if let Some((pos, _)) = &r {
+                if let Some(u) = used.borrow_mut().get_mut(*pos) {
+                    *u = true;
+                }
+            }
+            r
+        }
+        Err(e) => {
+            *ambiguous.borrow_mut() = Some(e);
+            None
+        }
+    };
+    let check = |r: Result<Compiled, SqlError>| -> Result<Compiled, SqlError> {
+        if let Some(e) = ambiguous.borrow_mut().take() {
+            return Err(e);
+        }
+        r
+    };
+    let opts = |clause: &str| CompileOptions {
+        collation: s.connection_collation(),
+        clause: clause.into(),
+    };
+
+    // Aggregation: rewrite aggregate calls into hidden columns.
+    let mut projection: Vec<ast::SelectItem> = sel.projection.clone();
+    let mut having = sel.having.clone();
+    let mut order: Vec<ast::OrderByExpr> = order.to_vec();
+    let group_exprs: Vec<ast::Expr> = match &sel.group_by {
+        ast::GroupByExpr::Expressions(v, _) => v.clone(),
+        ast::GroupByExpr::All(_) => return Err(SqlError::not_supported("GROUP BY ALL")),
+    };
+    let aggregating = !group_exprs.is_empty()
+        || projection.iter().any(|p| match p {
+            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                aggregate::has_aggregate(e)
+            }
+            _ => false,
+        })
+        || having.as_ref().is_some_and(aggregate::has_aggregate);
+    let mut calls: Vec<AggCall> = Vec::new();
+    if aggregating {
+        for p in &mut projection {
+            if let ast::SelectItem::UnnamedExpr(e)
+            | ast::SelectItem::ExprWithAlias { expr: e, .. } = p
+            {
+                aggregate::rewrite(e, &mut calls)?;
+            }
+        }
+        if let Some(h) = &mut having {
+            aggregate::rewrite(h, &mut calls)?;
+        }
+        for o in &mut order {
+            aggregate::rewrite(&mut o.expr, &mut calls)?;
+        }
+    }
+    let aggs: Vec<CompiledAgg> = calls
+        .iter()
+        .map(|c| {
+            let args = c
+                .args
+                .iter()
+                .map(|a| check(eval::compile(a, &resolve_source, &opts("SELECT"))))
+                .collect::<Result<Vec<_>, _>>()?;
+            let ty = aggregate::result_type(c.kind, args.first().map(|a| &a.ty));
+            let collation = args
+                .first()
+                .and_then(|a| a.ty.ty.collation())
+                .unwrap_or(Collation::Binary);
+            Ok(CompiledAgg {
+                call: c.clone(),
+                args,
+                ty,
+                collation,
+            })
+        })
+        .collect::<Result<_, SqlError>>()?;
+    // Post-aggregation rows: the combined source row, then aggregate values.
+    let resolve_out = |parts: &[ast::Ident]| {
+        if let [one] = parts {
+            if let Some(n) = one
+                .value
+                .strip_prefix(AGG_PREFIX)
+                .and_then(|n| n.parse::<usize>().ok())
+            {
+                return aggs.get(n).map(|a| (width + n, a.ty.clone()));
+            }
+            if let Some(&i) = aliases.borrow().get(&one.value.to_ascii_lowercase()) {
+                return Some((
+                    usize::MAX - i,
+                    ExprType {
+                        ty: larch_engine::record::value::ColumnType::Double,
+                        nullable: true,
+                    },
+                ));
+            }
+        }
+        resolve_source(parts)
+    };
+
+    // The select list.
+    let mut outputs: Vec<Output> = Vec::new();
+    for item in &projection {
+        match item {
+            ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
+                let only = match item {
+                    ast::SelectItem::QualifiedWildcard(
+                        ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                        _,
+                    ) => Some(crate::exec::names::object_last(n)),
+                    _ => None,
+                };
+                if sources.is_empty() {
+                    return Err(SqlError::new(1096, "No tables used"));
+                }
+                let mut any = false;
+                for src in &sources {
+                    if only.as_ref().is_some_and(|a| *a != src.alias) {
+                        continue;
+                    }
+                    any = true;
+                    for u in &mut used.borrow_mut()[src.offset..src.offset + src.width()] {
+                        *u = true;
+                    }
+                    for (i, c) in src.columns.iter().enumerate() {
+                        let mut column = c.clone();
+                        column.nullable |= src.join == JoinKind::Left;
+                        outputs.push(Output {
+                            expr: Compiled {
+                                expr: eval::Expr::Column(src.offset + i),
+                                ty: ExprType {
+                                    ty: c.ty.clone(),
+                                    nullable: column.nullable,
+                                },
+                            },
+                            column,
+                        });
+                    }
+                }
+                if !any {
+                    return Err(SqlError::new(
+                        1051,
+                        format!("Unknown table '{}'", only.unwrap_or_default()),
+                    ));
+                }
+            }
+            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                let alias = match item {
+                    ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
+                    _ => None,
+                };
+                let expr = check(eval::compile(e, &resolve_out, &opts("SELECT")))?;
+                let mut column = match expr.expr {
+                    eval::Expr::Column(c) if c < width => {
+                        let src = sources.iter().rev().find(|s| s.offset <= c);
+                        src.map(|s| s.columns[c - s.offset].clone())
+                            .unwrap_or_else(|| ResultColumn::computed("", expr.ty.ty.clone(), true))
+                    }
+                    _ => ResultColumn::computed("", expr.ty.ty.clone(), expr.ty.nullable),
+                };
+                column.name = alias.clone().unwrap_or_else(|| {
+                    let original = &sel.projection[outputs.len().min(sel.projection.len() - 1)];
+                    match original {
+                        ast::SelectItem::UnnamedExpr(o) => expr_name(o),
+                        _ => expr_name(e),
+                    }
+                });
+                column.nullable = expr.ty.nullable || column.nullable;
+                if let Some(a) = alias {
+                    aliases
+                        .borrow_mut()
+                        .insert(a.to_ascii_lowercase(), outputs.len());
+                }
+                outputs.push(Output { column, expr });
+            }
+            _ => return Err(SqlError::not_supported("this select item")),
+        }
+    }
+    let n_out = outputs.len();
+
+    // WHERE, HAVING, ORDER BY, GROUP BY compiled.
+    let where_c = match &sel.selection {
+        Some(w) => Some(check(eval::compile(w, &resolve_source, &opts("WHERE")))?),
+        None => None,
+    };
+    let having_c = match &having {
+        Some(h) => Some(check(eval::compile(h, &resolve_out, &opts("HAVING")))?),
+        None => None,
+    };
+    let order_keys = compile_order(
+        s,
+        &order,
+        &resolve_out,
+        &outputs.iter().map(|o| o.column.clone()).collect::<Vec<_>>(),
+    )?;
+    let group_c: Vec<Compiled> = group_exprs
+        .iter()
+        .map(|g| {
+            // GROUP BY 1 / GROUP BY alias name the select list.
+            if let ast::Expr::Value(v) = g {
+                if let ast::Value::Number(n, _) = &v.value {
+                    let i: usize = n.parse().unwrap_or(0);
+                    return outputs
+                        .get(i.wrapping_sub(1))
+                        .map(|o| o.expr.clone())
+                        .ok_or_else(|| {
+                            SqlError::new(1054, format!("Unknown column '{n}' in 'GROUP BY'"))
+                        });
+                }
+            }
+            if let ast::Expr::Identifier(id) = g {
+                if resolve_source(std::slice::from_ref(id)).is_none() {
+                    if let Some(&i) = aliases.borrow().get(&id.value.to_ascii_lowercase()) {
+                        return Ok(outputs[i].expr.clone());
+                    }
+                }
+            }
+            check(eval::compile(g, &resolve_source, &opts("GROUP BY")))
+        })
+        .collect::<Result<_, _>>()?;
+
+    // Early stop when rows come out in final order.
+    if DESCRIBE_ONLY.with(|d| d.get()) {
+        return Ok(RowSet {
+            columns: outputs.into_iter().map(|o| o.column).collect(),
+            rows: Vec::new(),
+        });
+    }
+    // ORDER BY over plain columns of the first table may come from an index.
+    let order_cols: Vec<(usize, bool)> = match sources.first() {
+        Some(first)
+            if !aggregating
+                && sel.distinct.is_none()
+                && matches!(first.rows, source::SourceRows::Table(_)) =>
+        {
+            let column = |e: &eval::Expr| match *e {
+                eval::Expr::Column(c) if c < first.width() => Some(c),
+                eval::Expr::Column(c) if c > usize::MAX / 2 => {
+                    match outputs.get(usize::MAX - c).map(|o| &o.expr.expr) {
+                        Some(&eval::Expr::Column(c)) if c < first.width() => Some(c),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            order_keys
+                .iter()
+                .map(|k| column(&k.expr.expr).map(|c| (c, k.desc)))
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    let conds: Vec<&ast::Expr> = sel
+        .selection
+        .as_ref()
+        .map(rows::conjuncts)
+        .unwrap_or_default();
+    let used = used.into_inner();
+    let plan = join::plan(
+        s,
+        &sources,
+        &conds,
+        params,
+        join::JoinWant {
+            used: Some(&used),
+            order: &order_cols,
+            limited: limit.is_some(),
+        },
+    )?;
+    let sorted = plan.first.ordered && !order_cols.is_empty();
+    // Conjuncts the first source's ranges enforce are not checked per row.
+    let where_c = if plan.first.exact.is_empty() {
+        where_c
+    } else {
+        let resolve = |parts: &[ast::Ident]| source::resolve(&sources, parts).ok().flatten();
+        residual_where(&conds, &plan.first.exact, |e| {
+            eval::compile(e, &resolve, &opts("WHERE"))
+        })?
+    };
+    if let Some(id) = explain_id {
+        let shape = explain::BlockShape {
+            sources: &sources,
+            plan: &plan,
+            conds: &conds,
+            filesort: (!order_keys.is_empty() && !sorted) || !group_c.is_empty(),
+            temporary: !group_c.is_empty() || sel.distinct.is_some(),
+        };
+        explain::record_block(s, id, &shape);
+        return Ok(RowSet {
+            columns: outputs.into_iter().map(|o| o.column).collect(),
+            rows: Vec::new(),
+        });
+    }
+    let streaming = !aggregating && (order_keys.is_empty() || sorted) && sel.distinct.is_none();
+    let stop_after = match (streaming, limit) {
+        (true, Some((off, n))) => Some(off.saturating_add(n)),
+        _ => None,
+    };
+
+    // Without aggregation, HAVING or a sort, a row is projected as it
+    // arrives: only the output values are kept.
+    let project_early = !aggregating && having_c.is_none() && (order_keys.is_empty() || sorted);
+    let mut ctx = s.eval_context(params);
+    let mut matched: Vec<Vec<Value>> = Vec::new();
+    // Aggregation runs as rows arrive: groups keep their first row and
+    // their accumulators.
+    let mut groups = aggregate::Groups::default();
+    let mut rows_read = 0u64;
+    if stop_after != Some(0) {
+        let mut emit = |row: &[Value],
+                        _: &[Option<larch_engine::table::RowRef>],
+                        ctx: &mut eval::EvalContext<'_>|
+         -> Result<bool, SqlError> {
+            if let Some(w) = &where_c {
+                if !rows::truthy(&w.eval(row, ctx)?) {
+                    return Ok(true);
+                }
+            }
+            rows_read += 1;
+            if project_early {
+                let mut out = Vec::with_capacity(n_out);
+                project_into(row, &outputs, ctx, &mut out)?;
+                matched.push(out);
+                return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
+            }
+            if !aggregating {
+                // Room for the output columns appended below.
+                let mut kept = Vec::with_capacity(row.len() + n_out);
+                kept.extend_from_slice(row);
+                matched.push(kept);
+                return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
+            }
+            groups.add(row, &group_c, &aggs, ctx)?;
+            Ok(true)
+        };
+        if sources.is_empty() {
+            emit(&[], &[], &mut ctx)?;
+        } else {
+            join::run(s, &sources, &plan, &mut ctx, &mut emit)?;
+        }
+    }
+    s.db.status
+        .rows_read
+        .fetch_add(rows_read, std::sync::atomic::Ordering::Relaxed);
+
+    // Aggregate results.
+    let rows_in: Vec<Vec<Value>> = if aggregating {
+        groups.finish(s, width, &group_c, &aggs, order_keys.is_empty())?
+    } else {
+        matched
+    };
+
+    // Project (keeping the input row for ORDER BY), HAVING.
+    let mut projected: Vec<Vec<Value>> = Vec::with_capacity(rows_in.len());
+    for mut row in rows_in {
+        if project_early {
+            projected.push(row);
+            continue;
+        }
+        let base = row.len();
+        for o in &outputs {
+            let v = match o.expr.expr {
+                eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
+                _ => o.expr.eval(&row, &mut ctx)?,
+            };
+            row.push(v);
+        }
+        if let Some(h) = &having_c {
+            let hv = match h.expr {
+                eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
+                _ => h.eval(&row, &mut ctx)?,
+            };
+            if !rows::truthy(&hv) {
+                continue;
+            }
+        }
+        projected.push(row);
+    }
+    for w in ctx.take_warnings() {
+        warnings.borrow_mut().push(w);
+    }
+    drop(ctx);
+    if !order_keys.is_empty() && !sorted {
+        OUTPUT_TAIL.with(|t| *t.borrow_mut() = n_out);
+        sort_rows(s, &mut projected, &order_keys, |r| r)?;
+    }
+    let mut out_rows: Vec<Vec<Value>> = projected
+        .into_iter()
+        .map(|mut r| {
+            r.drain(..r.len() - n_out);
+            r
+        })
+        .collect();
+    if sel.distinct.is_some() {
+        distinct_rows(&mut out_rows);
+    }
+    apply_limit(&mut out_rows, limit);
+    Ok(RowSet {
+        columns: outputs.into_iter().map(|o| o.column).collect(),
+        rows: out_rows,
+    })
+}

@@ -1,0 +1,159 @@
+//! A query expression: the set operations (UNION [ALL|DISTINCT]) over SELECT
+//! blocks, the query's ORDER BY and LIMIT/OFFSET applied to the combined
+//! rows, and the rewrites done before the blocks run (uncorrelated
+//! subqueries replaced by their values, a query on one mergeable view turned
+//! into a query on its base table).
+//!
+//! `run_query_collect` is the one entry every query goes through: top-level
+//! SELECTs, derived tables, subqueries, INSERT ... SELECT and views. Each
+//! call is one nesting level for EXPLAIN (`explain::enter`).
+
+use std::cell::RefCell;
+
+use larch_engine::record::value::Value;
+use sqlparser::ast;
+
+use super::block::run_select;
+use super::order::{distinct_rows, finish_set};
+use super::{explain, subquery, view, DESCRIBE_ONLY};
+use crate::error::SqlError;
+use crate::eval::{self, CompileOptions};
+use crate::result::RowSet;
+use crate::session::Session;
+
+pub(super) fn run_query_collect(
+    s: &Session,
+    q: &ast::Query,
+    params: &[Value],
+    warnings: &RefCell<Vec<crate::error::Warning>>,
+) -> Result<RowSet, SqlError> {
+    if q.with.is_some() {
+        return Err(SqlError::not_supported("WITH"));
+    }
+    let _depth = explain::enter();
+    // Subqueries are replaced by their values in a copy of the query; most
+    // queries have none and run on the statement as parsed.
+    let inlined;
+    let q = if subquery::has_subquery(q) {
+        let mut copy = q.clone();
+        let in_from = explain::set_in_from(false);
+        let r = subquery::inline(s, &mut copy, params);
+        explain::set_in_from(in_from);
+        r?;
+        inlined = copy;
+        &inlined
+    } else {
+        q
+    };
+    // A query on one mergeable view becomes a query on its base table.
+    let merged;
+    let q = match view::merge(s, q)? {
+        Some(m) => {
+            merged = m;
+            &merged
+        }
+        None => q,
+    };
+    let limit = limit_of(s, q, params)?;
+    let order: Vec<ast::OrderByExpr> = match &q.order_by {
+        Some(ast::OrderBy {
+            kind: ast::OrderByKind::Expressions(v),
+            ..
+        }) => v.clone(),
+        _ => Vec::new(),
+    };
+    match q.body.as_ref() {
+        ast::SetExpr::Select(sel) => run_select(s, sel, &order, limit, params, warnings),
+        ast::SetExpr::Query(inner) => {
+            let mut set = run_query_collect(s, inner, params, warnings)?;
+            finish_set(s, &mut set, &order, limit)?;
+            Ok(set)
+        }
+        ast::SetExpr::SetOperation {
+            op: ast::SetOperator::Union,
+            set_quantifier,
+            left,
+            right,
+        } => {
+            let first = explain::next_id();
+            let mut l = run_set_expr(s, left, params, warnings)?;
+            explain::union_right();
+            let r = run_set_expr(s, right, params, warnings)?;
+            if explain::active() {
+                explain::union_result(first);
+            }
+            if l.columns.len() != r.columns.len() {
+                return Err(SqlError::new(
+                    1222,
+                    "The used SELECT statements have a different number of columns",
+                ));
+            }
+            l.rows.extend(r.rows);
+            if !matches!(set_quantifier, ast::SetQuantifier::All) {
+                distinct_rows(&mut l.rows);
+            }
+            finish_set(s, &mut l, &order, limit)?;
+            Ok(l)
+        }
+        ast::SetExpr::Values(_) => Err(SqlError::not_supported("VALUES as a query")),
+        _ => Err(SqlError::not_supported("this query form")),
+    }
+}
+
+fn run_set_expr(
+    s: &Session,
+    e: &ast::SetExpr,
+    params: &[Value],
+    warnings: &RefCell<Vec<crate::error::Warning>>,
+) -> Result<RowSet, SqlError> {
+    match e {
+        ast::SetExpr::Select(sel) => run_select(s, sel, &[], None, params, warnings),
+        ast::SetExpr::Query(q) => run_query_collect(s, q, params, warnings),
+        other => {
+            let q = ast::Query {
+                with: None,
+                body: Box::new(other.clone()),
+                order_by: None,
+                limit_clause: None,
+                fetch: None,
+                locks: vec![],
+                for_clause: None,
+                settings: None,
+                format_clause: None,
+                pipe_operators: vec![],
+            };
+            run_query_collect(s, &q, params, warnings)
+        }
+    }
+}
+
+fn limit_of(s: &Session, q: &ast::Query, params: &[Value]) -> Result<Option<(u64, u64)>, SqlError> {
+    let num = |e: &ast::Expr| -> Result<u64, SqlError> {
+        let resolve = |_: &[ast::Ident]| None;
+        let c = eval::compile(e, &resolve, &CompileOptions::default())?;
+        let mut ctx = s.eval_context(params);
+        match c.eval(&[], &mut ctx)? {
+            Value::Int(i) if i >= 0 => Ok(i as u64),
+            Value::UInt(u) => Ok(u),
+            Value::Null if DESCRIBE_ONLY.with(|d| d.get()) => Ok(u64::MAX),
+            _ => Err(SqlError::new(1210, "Incorrect arguments to LIMIT")),
+        }
+    };
+    Ok(match &q.limit_clause {
+        None => None,
+        Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => {
+            let count = match limit {
+                Some(e) => num(e)?,
+                None => u64::MAX,
+            };
+            let off = match offset {
+                Some(o) => num(&o.value)?,
+                None => 0,
+            };
+            Some((off, count))
+        }
+        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
+            Some((num(offset)?, num(limit)?))
+        }
+    })
+}
