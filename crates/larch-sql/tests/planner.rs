@@ -296,3 +296,49 @@ fn conjuncts_the_ranges_enforce_give_the_rows_a_scan_gives() -> R<()> {
     }
     Ok(())
 }
+
+#[test]
+fn explain_shows_with_elements_as_derived_tables() -> R<()> {
+    let t = table(50)?;
+    let mut s = t.session(50)?;
+    let shape = |lines: &[Vec<String>]| -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| format!("{} {} {}", l[0], l[1], l[2]))
+            .collect()
+    };
+    // Each reference of a non-recursive element is planned as a derived table.
+    let (_, lines) = query(
+        &mut s,
+        "EXPLAIN WITH c AS (SELECT d, COUNT(*) AS n FROM t GROUP BY d) \
+         SELECT * FROM c x, c y WHERE x.d = y.d",
+    )?;
+    assert_eq!(
+        shape(&lines),
+        [
+            "1 PRIMARY <derived2>",
+            "1 PRIMARY <derived3>",
+            "2 DERIVED t",
+            "3 DERIVED t"
+        ]
+    );
+    // A recursive element: the anchor, the recursive part reading the
+    // element, the union of both.
+    let (_, lines) = query(
+        &mut s,
+        "EXPLAIN WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) \
+         SELECT * FROM r",
+    )?;
+    assert_eq!(
+        shape(&lines),
+        [
+            "1 PRIMARY <derived2>",
+            "2 DERIVED NULL",
+            "3 RECURSIVE UNION <derived2>",
+            "NULL UNION RESULT <union2,3>"
+        ]
+    );
+    assert_eq!(lines[1][9], "No tables used");
+    assert_eq!(lines[2][9], "Using where");
+    Ok(())
+}

@@ -225,10 +225,11 @@ fn relations<V: Visit>(v: &V) -> Vec<ast::ObjectName> {
     let mut out = Vec::new();
     let _ = ast::visit_relations(v, |r: &ast::ObjectName| {
         let cte = r.0.len() == 1
-            && ctes
-                .0
-                .iter()
-                .any(|n| Some(n) == r.0[0].as_ident().map(|i| &i.value));
+            && ctes.0.iter().any(|n| {
+                r.0[0]
+                    .as_ident()
+                    .is_some_and(|i| i.value.eq_ignore_ascii_case(n))
+            });
         if !cte {
             out.push(r.clone());
         }

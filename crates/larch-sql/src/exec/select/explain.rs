@@ -80,6 +80,9 @@ struct Collector {
     in_from: bool,
     /// The next block at this depth is the right side of a UNION.
     union_right: Option<u32>,
+    /// Its kind: `UNION`, or `RECURSIVE UNION` for the recursive part of
+    /// a WITH element.
+    union_kind: &'static str,
     /// Ids of derived blocks not yet named by their outer block.
     derived: Vec<u64>,
 }
@@ -121,7 +124,25 @@ pub(super) fn set_in_from(on: bool) -> bool {
 
 /// The next block at the current depth is the right side of a UNION.
 pub(super) fn union_right() {
-    with(|c| c.union_right = Some(c.depth));
+    with(|c| {
+        c.union_right = Some(c.depth);
+        c.union_kind = "UNION";
+    });
+}
+
+/// The next block at the current depth is a recursive part of a WITH
+/// element (`RECURSIVE UNION`).
+pub(super) fn recursive_union() {
+    with(|c| {
+        c.union_right = Some(c.depth);
+        c.union_kind = "RECURSIVE UNION";
+    });
+}
+
+/// A WITH element whose blocks start at `first` was planned: its blocks
+/// are not derived tables for the block that reads it to name.
+pub(super) fn forget_derived(first: u64) {
+    with(|c| c.derived.retain(|&d| d < first));
 }
 
 /// Numbers a SELECT block as it starts; `None` when not explaining.
@@ -131,7 +152,7 @@ pub(super) fn start_block() -> Option<u64> {
         let id = c.next_id;
         let kind = if c.union_right == Some(c.depth) {
             c.union_right = None;
-            "UNION"
+            c.union_kind
         } else if c.depth > 1 && c.in_from {
             c.derived.push(id);
             "DERIVED"
@@ -213,7 +234,11 @@ pub(super) fn record_block(s: &Session, id: u64, shape: &BlockShape<'_>) {
         let n = shape
             .sources
             .iter()
-            .filter(|src| matches!(src.rows, SourceRows::Rows(_)) && src.db.is_empty())
+            .filter(|src| {
+                matches!(src.rows, SourceRows::Rows(_))
+                    && src.db.is_empty()
+                    && src.explain_name.is_none()
+            })
             .count();
         let mine: Vec<u64> = c.derived.iter().copied().filter(|&d| d > id).collect();
         let take: Vec<u64> = mine.into_iter().take(n).collect();
@@ -226,10 +251,18 @@ pub(super) fn record_block(s: &Session, id: u64, shape: &BlockShape<'_>) {
         let mut line = match &src.rows {
             SourceRows::Table(t) if k == 0 => first_line(t, &shape.plan.first, shape.conds),
             SourceRows::Table(t) => inner_line(s, shape.sources, k, t),
-            SourceRows::Rows(r) => Line::all(Some(r.len() as u64), ""),
+            SourceRows::Rows(r) => Line::all(
+                Some(r.len() as u64),
+                if k == 0 && !shape.conds.is_empty() {
+                    "Using where"
+                } else {
+                    ""
+                },
+            ),
         };
         line.id = Some(id);
         line.table = Some(match (&src.rows, src.db.is_empty()) {
+            _ if src.explain_name.is_some() => src.explain_name.clone().unwrap_or_default(),
             (SourceRows::Rows(_), true) => derived
                 .next()
                 .map_or_else(|| src.alias.clone(), |d| format!("<derived{d}>")),

@@ -16,13 +16,14 @@
 //! newest version used, as InnoDB's locking reads do.
 //!
 //! Files: `query` (set operations, ORDER BY/LIMIT of a query, the rewrites
-//! before it runs), `block` (one SELECT block), `source` (FROM), `join`
+//! before it runs), `block` (one SELECT block), `cte` (WITH), `source` (FROM), `join`
 //! (access paths and nested loops), `aggregate`, `order`, `project`,
 //! `subquery`, `view`, `explain`; this file holds the statement entry
 //! points (`execute`, `describe`, `run_query`).
 
 mod aggregate;
 mod block;
+pub(crate) mod cte;
 pub(crate) mod explain;
 pub(crate) mod information_schema;
 pub(crate) mod innodb_tables;
@@ -58,6 +59,7 @@ pub(crate) fn execute(
         .com_select
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let warnings = RefCell::new(Vec::new());
+    cte::take_warnings();
     // SERIALIZABLE: plain reads inside a transaction lock what they read
     // (shared), as InnoDB turns them into LOCK IN SHARE MODE.
     let serializable = ast::LockClause {
@@ -77,7 +79,11 @@ pub(crate) fn execute(
         s.end_read();
         r
     };
-    for w in warnings.into_inner() {
+    for w in warnings
+        .into_inner()
+        .into_iter()
+        .chain(cte::take_warnings())
+    {
         s.push_warning(w);
     }
     let set = r?;

@@ -15,7 +15,7 @@ use sqlparser::ast;
 
 use super::block::run_select;
 use super::order::{distinct_rows, finish_set};
-use super::{explain, subquery, view, DESCRIBE_ONLY};
+use super::{cte, explain, subquery, view, DESCRIBE_ONLY};
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions};
 use crate::result::RowSet;
@@ -27,9 +27,11 @@ pub(super) fn run_query_collect(
     params: &[Value],
     warnings: &RefCell<Vec<crate::error::Warning>>,
 ) -> Result<RowSet, SqlError> {
-    if q.with.is_some() {
-        return Err(SqlError::not_supported("WITH"));
-    }
+    // The WITH elements are visible while the query runs.
+    let _scope = match &q.with {
+        Some(with) => Some(cte::enter(with)?),
+        None => None,
+    };
     let _depth = explain::enter();
     // Subqueries are replaced by their values in a copy of the query; most
     // queries have none and run on the statement as parsed.
@@ -100,7 +102,7 @@ pub(super) fn run_query_collect(
     }
 }
 
-fn run_set_expr(
+pub(super) fn run_set_expr(
     s: &Session,
     e: &ast::SetExpr,
     params: &[Value],
@@ -109,21 +111,23 @@ fn run_set_expr(
     match e {
         ast::SetExpr::Select(sel) => run_select(s, sel, &[], None, params, warnings),
         ast::SetExpr::Query(q) => run_query_collect(s, q, params, warnings),
-        other => {
-            let q = ast::Query {
-                with: None,
-                body: Box::new(other.clone()),
-                order_by: None,
-                limit_clause: None,
-                fetch: None,
-                locks: vec![],
-                for_clause: None,
-                settings: None,
-                format_clause: None,
-                pipe_operators: vec![],
-            };
-            run_query_collect(s, &q, params, warnings)
-        }
+        other => run_query_collect(s, &query_of(other), params, warnings),
+    }
+}
+
+/// A query made of a set expression alone.
+fn query_of(e: &ast::SetExpr) -> ast::Query {
+    ast::Query {
+        with: None,
+        body: Box::new(e.clone()),
+        order_by: None,
+        limit_clause: None,
+        fetch: None,
+        locks: vec![],
+        for_clause: None,
+        settings: None,
+        format_clause: None,
+        pipe_operators: vec![],
     }
 }
 

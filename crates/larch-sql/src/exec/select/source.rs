@@ -49,6 +49,8 @@ pub(crate) struct Source {
     pub join: JoinKind,
     /// ON condition (USING is turned into ON).
     pub on: Option<ast::Expr>,
+    /// The table name EXPLAIN shows for a WITH element (`<derivedN>`).
+    pub explain_name: Option<String>,
 }
 
 impl Source {
@@ -98,6 +100,32 @@ fn factor(
 ) -> Result<Source, SqlError> {
     match f {
         ast::TableFactor::Table { name, alias, .. } => {
+            if let Some(found) = super::cte::lookup(name) {
+                let (set, explain_name) = super::cte::rows(s, &found, params)?;
+                let table = names::object_last(name);
+                let alias = alias
+                    .as_ref()
+                    .map_or_else(|| table.clone(), |a| a.name.value.clone());
+                return Ok(Source {
+                    columns: set
+                        .columns
+                        .iter()
+                        .map(|c| ResultColumn {
+                            table: alias.clone(),
+                            org_table: String::new(),
+                            ..c.clone()
+                        })
+                        .collect(),
+                    alias,
+                    db: String::new(),
+                    table,
+                    rows: SourceRows::Rows(set.rows.clone()),
+                    offset: 0,
+                    join,
+                    on,
+                    explain_name,
+                });
+            }
             let (db, table) = names::table_name(s, name)?;
             // Unaliased, a table is known by its name as written (the
             // hidden name of a temporary table is no name to qualify by).
@@ -122,6 +150,7 @@ fn factor(
                     offset: 0,
                     join,
                     on,
+                    explain_name: None,
                 });
             }
             if let Some(v) = super::view::load(s, &db, &table)? {
@@ -141,6 +170,7 @@ fn factor(
                     offset: 0,
                     join,
                     on,
+                    explain_name: None,
                 });
             }
             let t = names::open_table(s, &db, &table)?;
@@ -153,6 +183,7 @@ fn factor(
                 offset: 0,
                 join,
                 on,
+                explain_name: None,
             })
         }
         ast::TableFactor::Derived {
@@ -182,6 +213,7 @@ fn factor(
                 offset: 0,
                 join,
                 on,
+                explain_name: None,
             })
         }
         ast::TableFactor::NestedJoin { .. } => Err(SqlError::not_supported("nested joins")),

@@ -94,8 +94,14 @@ pub(crate) fn parse_select(text: &str) -> Result<ast::Query, SqlError> {
 /// Qualifies the unqualified table names of `q` (and of its subqueries)
 /// with `db`.
 pub(crate) fn qualify(q: &mut ast::Query, db: &str) {
+    // Names of WITH elements are no tables.
+    let elements = super::cte::defined_names(q);
     let _ = ast::visit_relations_mut(q, |name| {
-        if name.0.len() == 1 {
+        let element = name.0[..]
+            .first()
+            .and_then(|p| p.as_ident())
+            .is_some_and(|i| elements.iter().any(|e| e.eq_ignore_ascii_case(&i.value)));
+        if name.0.len() == 1 && !element {
             name.0
                 .insert(0, ast::ObjectNamePart::Identifier(ast::Ident::new(db)));
         }
@@ -407,6 +413,9 @@ pub(crate) fn merge(s: &Session, q: &ast::Query) -> Result<Option<ast::Query>, S
     else {
         return Ok(None);
     };
+    if super::cte::lookup(name).is_some() {
+        return Ok(None);
+    }
     let Ok((db, table)) = names::table_name(s, name) else {
         return Ok(None);
     };

@@ -268,6 +268,17 @@ pub(super) static VARIABLES: &[VarDef] = &[
     ),
     v("max_execution_time", Both, U32, "0"),
     v("max_heap_table_size", Both, I64, "16777216"),
+    // Iterations of a recursive WITH element before it stops with warning
+    // 1931 (exec/select/cte.rs).
+    v(
+        "max_recursive_iterations",
+        Both,
+        Kind::Int {
+            min: 0,
+            max: u32::MAX as i64,
+        },
+        "1000",
+    ),
     v(
         "max_sort_length",
         Both,
