@@ -6,7 +6,7 @@
 mod support;
 
 use rand::{Rng, SeedableRng};
-use support::{query, rows, TestDb, R};
+use support::{one, query, rows, TestDb, R};
 
 /// The EXPLAIN line of a one-table query, by column name.
 fn explain(s: &mut larch_sql::session::Session, sql: &str) -> R<Vec<(String, String)>> {
@@ -340,5 +340,66 @@ fn explain_shows_with_elements_as_derived_tables() -> R<()> {
     );
     assert_eq!(lines[1][9], "No tables used");
     assert_eq!(lines[2][9], "Using where");
+    Ok(())
+}
+
+#[test]
+fn explain_update_delete_and_insert_show_the_statements_access() -> R<()> {
+    let t = table(50)?;
+    let mut s = t.session(50)?;
+    let line = |s: &mut larch_sql::session::Session, sql: &str| -> R<String> {
+        let (_, lines) = query(s, &format!("EXPLAIN {sql}"))?;
+        assert_eq!(lines.len(), 1, "{sql}: {lines:?}");
+        Ok(lines[0]
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 8)
+            .map(|(_, v)| v.as_str())
+            .collect::<Vec<_>>()
+            .join(" "))
+    };
+    // A point or a range through an index is a range read.
+    assert_eq!(
+        line(&mut s, "UPDATE t SET c = 'x' WHERE id = 5")?,
+        "1 SIMPLE t range PRIMARY PRIMARY 4 NULL Using where"
+    );
+    // Changing the key read by: the rows are buffered first.
+    assert_eq!(
+        line(&mut s, "UPDATE t SET d = d + 1 WHERE d = 3")?,
+        "1 SIMPLE t range d d 4 NULL Using where; Using buffer"
+    );
+    // No usable index: UPDATE reads the clustered index, DELETE the table.
+    assert_eq!(
+        line(&mut s, "UPDATE t SET c = 'x' WHERE c = 'row 5'")?,
+        "1 SIMPLE t index NULL PRIMARY 4 NULL Using where"
+    );
+    assert_eq!(
+        line(&mut s, "DELETE FROM t WHERE c = 'row 5'")?,
+        "1 SIMPLE t ALL NULL NULL NULL NULL Using where"
+    );
+    assert_eq!(
+        line(
+            &mut s,
+            "DELETE FROM t WHERE id BETWEEN 3 AND 7 ORDER BY d LIMIT 2"
+        )?,
+        "1 SIMPLE t range PRIMARY PRIMARY 4 NULL Using where; Using filesort"
+    );
+    assert_eq!(
+        line(&mut s, "DELETE FROM t")?,
+        "1 SIMPLE NULL NULL NULL NULL NULL NULL Deleting all rows"
+    );
+    // INSERT ... VALUES names its table; INSERT/REPLACE ... SELECT shows the SELECT.
+    assert_eq!(
+        line(&mut s, "INSERT INTO t (id, c, d) VALUES (1000, 'x', 1)")?,
+        "1 INSERT t ALL NULL NULL NULL NULL NULL"
+    );
+    s.execute("CREATE TABLE u (id INT PRIMARY KEY, d INT)")?;
+    assert_eq!(
+        line(&mut s, "REPLACE INTO u SELECT id, d FROM t WHERE id = 7")?,
+        "1 SIMPLE t const PRIMARY PRIMARY 4 const "
+    );
+    // Nothing was changed.
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t")?, "50");
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM u")?, "0");
     Ok(())
 }

@@ -152,6 +152,23 @@ fn execute_sql(
             }
             _ => Err(SqlError::not_supported("EXPLAIN")),
         },
+        S::Explain {
+            statement,
+            analyze: false,
+            format: None,
+            ..
+        } if matches!(
+            statement.as_ref(),
+            S::Insert(_) | S::Update(_) | S::Delete(_)
+        ) =>
+        {
+            let on_base = write::view::rewrite(s, statement, params)?;
+            s.begin_read()?;
+            let r =
+                select::explain::explain_write(s, on_base.as_ref().unwrap_or(statement), params);
+            s.end_read();
+            r
+        }
         S::Insert(_) | S::Update(_) | S::Delete(_) => {
             match write::view::rewrite(s, stmt, params)? {
                 Some(on_base) => write::execute(s, &on_base, params),

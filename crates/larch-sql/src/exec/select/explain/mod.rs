@@ -8,6 +8,8 @@
 //! line per source and returns no rows. Subqueries and derived tables are
 //! planned the same way at a deeper level; so nothing is read from a table.
 //!
+//! UPDATE, DELETE and INSERT are explained by `write` with the same lines.
+//!
 //! Access types as MariaDB names them: `const` (a full unique point), `ref`
 //! (an equality prefix), `eq_ref` (a join lookup matching one row), `range`,
 //! `index` (a whole secondary index, in order or covering) and `ALL` (the
@@ -15,10 +17,13 @@
 //! (`Table::estimate_rows`); without index statistics, a join lookup that may
 //! match several rows is shown as at most 10 rows.
 
+mod key_parts;
+mod write;
+
 use std::cell::RefCell;
 use std::ops::Bound;
 
-use larch_engine::record::value::{ColumnType, Value};
+use larch_engine::record::value::Value;
 use larch_engine::table::{KeyRange, Table, CLUSTERED};
 use sqlparser::ast;
 
@@ -29,6 +34,9 @@ use crate::exec::access::{self, Access, Plan};
 use crate::exec::rows;
 use crate::result::{QueryResult, ResultColumn, RowSet};
 use crate::session::Session;
+use key_parts::{bound_len, consts, index_parts, key_len};
+
+pub(crate) use write::explain_write;
 
 /// One line of the explanation.
 struct Line {
@@ -491,59 +499,6 @@ fn reference_text(s: &Session, sources: &[Source], e: &ast::Expr) -> String {
     "func".into()
 }
 
-fn consts(n: usize) -> String {
-    vec!["const"; n].join(",")
-}
-
-fn bound_len(b: &Bound<Vec<Value>>) -> usize {
-    match b {
-        Bound::Included(v) | Bound::Excluded(v) => v.len(),
-        Bound::Unbounded => 0,
-    }
-}
-
-fn index_parts(t: &Table, index: usize) -> usize {
-    let def = t.def();
-    if index == CLUSTERED {
-        def.primary_key.as_ref().map_or(0, |p| p.columns.len())
-    } else {
-        def.secondary.get(index - 1).map_or(0, |s| s.columns.len())
-    }
-}
-
-/// Bytes of the first `parts` key parts of an index, as MySQL counts them:
-/// the longest value, 2 more for a variable length, 1 more when nullable.
-fn key_len(t: &Table, index: usize, parts: usize) -> usize {
-    let def = t.def();
-    let idx = if index == CLUSTERED {
-        def.primary_key.as_ref()
-    } else {
-        def.secondary.get(index - 1)
-    };
-    let Some(idx) = idx else { return 0 };
-    idx.columns
-        .iter()
-        .take(parts)
-        .map(|p| {
-            let c = &def.columns[p.column];
-            let bytes = match (&c.ty, p.prefix_len) {
-                (ty, Some(chars)) => {
-                    let per_char = match ty.collation() {
-                        Some(col) => col.charset().max_bytes_per_char(),
-                        None => 1,
-                    };
-                    chars as usize * per_char + 2
-                }
-                (ty, None) => match ty.fixed_len() {
-                    Some(n) if !matches!(ty, ColumnType::Varchar { .. }) => n,
-                    _ => ty.max_storage_bytes() + 2,
-                },
-            };
-            bytes + usize::from(c.nullable)
-        })
-        .sum()
-}
-
 /// Explains `q`: plans every block without reading rows.
 pub(crate) fn explain(
     s: &mut Session,
@@ -570,6 +525,11 @@ pub(crate) fn explain(
         }
     }
     lines.sort_by_key(|l| (l.id.is_none(), l.id));
+    Ok(result(lines))
+}
+
+/// The explanation's result set: one row per line.
+fn result(lines: Vec<Line>) -> QueryResult {
     let text = |v: Option<String>| v.map_or(Value::Null, Value::Str);
     let rows = lines
         .into_iter()
@@ -588,7 +548,7 @@ pub(crate) fn explain(
             ]
         })
         .collect();
-    Ok(QueryResult::Rows(RowSet {
+    QueryResult::Rows(RowSet {
         columns: vec![
             ResultColumn::bigint("id", false, true),
             ResultColumn::text("select_type", 18, false),
@@ -602,5 +562,5 @@ pub(crate) fn explain(
             ResultColumn::text("Extra", 255, false),
         ],
         rows,
-    }))
+    })
 }
