@@ -218,6 +218,25 @@ fn with_errors_are_mariadbs() -> R<()> {
         ),
         4005
     );
+    assert_eq!(
+        code(&mut s, "WITH c (x, x) AS (SELECT 1, 2) SELECT * FROM c"),
+        1060
+    );
+    assert_eq!(
+        code(
+            &mut s,
+            "WITH c AS (SELECT id, a AS id FROM t) SELECT * FROM c"
+        ),
+        1060
+    );
+    // A cycle of elements of which none has an anchor.
+    match s.execute(
+        "WITH RECURSIVE a AS (SELECT * FROM b WHERE id > 2), b AS (SELECT t.id FROM t, a WHERE t.id > a.id) \
+         SELECT * FROM b",
+    ) {
+        Err(e) => assert_eq!(e.message(), "No anchors for recursive WITH element 'a'"),
+        Ok(_) => panic!("a cycle without anchors accepted"),
+    }
     // Recursive references the standard forbids: in a subquery, twice in
     // one part, on the inner side of an outer join, under aggregation.
     for sql in [

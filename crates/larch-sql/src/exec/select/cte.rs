@@ -30,8 +30,10 @@
 //! iteration ends it. After `max_recursive_iterations` iterations the
 //! evaluation stops with MariaDB's warning 1931.
 //!
-//! Errors (MariaDB's codes): 4002 column list of the wrong length, 4004
-//! duplicate name in one WITH, 4005 a recursive element without anchors,
+//! Errors (MariaDB's codes): 4002 column list of the wrong length, 1060
+//! two columns of one name, 4004
+//! duplicate name in one WITH, 4005 a recursive element (or cycle of
+//! elements) without anchors,
 //! 4008 a recursive reference where the standard forbids it (in a subquery
 //! of an expression, twice in one part, on the inner side of an outer join,
 //! in a part that aggregates); mutual recursion between elements and ORDER
@@ -150,6 +152,9 @@ pub(super) fn enter(with: &ast::With) -> Result<ScopeGuard, SqlError> {
             state: RefCell::new(State::Pending),
         });
     }
+    if with.recursive {
+        check_anchors(&elements)?;
+    }
     let visible = elements.len();
     SCOPES.with(|s| {
         s.borrow_mut().push(Rc::new(Scope {
@@ -159,6 +164,56 @@ pub(super) fn enter(with: &ast::With) -> Result<ScopeGuard, SqlError> {
         }))
     });
     Ok(ScopeGuard)
+}
+
+/// 4005 for the first recursive element (in a cycle of references, itself
+/// included) that has no anchor while no element of its cycle has one: an
+/// anchor is a UNION operand that names no element of the cycle.
+fn check_anchors(elements: &[Element]) -> Result<(), SqlError> {
+    let n = elements.len();
+    let mut reach: Vec<Vec<bool>> = elements
+        .iter()
+        .map(|e| {
+            elements
+                .iter()
+                .map(|o| names_element(&e.query, &o.name))
+                .collect()
+        })
+        .collect();
+    // Transitive closure (Warshall).
+    for k in 0..n {
+        let through = reach[k].clone();
+        for row in reach.iter_mut() {
+            if row[k] {
+                for (x, &y) in row.iter_mut().zip(&through) {
+                    *x |= y;
+                }
+            }
+        }
+    }
+    let group =
+        |i: usize| -> Vec<usize> { (0..n).filter(|&j| reach[i][j] && reach[j][i]).collect() };
+    let anchored = |i: usize| {
+        let mut parts = Vec::new();
+        let mut all = true;
+        union_parts(&elements[i].query.body, &mut parts, &mut all);
+        let cycle = group(i);
+        parts
+            .iter()
+            .any(|p| cycle.iter().all(|&j| !names_element(p, &elements[j].name)))
+    };
+    for i in 0..n {
+        if reach[i][i] && !group(i).into_iter().any(anchored) {
+            return Err(SqlError::new(
+                4005,
+                format!(
+                    "No anchors for recursive WITH element '{}'",
+                    elements[i].name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A WITH element found by name.
@@ -257,6 +312,7 @@ pub(super) fn rows(
         } else {
             super::run_query(s, &element.query, params).and_then(|mut set| {
                 rename(&mut set.columns, &element.columns)?;
+                check_unique_names(&set.columns)?;
                 Ok(set)
             })
         };
@@ -295,6 +351,22 @@ fn rename(columns: &mut [ResultColumn], names: &[String]) -> Result<(), SqlError
     }
     for (c, n) in columns.iter_mut().zip(names) {
         c.name = n.clone();
+    }
+    Ok(())
+}
+
+/// 1060 when two columns of an element have one name.
+fn check_unique_names(columns: &[ResultColumn]) -> Result<(), SqlError> {
+    for (i, c) in columns.iter().enumerate() {
+        if columns[..i]
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case(&c.name))
+        {
+            return Err(SqlError::new(
+                crate::error::code::DUP_FIELDNAME,
+                format!("Duplicate column name '{}'", c.name),
+            ));
+        }
     }
     Ok(())
 }
@@ -480,6 +552,7 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
         if k == 0 {
             columns = set.columns.clone();
             rename(&mut columns, &e.columns)?;
+            check_unique_names(&columns)?;
         }
         delta.extend(add(set, &columns, &mut total, k > 0)?);
     }
