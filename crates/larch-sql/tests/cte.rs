@@ -229,6 +229,14 @@ fn with_errors_are_mariadbs() -> R<()> {
         ),
         1060
     );
+    // An element no reference reads is still checked.
+    assert_eq!(
+        code(
+            &mut s,
+            "WITH unused AS (SELECT nosuch FROM t) SELECT COUNT(*) FROM t"
+        ),
+        1054
+    );
     // A cycle of elements of which none has an anchor.
     match s.execute(
         "WITH RECURSIVE a AS (SELECT * FROM b WHERE id > 2), b AS (SELECT t.id FROM t, a WHERE t.id > a.id) \

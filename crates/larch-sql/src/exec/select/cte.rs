@@ -337,6 +337,31 @@ pub(super) fn rows(
     Ok((set, name))
 }
 
+/// Plans (reads no rows of) the elements of the innermost scope that no
+/// reference evaluated, so that errors in their definitions are reported.
+pub(super) fn check_unreferenced(s: &Session, params: &[Value]) -> Result<(), SqlError> {
+    let Some(scope) = SCOPES.with(|st| st.borrow().last().cloned()) else {
+        return Ok(());
+    };
+    for (index, element) in scope.elements.iter().enumerate() {
+        if !matches!(&*element.state.borrow(), State::Pending) {
+            continue;
+        }
+        let _view = DefinitionView::open(&scope, index);
+        let describing = super::DESCRIBE_ONLY.with(|d| d.replace(true));
+        element.state.replace(State::Computing);
+        let r = if element.recursive {
+            recursive_rows(s, element, params).map(drop)
+        } else {
+            super::run_query(s, &element.query, params).map(drop)
+        };
+        element.state.replace(State::Pending);
+        super::DESCRIBE_ONLY.with(|d| d.set(describing));
+        r?;
+    }
+    Ok(())
+}
+
 /// Names the columns by the element's column list (4002 when its length
 /// differs).
 fn rename(columns: &mut [ResultColumn], names: &[String]) -> Result<(), SqlError> {

@@ -64,11 +64,28 @@ pub(super) fn run_query_collect(
         }) => v.clone(),
         _ => Vec::new(),
     };
+    let set = run_body(s, q, limit, &order, params, warnings)?;
+    // Elements no reference read are still checked, as MariaDB prepares them.
+    if _scope.is_some() && !explain::active() {
+        cte::check_unreferenced(s, params)?;
+    }
+    Ok(set)
+}
+
+/// The query's body: one block, a parenthesized query or a UNION.
+fn run_body(
+    s: &Session,
+    q: &ast::Query,
+    limit: Option<(u64, u64)>,
+    order: &[ast::OrderByExpr],
+    params: &[Value],
+    warnings: &RefCell<Vec<crate::error::Warning>>,
+) -> Result<RowSet, SqlError> {
     match q.body.as_ref() {
-        ast::SetExpr::Select(sel) => run_select(s, sel, &order, limit, params, warnings),
+        ast::SetExpr::Select(sel) => run_select(s, sel, order, limit, params, warnings),
         ast::SetExpr::Query(inner) => {
             let mut set = run_query_collect(s, inner, params, warnings)?;
-            finish_set(s, &mut set, &order, limit)?;
+            finish_set(s, &mut set, order, limit)?;
             Ok(set)
         }
         ast::SetExpr::SetOperation {
@@ -94,7 +111,7 @@ pub(super) fn run_query_collect(
             if !matches!(set_quantifier, ast::SetQuantifier::All) {
                 distinct_rows(&mut l.rows);
             }
-            finish_set(s, &mut l, &order, limit)?;
+            finish_set(s, &mut l, order, limit)?;
             Ok(l)
         }
         ast::SetExpr::Values(_) => Err(SqlError::not_supported("VALUES as a query")),
