@@ -237,6 +237,13 @@ fn with_errors_are_mariadbs() -> R<()> {
         ),
         1054
     );
+    assert_eq!(
+        code(
+            &mut s,
+            "WITH unused (x) AS (SELECT id, a FROM t) SELECT COUNT(*) FROM t"
+        ),
+        4002
+    );
     // A cycle of elements of which none has an anchor.
     match s.execute(
         "WITH RECURSIVE a AS (SELECT * FROM b WHERE id > 2), b AS (SELECT t.id FROM t, a WHERE t.id > a.id) \

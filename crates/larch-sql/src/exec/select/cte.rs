@@ -353,7 +353,10 @@ pub(super) fn check_unreferenced(s: &Session, params: &[Value]) -> Result<(), Sq
         let r = if element.recursive {
             recursive_rows(s, element, params).map(drop)
         } else {
-            super::run_query(s, &element.query, params).map(drop)
+            super::run_query(s, &element.query, params).and_then(|mut set| {
+                rename(&mut set.columns, &element.columns)?;
+                check_unique_names(&set.columns)
+            })
         };
         element.state.replace(State::Pending);
         super::DESCRIBE_ONLY.with(|d| d.set(describing));
