@@ -48,7 +48,7 @@ mod maintenance;
 pub mod meta;
 mod rebuild;
 mod render;
-mod show;
+pub(crate) mod show;
 mod tables;
 #[cfg(test)]
 mod tests;

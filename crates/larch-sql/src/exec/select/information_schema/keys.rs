@@ -20,12 +20,13 @@ pub(super) fn table(
         "STATISTICS" => {
             for t in base_tables(sess, None)? {
                 let def = &t.entry.def;
+                let cardinality = crate::ddl::show::index_cardinality(sess, &t.db, &t.name, def);
                 let idxs = def
                     .primary_key
                     .iter()
                     .map(|p| (p, true))
                     .chain(def.secondary.iter().map(|x| (x, x.unique)));
-                for (idx, unique) in idxs {
+                for (key, (idx, unique)) in idxs.enumerate() {
                     for (seq, part) in idx.columns.iter().enumerate() {
                         let col = &def.columns[part.column];
                         rows.push(vec![
@@ -38,7 +39,7 @@ pub(super) fn table(
                             u(seq as u64 + 1),
                             s(&col.name),
                             s(if part.descending { "D" } else { "A" }),
-                            Value::Int(0),
+                            crate::ddl::show::cardinality_value(&cardinality, key, seq),
                             part.prefix_len
                                 .map_or(Value::Null, |p| Value::Int(i64::from(p))),
                             Value::Null,
