@@ -95,6 +95,9 @@ pub(super) fn create_table_text(
         if !m.comment.is_empty() {
             l.push_str(&format!(" COMMENT {}", quote_string(&m.comment)));
         }
+        if let Some(check) = &m.check {
+            l.push_str(&format!(" CHECK ({check})"));
+        }
         lines.push(l);
     }
     for (k, fulltext) in all_keys(def, meta) {
@@ -128,6 +131,9 @@ pub(super) fn create_table_text(
             l.push_str(&format!(" COMMENT {}", quote_string(comment)));
         }
         lines.push(l);
+    }
+    for (name, expr) in &meta.checks {
+        lines.push(format!("  CONSTRAINT {} CHECK ({expr})", quote_ident(name)));
     }
     let mut out = format!(
         "CREATE TABLE {} (\n{}\n)",

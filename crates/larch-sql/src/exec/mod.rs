@@ -21,7 +21,7 @@ pub(crate) mod flush;
 mod grants;
 mod load_data;
 pub(crate) mod names;
-mod rows;
+pub(crate) mod rows;
 mod schema;
 pub(crate) mod select;
 mod select_into;

@@ -450,3 +450,29 @@ pub(crate) fn near_text(rest: &str) -> String {
         rest.to_string()
     }
 }
+
+/// Parses one expression kept as text (a column's DEFAULT, a CHECK
+/// constraint) the way it would be read inside a SELECT list.
+pub(crate) fn parse_expression(text: &str) -> Result<ast::Expr, SqlError> {
+    let statements = parse(&format!("SELECT {text}"))?;
+    let expr = match statements.first() {
+        Some(Statement::Sql(st)) => match st.as_ref() {
+            ast::Statement::Query(q) => match q.body.as_ref() {
+                ast::SetExpr::Select(sel) if statements.len() == 1 => {
+                    match sel.projection.as_slice() {
+                        [ast::SelectItem::UnnamedExpr(e)
+                        | ast::SelectItem::ExprWithAlias { expr: e, .. }] => Some(e.clone()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    };
+    expr.ok_or_else(|| SqlError::Syntax {
+        near: near_text(text),
+        line: 1,
+    })
+}

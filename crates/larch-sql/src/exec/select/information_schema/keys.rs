@@ -1,5 +1,6 @@
-//! INFORMATION_SCHEMA tables about indexes and partitions: STATISTICS,
-//! KEY_COLUMN_USAGE, TABLE_CONSTRAINTS, PARTITIONS.
+//! INFORMATION_SCHEMA tables about indexes, constraints and partitions:
+//! STATISTICS, KEY_COLUMN_USAGE, TABLE_CONSTRAINTS, CHECK_CONSTRAINTS,
+//! PARTITIONS.
 
 use larch_engine::record::value::Value;
 
@@ -156,6 +157,16 @@ pub(super) fn table(
                         s(kind),
                     ]);
                 }
+                for (name, _, _) in checks_of(&t) {
+                    rows.push(vec![
+                        s("def"),
+                        s(&t.db),
+                        s(&name),
+                        s(&t.db),
+                        s(&t.name),
+                        s("CHECK"),
+                    ]);
+                }
             }
             cols(&[
                 ("CONSTRAINT_CATALOG", T::S(512), NN),
@@ -164,6 +175,28 @@ pub(super) fn table(
                 ("TABLE_SCHEMA", T::S(64), NN),
                 ("TABLE_NAME", T::S(64), NN),
                 ("CONSTRAINT_TYPE", T::S(64), NN),
+            ])
+        }
+        "CHECK_CONSTRAINTS" => {
+            for t in base_tables(sess, None)? {
+                for (name, level, clause) in checks_of(&t) {
+                    rows.push(vec![
+                        s("def"),
+                        s(&t.db),
+                        s(&t.name),
+                        s(&name),
+                        s(level),
+                        s(&clause),
+                    ]);
+                }
+            }
+            cols(&[
+                ("CONSTRAINT_CATALOG", T::S(512), NN),
+                ("CONSTRAINT_SCHEMA", T::S(64), NN),
+                ("TABLE_NAME", T::S(64), NN),
+                ("CONSTRAINT_NAME", T::S(64), NN),
+                ("LEVEL", T::S(6), NN),
+                ("CHECK_CLAUSE", T::L, NN),
             ])
         }
         "PARTITIONS" => {
@@ -206,4 +239,21 @@ pub(super) fn table(
         _ => return Ok(None),
     };
     Ok(Some(columns))
+}
+
+/// The CHECK constraints of a table: name (a column's is named after the
+/// column), level ("Column" or "Table") and expression text.
+fn checks_of(t: &super::BaseTable) -> Vec<(String, &'static str, String)> {
+    let columns = t
+        .meta
+        .columns
+        .iter()
+        .zip(&t.entry.def.columns)
+        .filter_map(|(m, c)| Some((c.name.clone(), "Column", m.check.clone()?)));
+    let table = t
+        .meta
+        .checks
+        .iter()
+        .map(|(n, e)| (n.clone(), "Table", e.clone()));
+    columns.chain(table).collect()
 }
