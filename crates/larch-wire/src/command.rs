@@ -38,7 +38,7 @@ pub(crate) struct CommandLoop<'a, S, H> {
 
 impl<'a, S, H> CommandLoop<'a, S, H>
 where
-    S: AsyncRead + AsyncWrite + Unpin + Send,
+    S: AsyncRead + AsyncWrite + Unpin + Send + crate::stream::BlockingAccess,
     H: SqlSession,
 {
     pub(crate) fn new(
