@@ -69,6 +69,12 @@ where
             if let Err(e) = read {
                 break Err(e);
             }
+            // A command that arrives after a KILL of this connection (which
+            // has answered its sender) is not run, even when this thread
+            // read the command before it noticed the kill.
+            if self.info.control.connection_killed() {
+                break Err(WireError::Killed);
+            }
             self.info.control.clear_query_kill();
             match self.dispatch(&packet).await {
                 Ok(Flow::Continue) => {}
@@ -104,8 +110,9 @@ where
             }
         };
         tokio::select! {
-            r = read => r,
+            biased;
             () = control.killed() => Err(WireError::Killed),
+            r = read => r,
         }
     }
 
