@@ -207,7 +207,7 @@ impl Session {
 
     /// `@@autocommit`.
     pub fn autocommit(&self) -> bool {
-        self.bool_var("autocommit")
+        self.autocommit_var()
     }
 
     /// Warnings and notes of the last statement (for the OK packet's count).
@@ -404,7 +404,12 @@ impl Session {
         {
             let mut st = self.process.state.lock();
             st.command = "Query";
-            st.info = Some(text.chars().take(1000).collect());
+            // The processlist shows the first 1000 characters.
+            st.info = Some(if text.len() <= 1000 {
+                text.to_owned()
+            } else {
+                text.chars().take(1000).collect()
+            });
             st.since = Some(std::time::Instant::now());
         }
         let keep_warnings = matches!(stmt, Statement::ShowWarnings { .. });
