@@ -172,6 +172,7 @@ pub(super) fn parse_extra(p: &mut Parser) -> Option<Result<Statement, ParserErro
             super::sql_prepared::deallocate(p)
         }
         ("FLUSH", Some(w)) if flush_table(p, w) => flush_tables(p),
+        ("LOCK", Some("TABLES")) => super::lock_tables::parse(p),
         ("SHUTDOWN", _) => {
             p.next_token();
             Ok(Statement::Shutdown)
