@@ -101,13 +101,21 @@ impl MetadataLocks {
         self.tables.read().values().map(HashMap::len).sum()
     }
 
-    /// The lock objects that exist now (SHOW OPEN TABLES).
-    pub(crate) fn snapshot(&self) -> Vec<Arc<TableLock>> {
-        self.tables
-            .read()
-            .values()
-            .flat_map(|t| t.values().cloned())
-            .collect()
+    /// `(database, table, locks held)` of every name with a lock object, in
+    /// `db` only when given (SHOW OPEN TABLES).
+    pub(crate) fn open_tables(&self, db: Option<&str>) -> Vec<(String, String, u64)> {
+        let map = self.tables.read();
+        let mut out: Vec<(String, String, u64)> = map
+            .iter()
+            .filter(|(d, _)| db.is_none_or(|x| x == d.as_str()))
+            .flat_map(|(d, tables)| {
+                tables
+                    .iter()
+                    .map(move |(t, l)| (d.clone(), t.clone(), l.in_use()))
+            })
+            .collect();
+        out.sort();
+        out
     }
 
     /// Takes exclusive locks on every name of `names` (duplicates allowed).

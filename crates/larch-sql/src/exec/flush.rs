@@ -15,16 +15,18 @@
 //!   processlist entry while it runs, with one store; the lock is checked
 //!   right after, so a statement either sees the lock or is waited for), at
 //!   most `lock_wait_timeout` seconds (1205) or until KILL QUERY (1317),
-//!   and gives the lock up again if it cannot have it. Then statements that
-//!   change data or the schema in other sessions wait until every holder
-//!   released it (`UNLOCK TABLES`, or the holder's session ends), with the
-//!   same limits, and so does the COMMIT of a transaction that changed rows;
+//!   and gives the lock up again if it cannot have it. From its start,
+//!   statements that change data or the schema in other sessions wait until
+//!   every holder released it (`UNLOCK TABLES`, or the holder's session
+//!   ends), with the same limits; once it is complete, so does the COMMIT of
+//!   a transaction that changed rows (not before: that transaction's running
+//!   statement may be what the lock waits for, as in MariaDB's two phases);
 //!   the holder's own writes fail with 1223. Several sessions may hold it at
 //!   once, as in MariaDB. Under LOCK TABLES it is refused (1192).
 //! - `FLUSH TABLES ... FOR EXPORT` is refused (1235): Larch has no
 //!   transportable tablespaces.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -40,7 +42,9 @@ use crate::session::Session;
 /// The sessions holding the global read lock.
 #[derive(Debug, Default)]
 pub(crate) struct GlobalReadLock {
-    holders: Mutex<HashSet<u64>>,
+    /// Holders, and whether each has its lock complete (it waited for the
+    /// running writes): only complete locks hold COMMITs back.
+    holders: Mutex<HashMap<u64, bool>>,
     /// `holders.len()`, read without the mutex by every statement.
     held: AtomicUsize,
     released: Condvar,
@@ -50,31 +54,46 @@ pub(crate) struct GlobalReadLock {
 }
 
 impl GlobalReadLock {
+    /// Takes the lock, not complete yet: new writes wait from now on.
     fn acquire(&self, session: u64) {
         let mut h = self.holders.lock();
-        h.insert(session);
+        h.insert(session, false);
         self.held.store(h.len(), Ordering::SeqCst);
+    }
+
+    /// The running writes are done: COMMITs wait too from now on.
+    fn complete(&self, session: u64) {
+        if let Some(c) = self.holders.lock().get_mut(&session) {
+            *c = true;
+        }
     }
 
     fn release(&self, session: u64) {
         let mut h = self.holders.lock();
-        if h.remove(&session) {
+        if h.remove(&session).is_some() {
             self.held.store(h.len(), Ordering::SeqCst);
-            if h.is_empty() {
-                self.released.notify_all();
-            }
+            self.released.notify_all();
         }
     }
 
     fn held_by(&self, session: u64) -> bool {
-        self.holders.lock().contains(&session)
+        self.holders.lock().contains_key(&session)
     }
 
-    /// Waits until no other session holds the lock, at most until `until`
-    /// says (1205 at the deadline, 1317 on KILL QUERY).
-    fn wait_free(&self, session: u64, until: &WaitLimit) -> Result<(), SqlError> {
+    /// Waits until no other session holds the lock (`complete_only`: holds
+    /// it complete), at most until `until` says (1205 at the deadline, 1317
+    /// on KILL QUERY).
+    fn wait_free(
+        &self,
+        session: u64,
+        complete_only: bool,
+        until: &WaitLimit,
+    ) -> Result<(), SqlError> {
         let mut h = self.holders.lock();
-        while h.iter().any(|&x| x != session) {
+        while h
+            .iter()
+            .any(|(&x, &complete)| x != session && (complete || !complete_only))
+        {
             until.check()?;
             let tick = until.deadline.saturating_duration_since(Instant::now());
             self.released.wait_for(&mut h, tick.min(WAIT_TICK));
@@ -159,6 +178,7 @@ pub(crate) fn execute(s: &mut Session, stmt: &ast::Statement) -> Result<QueryRes
                 lock.release(s.id());
                 return Err(e);
             }
+            lock.complete(s.id());
             Ok(QueryResult::ok())
         }
         ast::FlushType::Logs | ast::FlushType::EngineLogs => {
@@ -263,7 +283,7 @@ pub(crate) fn wait_for_writes(s: &Session, stmt: &Statement) -> Result<bool, Sql
             ));
         }
         let until = s.metadata_wait_limit();
-        waiting(s, || lock.wait_free(s.id(), &until))?;
+        waiting(s, || lock.wait_free(s.id(), !write, &until))?;
         if !write {
             return Ok(false);
         }

@@ -58,11 +58,6 @@ fn read_locked(name: &str) -> SqlError {
 }
 
 impl LockedTables {
-    /// The entries as listed (SHOW OPEN TABLES, tests).
-    pub(crate) fn entries(&self) -> &[LockedTable] {
-        &self.entries
-    }
-
     /// Whether a statement may use `db`.`table` under `alias` (`None`: by
     /// any name), for writing when `write`.
     pub(super) fn check_use(

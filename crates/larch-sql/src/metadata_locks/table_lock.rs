@@ -192,9 +192,19 @@ impl TableLock {
         }
     }
 
-    /// Number of holders of `mode` (1 for a granted NoReadWrite/Exclusive).
-    pub(crate) fn holders(&self, mode: Mode) -> u64 {
-        (self.word.load(Ordering::Acquire) & mode.mask()) / mode.one()
+    /// Number of locks held on the table, in all modes.
+    pub(crate) fn in_use(&self) -> u64 {
+        let w = self.word.load(Ordering::Acquire);
+        [
+            Mode::SharedRead,
+            Mode::SharedWrite,
+            Mode::ReadOnly,
+            Mode::NoReadWrite,
+            Mode::Exclusive,
+        ]
+        .iter()
+        .map(|m| (w & m.mask()) / m.one())
+        .sum()
     }
 
     /// True while a waiting request has set a pending bit.
