@@ -206,6 +206,8 @@ fn ddl_under_lock_tables() -> R<()> {
     assert_eq!(err(&mut s, "ALTER TABLE t ADD COLUMN w INT")?.0, 1099);
     assert_eq!(err(&mut s, "TRUNCATE TABLE t")?.0, 1099);
     assert_eq!(err(&mut s, "DROP TABLE t")?.0, 1099);
+    assert_eq!(err(&mut s, "FLUSH TABLES t")?.0, 1099);
+    s.execute("FLUSH TABLES u")?;
     s.execute("ALTER TABLE u ADD COLUMN w INT")?;
     s.execute("INSERT INTO u VALUES (1, 2)")?;
     s.execute("TRUNCATE TABLE u")?;

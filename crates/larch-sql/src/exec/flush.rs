@@ -1,7 +1,8 @@
 //! `FLUSH ...` statements and the global read lock of `FLUSH TABLES WITH
 //! READ LOCK` (also what COM_REFRESH runs, through the same statements).
 //!
-//! - `FLUSH TABLES [t, ...]`, `LOGS` (and the named logs), `PRIVILEGES`,
+//! - `FLUSH TABLES [t, ...]` (under LOCK TABLES the tables named must be
+//!   locked WRITE: 1100, 1099), `LOGS` (and the named logs), `PRIVILEGES`,
 //!   `HOSTS`, `STATUS`, `USER_RESOURCES`, `OPTIMIZER_COSTS`: succeed. Larch
 //!   keeps no table cache to close, no binary or relay log to rotate, no
 //!   host cache, and reads accounts from the catalog at each login, so
@@ -185,6 +186,15 @@ pub(crate) fn execute(s: &mut Session, stmt: &ast::Statement) -> Result<QueryRes
             let log = s.db.storage().pool().log();
             let lsn = log.current_lsn();
             larch_engine::io::blocking::blocking(|| log.flush_up_to(lsn))?;
+            Ok(QueryResult::ok())
+        }
+        // Under LOCK TABLES, the tables named must be locked for writing
+        // (1100, 1099), as MariaDB closes them.
+        ast::FlushType::Tables if s.in_lock_tables() => {
+            for t in tables {
+                let (db, table) = super::names::table_name(s, t)?;
+                s.lock_table_for(&db, &table, None, true)?;
+            }
             Ok(QueryResult::ok())
         }
         _ => Ok(QueryResult::ok()),
