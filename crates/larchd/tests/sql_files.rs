@@ -245,7 +245,7 @@ fn read_lock_across_connections_and_refresh() -> Res {
     let waited = writer.join().map_err(|_| "writer panicked")??;
     assert!(waited >= Duration::from_millis(300), "{waited:?}");
     if installed("read_lock_across_connections_and_refresh", "mariadb-dump") {
-        for mode in ["--lock-all-tables", "--single-transaction"] {
+        for mode in ["--lock-tables", "--lock-all-tables", "--single-transaction"] {
             let out = client("mariadb-dump", &server, &[mode, "d"])?;
             assert!(
                 out.status.success(),

@@ -97,7 +97,7 @@ struct Target {
 
 fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
     let (db, t) = names::table_name(s, name)?;
-    let table = names::open_table(s, &db, &t)?;
+    let table = names::open_table(s, &db, &t, None, true)?;
     let entry =
         s.db.catalog()
             .table_entry(&db, &t)

@@ -125,7 +125,8 @@ impl Drop for Session {
         self.prepared.clear();
         self.named.clear();
         self.count_prepared();
-        crate::exec::flush::unlock_tables(self);
+        crate::exec::flush::release_read_lock(self);
+        self.leave_lock_tables();
         self.rollback();
         self.drop_temporary_tables();
         self.db.unregister(self.process.id);
@@ -370,6 +371,8 @@ impl Session {
     /// COM_RESET_CONNECTION: rolls back, forgets variables and statements.
     pub fn reset(&mut self) {
         self.rollback();
+        self.leave_lock_tables();
+        crate::exec::flush::release_read_lock(self);
         self.drop_temporary_tables();
         self.vars.clear();
         self.hot.clear();
@@ -434,6 +437,7 @@ impl Session {
             st.info = None;
             st.since = Some(std::time::Instant::now());
         }
+        self.prune_lock_tables();
         let locks = self.metadata_locks.get_mut();
         locks.release_exclusive(&self.db.metadata_locks);
         if self.txn.is_none() {

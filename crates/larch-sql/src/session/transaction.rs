@@ -40,6 +40,8 @@ impl Session {
         consistent_snapshot: bool,
     ) -> Result<(), SqlError> {
         self.commit()?;
+        // BEGIN ends LOCK TABLES (the global read lock stays).
+        self.leave_lock_tables();
         let isolation = self
             .next_isolation
             .take()
