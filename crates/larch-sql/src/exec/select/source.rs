@@ -173,7 +173,7 @@ fn factor(
                     explain_name: None,
                 });
             }
-            let t = names::open_table(s, &db, &table)?;
+            let t = names::open_table(s, &db, &table, Some(&alias), false)?;
             Ok(Source {
                 columns: table_columns(&db, &table, &alias, &t),
                 alias,
