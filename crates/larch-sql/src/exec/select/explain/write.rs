@@ -136,7 +136,7 @@ fn single_table_line(
         return Err(SqlError::not_supported("this UPDATE/DELETE target"));
     };
     let (db, table) = names::table_name(s, name)?;
-    let t = names::open_table(s, &db, &table)?;
+    let t = names::open_table(s, &db, &table, None, false)?;
     let shown = alias
         .as_ref()
         .map_or_else(|| names::object_last(name), |a| a.name.value.clone());
