@@ -52,7 +52,7 @@ mod show;
 mod tables;
 #[cfg(test)]
 mod tests;
-mod types;
+pub(crate) mod types;
 mod view;
 mod view_def;
 mod work;

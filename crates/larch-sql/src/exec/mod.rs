@@ -5,7 +5,8 @@
 //! - `schema` (CREATE/DROP DATABASE), `crate::ddl` (tables and indexes);
 //! - `set` (SET, variables, transactions statements), `show` (SHOW ...);
 //! - `names`: resolving database and table names with MySQL's errors;
-//! - `account`, `grants`: users, passwords, GRANT/REVOKE/SHOW GRANTS.
+//! - `account`, `grants`: users, passwords, GRANT/REVOKE/SHOW GRANTS;
+//! - `routine`: stored procedures and functions.
 //!
 //! Privileges are checked once per statement, before it runs
 //! (`privileges::check::statement`).
@@ -21,6 +22,7 @@ pub(crate) mod flush;
 mod grants;
 mod load_data;
 pub(crate) mod names;
+pub(crate) mod routine;
 mod rows;
 mod schema;
 pub(crate) mod select;
@@ -57,6 +59,7 @@ pub(crate) fn execute_with(
 ) -> Result<QueryResult, SqlError> {
     let scope = crate::eval::uservar::StatementScope::enter();
     let _locks = crate::user_locks::enter(&s.db.user_locks, s.process.id);
+    let _functions = routine::FunctionScope::enter(s);
     let result = crate::privileges::check::statement(s, stmt)
         .and_then(|()| flush::wait_for_writes(s, stmt))
         .and_then(|()| execute_statement(s, stmt, params, io));
@@ -122,6 +125,7 @@ fn execute_statement(
             crate::session::sql_prepared::execute_immediate(s, source, using)
         }
         Statement::Deallocate { name } => crate::session::sql_prepared::deallocate(s, name),
+        Statement::Routine(r) => routine::execute(s, r),
         other => match larch_engine::io::blocking::blocking(|| crate::ddl::execute_extra(s, other))
         {
             Some(r) => r,
