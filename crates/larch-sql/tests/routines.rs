@@ -385,3 +385,45 @@ fn routines_survive_a_restart() -> R<()> {
     assert_eq!(results(&mut s, "CALL hello()")?, ["hello", "OK"]);
     Ok(())
 }
+
+#[test]
+fn anonymous_blocks_information_schema_and_triggers_refused() -> R<()> {
+    let t = setup()?;
+    let mut s = t.session(5)?;
+    // BEGIN NOT ATOMIC runs directly, several statements in one query.
+    assert_eq!(
+        results(
+            &mut s,
+            "BEGIN NOT ATOMIC DECLARE x INT DEFAULT 2; SELECT a * x FROM t WHERE id = 1; END"
+        )?,
+        ["20", "OK"]
+    );
+    let out = s.query(b"SELECT 1; BEGIN NOT ATOMIC SET @q = 5; END; SELECT @q");
+    assert!(out.error.is_none(), "{:?}", out.error);
+    assert_eq!(out.results.len(), 3);
+    // Functions inside procedures, locals shadowing columns.
+    s.execute("CREATE FUNCTION sq(a INT) RETURNS INT RETURN a * a")?;
+    s.execute(
+        "CREATE PROCEDURE use_fn(OUT r INT) BEGIN DECLARE a INT DEFAULT 3; SET r = sq(a) + (SELECT COUNT(*) FROM t WHERE a > 15); END",
+    )?;
+    s.execute("CALL use_fn(@r)")?;
+    assert_eq!(one(&mut s, "SELECT @r")?, "9");
+    let r = rows(
+        &mut s,
+        "SELECT ROUTINE_NAME, ROUTINE_TYPE, DATA_TYPE, IS_DETERMINISTIC, ROUTINE_DEFINITION
+         FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'test' ORDER BY ROUTINE_NAME",
+    )?;
+    assert_eq!(
+        flat(r),
+        [
+            "sq,FUNCTION,int,NO,RETURN a * a",
+            "use_fn,PROCEDURE,,NO,BEGIN DECLARE a INT DEFAULT 3; SET r = sq(a) + (SELECT COUNT(*) FROM t WHERE a > 15); END"
+        ]
+    );
+    // Triggers are refused whole, body included; the next statement runs.
+    let out = s.query(
+        b"CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW BEGIN SET NEW.a = 1; END; SELECT 2",
+    );
+    assert_eq!(out.error.map(|e| e.code()), Some(1235));
+    Ok(())
+}

@@ -78,6 +78,12 @@ impl Catalog {
             .cloned()
     }
 
+    /// True when the dictionary holds at least one stored program (a fast
+    /// path for statements when there is none).
+    pub fn has_programs(&self) -> bool {
+        !self.cache.read().programs.is_empty()
+    }
+
     /// Every program of `kind` (of one schema, or of all with `None`), in
     /// schema and name order.
     pub fn programs(&self, schema: Option<&str>, kind: ProgramKind) -> Vec<ProgramEntry> {

@@ -44,15 +44,34 @@ pub(crate) use store::RoutineDef;
 thread_local! {
     /// The routines running on this thread, innermost last.
     static RUNNING: RefCell<Vec<(ProgramKind, String, String)>> = const { RefCell::new(Vec::new()) };
+    /// The stack address where the outermost running routine started.
+    static STACK_BASE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
+
+/// Most stack nested routines may use (worker threads have 2 MiB): deeper
+/// recursion fails with 1436 instead of overflowing the stack.
+const ROUTINE_STACK: usize = 1 << 20;
 
 /// Marks a routine as running while alive.
 struct Running;
 
 impl Running {
     fn enter(kind: ProgramKind, db: &str, name: &str, limit: usize) -> Result<Running, SqlError> {
+        let marker = 0u8;
+        let here = std::ptr::addr_of!(marker) as usize;
         RUNNING.with(|r| {
             let mut r = r.borrow_mut();
+            if r.is_empty() {
+                STACK_BASE.with(|b| b.set(here));
+            } else {
+                let used = STACK_BASE.with(|b| b.get()).abs_diff(here);
+                if used > ROUTINE_STACK {
+                    return Err(SqlError::new(
+                        1436,
+                        format!("Thread stack overrun:  {used} bytes used of a {ROUTINE_STACK} byte stack, and 0 bytes needed.  Consider increasing the thread_stack system variable."),
+                    ));
+                }
+            }
             let same = r
                 .iter()
                 .filter(|(k, d, n)| *k == kind && d == db && n.eq_ignore_ascii_case(name))
@@ -171,6 +190,7 @@ pub(crate) fn execute(s: &mut Session, r: &RoutineStatement) -> Result<QueryResu
         RoutineStatement::ShowStatus { kind, like, filter } => {
             show::show_status(s, *kind, like.as_deref(), filter.as_ref())
         }
+        RoutineStatement::ShowPackageStatus => Ok(show::empty_status()),
         RoutineStatement::Anonymous(body) => {
             let mut host = ProcHost { s };
             let mut it = Interp::new(&mut host);
@@ -496,24 +516,32 @@ thread_local! {
 }
 
 /// Makes the session's stored functions known to expressions compiled
-/// while alive (one per statement run).
-pub(crate) struct FunctionScope;
+/// while alive (one per statement run; nothing to do while the dictionary
+/// has no stored program).
+pub(crate) struct FunctionScope {
+    pushed: bool,
+}
 
 impl FunctionScope {
     pub(crate) fn enter(s: &Session) -> FunctionScope {
+        if !s.db.catalog().has_programs() {
+            return FunctionScope { pushed: false };
+        }
         SCOPE.with(|c| {
             c.borrow_mut()
                 .push((s.db.clone(), s.current_db.clone(), s.connection_collation()))
         });
-        FunctionScope
+        FunctionScope { pushed: true }
     }
 }
 
 impl Drop for FunctionScope {
     fn drop(&mut self) {
-        SCOPE.with(|c| {
-            c.borrow_mut().pop();
-        });
+        if self.pushed {
+            SCOPE.with(|c| {
+                c.borrow_mut().pop();
+            });
+        }
     }
 }
 

@@ -201,3 +201,14 @@ pub(super) fn show_status(
     }
     Ok(QueryResult::Rows(RowSet { columns, rows }))
 }
+
+/// The empty list of SHOW PACKAGE [BODY] STATUS.
+pub(super) fn empty_status() -> QueryResult {
+    QueryResult::Rows(RowSet {
+        columns: STATUS_COLUMNS
+            .iter()
+            .map(|n| ResultColumn::text(*n, 64, false))
+            .collect(),
+        rows: Vec::new(),
+    })
+}
