@@ -115,7 +115,6 @@ fn a_dump_with_routines_round_trips() -> Res {
          COMMENT 'items above a price'
          BEGIN
            DECLARE done INT DEFAULT 0;
-           -- counted with a cursor
            DECLARE v INT;
            DECLARE c CURSOR FOR SELECT price FROM items;
            DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1;
