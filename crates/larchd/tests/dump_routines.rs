@@ -79,11 +79,14 @@ fn comparable(dump: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-/// Every routine of `db`: kind, name and SHOW CREATE text.
+/// A routine as compared between servers: kind, name, SHOW CREATE text.
+type RoutineDump = (String, String, String);
+
+/// Every routine of `db`.
 fn routines(
     conn: &mut mysql::Conn,
     db: &str,
-) -> Result<Vec<(String, String, String)>, Box<dyn std::error::Error>> {
+) -> Result<Vec<RoutineDump>, Box<dyn std::error::Error>> {
     let mut out = Vec::new();
     for kind in ["PROCEDURE", "FUNCTION"] {
         let rows: Vec<mysql::Row> = conn.query(format!("SHOW {kind} STATUS WHERE Db = '{db}'"))?;

@@ -49,7 +49,7 @@ pub enum RoutineStatement {
     ShowStatus {
         kind: ProgramKind,
         like: Option<String>,
-        filter: Option<ast::Expr>,
+        filter: Option<Box<ast::Expr>>,
     },
     /// `SHOW PACKAGE [BODY] STATUS ...` (no packages: empty).
     ShowPackageStatus,
@@ -488,14 +488,16 @@ fn show_status(c: &mut Cursor) -> Result<RoutineStatement, SqlError> {
 }
 
 /// `STATUS [LIKE 'pattern' | WHERE expr]`.
-fn show_status_filter(c: &mut Cursor) -> Result<(Option<String>, Option<ast::Expr>), SqlError> {
+fn show_status_filter(
+    c: &mut Cursor,
+) -> Result<(Option<String>, Option<Box<ast::Expr>>), SqlError> {
     c.expect_kw("STATUS")?;
     let mut like = None;
     let mut filter = None;
     if c.eat("LIKE") {
         like = Some(c.string()?);
     } else if c.eat("WHERE") {
-        filter = Some(c.expr()?);
+        filter = Some(Box::new(c.expr()?));
     }
     Ok((like, filter))
 }

@@ -94,8 +94,8 @@ pub struct Block {
 pub enum Decl {
     Var {
         names: Vec<String>,
-        ty: ast::DataType,
-        default: Option<ast::Expr>,
+        ty: Box<ast::DataType>,
+        default: Option<Box<ast::Expr>>,
     },
     Condition {
         name: String,
@@ -621,9 +621,9 @@ impl<'c, 'a> BodyParser<'c, 'a> {
         while self.c.eat_token(&Token::Comma) {
             names.push(self.c.ident()?);
         }
-        let ty = self.c.data_type()?;
+        let ty = Box::new(self.c.data_type()?);
         let default = if self.c.eat("DEFAULT") {
-            Some(self.c.expr()?)
+            Some(Box::new(self.c.expr()?))
         } else {
             None
         };

@@ -188,7 +188,7 @@ pub(crate) fn execute(s: &mut Session, r: &RoutineStatement) -> Result<QueryResu
         }
         RoutineStatement::ShowCreate { kind, name } => show::show_create(s, *kind, name),
         RoutineStatement::ShowStatus { kind, like, filter } => {
-            show::show_status(s, *kind, like.as_deref(), filter.as_ref())
+            show::show_status(s, *kind, like.as_deref(), filter.as_deref())
         }
         RoutineStatement::ShowPackageStatus => Ok(show::empty_status()),
         RoutineStatement::Anonymous(body) => {
@@ -511,9 +511,16 @@ pub(crate) fn call_function(
 thread_local! {
     /// The dictionary and current database of the statement being compiled
     /// (for [`stored_function_type`]), innermost last.
-    static SCOPE: RefCell<Vec<(std::sync::Arc<crate::database::Database>, Option<String>, Collation)>> =
+    static SCOPE: RefCell<Vec<ScopeEntry>> =
         const { RefCell::new(Vec::new()) };
 }
+
+/// The database, current schema and connection collation of a statement.
+type ScopeEntry = (
+    std::sync::Arc<crate::database::Database>,
+    Option<String>,
+    Collation,
+);
 
 /// Makes the session's stored functions known to expressions compiled
 /// while alive (one per statement run; nothing to do while the dictionary
