@@ -93,6 +93,7 @@ mod extra;
 mod names;
 mod rewrite;
 pub mod routine;
+pub mod routine_ast;
 pub mod routine_body;
 pub(crate) mod routine_cursor;
 pub mod select_into;

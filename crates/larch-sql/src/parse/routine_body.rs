@@ -19,118 +19,7 @@ use super::routine_cursor::Cursor;
 use super::Statement;
 use crate::error::SqlError;
 
-/// One statement of a stored program.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SpStmt {
-    Block(Block),
-    If {
-        branches: Vec<(ast::Expr, Vec<SpStmt>)>,
-        otherwise: Option<Vec<SpStmt>>,
-    },
-    Case {
-        operand: Option<ast::Expr>,
-        whens: Vec<(ast::Expr, Vec<SpStmt>)>,
-        otherwise: Option<Vec<SpStmt>>,
-    },
-    While {
-        label: Option<String>,
-        cond: ast::Expr,
-        body: Vec<SpStmt>,
-    },
-    Repeat {
-        label: Option<String>,
-        body: Vec<SpStmt>,
-        until: ast::Expr,
-    },
-    Loop {
-        label: Option<String>,
-        body: Vec<SpStmt>,
-    },
-    Leave(String),
-    Iterate(String),
-    Return(ast::Expr),
-    /// `SET a = x, @b = y, ...`, item by item.
-    Set(Vec<SetItem>),
-    Open(String),
-    Fetch {
-        cursor: String,
-        into: Vec<String>,
-    },
-    Close(String),
-    Signal {
-        resignal: bool,
-        condition: Option<CondValue>,
-        /// `SET MESSAGE_TEXT = ..., MYSQL_ERRNO = ...` (upper-case names).
-        items: Vec<(String, ast::Expr)>,
-    },
-    /// Any other statement, run by the session.
-    Sql {
-        stmt: Arc<Statement>,
-        text: String,
-    },
-}
-
-/// One assignment of a SET.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SetItem {
-    /// The target when it may be a local variable (a plain name).
-    pub local: Option<String>,
-    pub value: ast::Expr,
-    /// The assignment as an ordinary `SET` statement (for user and system
-    /// variables, and names that are no local variable); `None` when it
-    /// only parses as a local variable's.
-    pub stmt: Option<Arc<Statement>>,
-}
-
-/// `BEGIN ... END` with its declarations.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Block {
-    pub label: Option<String>,
-    pub decls: Vec<Decl>,
-    pub body: Vec<SpStmt>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Decl {
-    Var {
-        names: Vec<String>,
-        ty: Box<ast::DataType>,
-        default: Option<Box<ast::Expr>>,
-    },
-    Condition {
-        name: String,
-        value: CondValue,
-    },
-    Cursor {
-        name: String,
-        query: Box<ast::Query>,
-    },
-    Handler(Arc<Handler>),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Handler {
-    pub exit: bool,
-    pub conditions: Vec<HandlerCond>,
-    pub body: SpStmt,
-}
-
-/// A condition value: `SQLSTATE [VALUE] '...'` or an error number.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CondValue {
-    State(String),
-    Code(u16),
-    /// A declared condition's name (SIGNAL name).
-    Named(String),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum HandlerCond {
-    SqlException,
-    SqlWarning,
-    NotFound,
-    Value(CondValue),
-}
+pub use super::routine_ast::{Block, CondValue, Decl, Handler, HandlerCond, SetItem, SpStmt};
 
 const RESERVED: &[&str] = &[
     "DECLARE", "BEGIN", "IF", "CASE", "WHILE", "REPEAT", "LOOP", "LEAVE", "ITERATE", "RETURN",
@@ -364,7 +253,7 @@ impl<'c, 'a> BodyParser<'c, 'a> {
         if self.c.eat("SQLSTATE") {
             self.c.eat("VALUE");
             let s = self.c.string()?;
-            condition = Some(CondValue::State(check_state(&s)?));
+            condition = Some(CondValue::State(super::routine_ast::check_state(&s)?));
         } else if !self.c.is_kw("SET")
             && !self.c.at_end()
             && self.c.peek() != Some(&Token::SemiColon)
@@ -551,7 +440,7 @@ impl<'c, 'a> BodyParser<'c, 'a> {
                 });
             }
             stage = this;
-            check_duplicate(&decls, &d)?;
+            super::routine_ast::check_duplicate(&decls, &d)?;
             if let Decl::Cursor { name, .. } = &d {
                 self.cursors.push(name.clone());
             }
@@ -634,7 +523,7 @@ impl<'c, 'a> BodyParser<'c, 'a> {
         if self.c.eat("SQLSTATE") {
             self.c.eat("VALUE");
             let s = self.c.string()?;
-            return Ok(CondValue::State(check_state(&s)?));
+            return Ok(CondValue::State(super::routine_ast::check_state(&s)?));
         }
         match self.c.peek() {
             Some(Token::Number(n, _)) => {
@@ -664,63 +553,4 @@ impl<'c, 'a> BodyParser<'c, 'a> {
         }
         Ok(HandlerCond::Value(CondValue::Named(self.c.ident()?)))
     }
-}
-
-/// A SQLSTATE is five characters of digits and upper-case letters, not
-/// class 00 (1407 otherwise).
-fn check_state(s: &str) -> Result<String, SqlError> {
-    let ok = s.len() == 5
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
-        && !s.starts_with("00");
-    if ok {
-        Ok(s.to_string())
-    } else {
-        Err(SqlError::new(1407, format!("Bad SQLSTATE: '{s}'")))
-    }
-}
-
-fn check_duplicate(decls: &[Decl], d: &Decl) -> Result<(), SqlError> {
-    let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
-    match d {
-        Decl::Var { names, .. } => {
-            for (i, n) in names.iter().enumerate() {
-                let dup = names[..i].iter().any(|m| same(m, n))
-                    || decls.iter().any(|x| matches!(x, Decl::Var { names, .. } if names.iter().any(|m| same(m, n))));
-                if dup {
-                    return Err(SqlError::new(1331, format!("Duplicate variable: {n}")));
-                }
-            }
-        }
-        Decl::Condition { name, .. } => {
-            if decls
-                .iter()
-                .any(|x| matches!(x, Decl::Condition { name: m, .. } if same(m, name)))
-            {
-                return Err(SqlError::new(1332, format!("Duplicate condition: {name}")));
-            }
-        }
-        Decl::Cursor { name, .. } => {
-            if decls
-                .iter()
-                .any(|x| matches!(x, Decl::Cursor { name: m, .. } if same(m, name)))
-            {
-                return Err(SqlError::new(1333, format!("Duplicate cursor: {name}")));
-            }
-        }
-        Decl::Handler(h) => {
-            for c in &h.conditions {
-                let dup = decls.iter().any(
-                    |x| matches!(x, Decl::Handler(o) if o.conditions.iter().any(|oc| oc == c)),
-                );
-                if dup {
-                    return Err(SqlError::new(
-                        1413,
-                        "Duplicate handler declared in the same block",
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
 }

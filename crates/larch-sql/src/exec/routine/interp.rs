@@ -13,6 +13,7 @@
 //!   leaves the block that declared it ([`Flow::Exit`]). Unmatched errors end
 //!   the program. A "no data" condition of `SELECT ... INTO` is only a
 //!   warning when no handler takes it.
+//! - SIGNAL / RESIGNAL are in `super::signal`.
 //! - Cursors materialize their SELECT at OPEN and hand out rows at FETCH
 //!   (1329 at the end, which NOT FOUND handlers catch).
 
@@ -61,9 +62,9 @@ pub(crate) struct Raise {
     pub err: SqlError,
     /// The SQLSTATE when it differs from the error number's (SIGNAL).
     pub state: Option<String>,
-    searched: bool,
+    pub(super) searched: bool,
     /// A "no data" warning: unhandled, it is only a warning.
-    warning: bool,
+    pub(super) warning: bool,
 }
 
 impl From<SqlError> for Raise {
@@ -85,9 +86,9 @@ struct Var {
     ty: Option<larch_engine::record::value::ColumnType>,
 }
 
-struct HandlerScope {
+pub(super) struct HandlerScope {
     handlers: Vec<Arc<Handler>>,
-    conditions: Vec<(String, CondValue)>,
+    pub conditions: Vec<(String, CondValue)>,
     hidden: bool,
 }
 
@@ -102,10 +103,10 @@ struct OpenCursor {
 pub(crate) struct Interp<'h> {
     pub host: &'h mut dyn Host,
     vars: Vec<Var>,
-    scopes: Vec<HandlerScope>,
+    pub(super) scopes: Vec<HandlerScope>,
     cursors: Vec<OpenCursor>,
     /// Errors whose handler is running (for RESIGNAL).
-    active: Vec<(SqlError, Option<String>)>,
+    pub(super) active: Vec<(SqlError, Option<String>)>,
 }
 
 impl Scope for Interp<'_> {
@@ -247,7 +248,7 @@ impl<'h> Interp<'h> {
                 for c in &h.conditions {
                     let specific = match c {
                         HandlerCond::Value(v) => {
-                            let v = resolve_condition(v, &self.scopes[..=depth]);
+                            let v = super::signal::resolve_condition(v, &self.scopes[..=depth]);
                             match v {
                                 Some(CondValue::Code(n)) => n == code,
                                 Some(CondValue::State(s)) => s == state,
@@ -427,7 +428,12 @@ impl<'h> Interp<'h> {
                 resignal,
                 condition,
                 items,
-            } => Err(self.signal(*resignal, condition.as_ref(), items)?),
+            } => Err(super::signal::signal(
+                self,
+                *resignal,
+                condition.as_ref(),
+                items,
+            )?),
             SpStmt::Sql { stmt, .. } => self.sql(stmt),
         }
     }
@@ -508,99 +514,6 @@ impl<'h> Interp<'h> {
         Ok(Flow::Next)
     }
 
-    fn signal(
-        &mut self,
-        resignal: bool,
-        condition: Option<&CondValue>,
-        items: &[(String, ast::Expr)],
-    ) -> Result<Raise, SqlError> {
-        let (mut code, mut state, mut message) = match (resignal, condition) {
-            (true, None) => match self.active.last() {
-                Some((e, st)) => (
-                    e.code(),
-                    st.clone().unwrap_or_else(|| e.sqlstate().to_string()),
-                    e.message(),
-                ),
-                None => {
-                    return Err(SqlError::new(1645, "RESIGNAL when handler not active"));
-                }
-            },
-            (_, Some(c)) => {
-                if resignal && self.active.is_empty() {
-                    return Err(SqlError::new(1645, "RESIGNAL when handler not active"));
-                }
-                match resolve_condition(c, &self.scopes) {
-                    Some(CondValue::State(s)) => {
-                        let (code, msg) = default_for_state(&s);
-                        (code, s, msg.to_string())
-                    }
-                    Some(CondValue::Code(n)) => {
-                        if resignal {
-                            (n, "HY000".to_string(), format!("Unknown error {n}"))
-                        } else {
-                            return Err(SqlError::new(1064, "SIGNAL needs an SQLSTATE condition"));
-                        }
-                    }
-                    _ => {
-                        let name = match c {
-                            CondValue::Named(n) => n.clone(),
-                            _ => String::new(),
-                        };
-                        return Err(SqlError::new(1319, format!("Undefined CONDITION: {name}")));
-                    }
-                }
-            }
-            (false, None) => return Err(SqlError::new(1064, "SIGNAL without a condition")),
-        };
-        for (name, e) in items {
-            let v = self.eval(e)?;
-            match name.as_str() {
-                "MESSAGE_TEXT" => {
-                    message = crate::value::store::value_to_string(&v);
-                }
-                "MYSQL_ERRNO" => {
-                    code = match v {
-                        Value::Int(n) if (1..=65534).contains(&n) => n as u16,
-                        Value::UInt(n) if (1..=65534).contains(&n) => n as u16,
-                        other => {
-                            return Err(SqlError::new(
-                                1231,
-                                format!(
-                                    "Variable 'MYSQL_ERRNO' can't be set to the value of '{}'",
-                                    crate::value::store::value_to_string(&other)
-                                ),
-                            ))
-                        }
-                    };
-                }
-                "CLASS_ORIGIN" | "SUBCLASS_ORIGIN" | "CONSTRAINT_CATALOG" | "CONSTRAINT_SCHEMA"
-                | "CONSTRAINT_NAME" | "CATALOG_NAME" | "SCHEMA_NAME" | "TABLE_NAME"
-                | "COLUMN_NAME" | "CURSOR_NAME" => {}
-                other => {
-                    return Err(SqlError::new(
-                        1064,
-                        format!("Unknown condition item {other}"),
-                    ));
-                }
-            }
-        }
-        if state.starts_with("01") {
-            // A warning: unhandled, it is only a warning.
-            return Ok(Raise {
-                err: SqlError::new(code, message),
-                state: Some(std::mem::take(&mut state)),
-                searched: false,
-                warning: true,
-            });
-        }
-        Ok(Raise {
-            err: SqlError::new(code, message),
-            state: Some(state),
-            searched: false,
-            warning: false,
-        })
-    }
-
     fn block(&mut self, b: &Block) -> Run {
         let vars_mark = self.vars.len();
         let cursors_mark = self.cursors.len();
@@ -665,28 +578,4 @@ fn loop_flow(f: Flow, label: &Option<String>) -> Option<Flow> {
 
 fn no_data() -> SqlError {
     SqlError::new(1329, "No data - zero rows fetched, selected, or processed")
-}
-
-/// A named condition resolved through the scopes (innermost first).
-fn resolve_condition(v: &CondValue, scopes: &[HandlerScope]) -> Option<CondValue> {
-    match v {
-        CondValue::Named(n) => scopes.iter().rev().find_map(|s| {
-            s.conditions
-                .iter()
-                .find(|(name, _)| name.eq_ignore_ascii_case(n))
-                .map(|(_, v)| v.clone())
-        }),
-        other => Some(other.clone()),
-    }
-}
-
-/// SIGNAL's default error number and message for a SQLSTATE class.
-fn default_for_state(state: &str) -> (u16, &'static str) {
-    if state.starts_with("01") {
-        (1642, "Unhandled user-defined warning condition")
-    } else if state.starts_with("02") {
-        (1643, "Unhandled user-defined not found condition")
-    } else {
-        (1644, "Unhandled user-defined exception condition")
-    }
 }

@@ -4,7 +4,8 @@
 //! - `store`: the dictionary definition and the parsed-routine cache;
 //! - `interp`: the interpreter (variables, handlers, cursors, flow);
 //! - `locals`: local variables as statement parameters;
-//! - `show`: SHOW CREATE PROCEDURE/FUNCTION, SHOW ... STATUS.
+//! - `show`: SHOW CREATE PROCEDURE/FUNCTION, SHOW ... STATUS;
+//! - `hosts`: what runs a program's statements (the session).
 //!
 //! A procedure runs on the session ([`ProcHost`]): each statement goes
 //! through `exec::execute` with its own privilege check and, under
@@ -20,9 +21,11 @@
 //! Statements run as the invoker's account (SQL SECURITY is kept and shown,
 //! not enforced).
 
+mod hosts;
 mod interp;
 mod locals;
 mod show;
+mod signal;
 mod store;
 
 use std::cell::RefCell;
@@ -36,8 +39,9 @@ use sqlparser::ast;
 use crate::error::{SqlError, Warning};
 use crate::parse::routine::{CreateRoutine, DataAccess, ParamMode, RoutineStatement};
 use crate::parse::Statement;
-use crate::result::{QueryResult, RowSet};
+use crate::result::QueryResult;
 use crate::session::Session;
+use hosts::{FuncHost, ProcHost};
 use interp::{Host, Interp};
 pub(crate) use store::RoutineDef;
 
@@ -311,7 +315,11 @@ fn has_subquery(e: &ast::Expr) -> bool {
 }
 
 /// Evaluates an expression (locals already bound to `params`).
-fn eval_expr(host: &mut dyn Host, e: &ast::Expr, params: &[Value]) -> Result<Value, SqlError> {
+pub(super) fn eval_expr(
+    host: &mut dyn Host,
+    e: &ast::Expr,
+    params: &[Value],
+) -> Result<Value, SqlError> {
     if has_subquery(e) {
         let Some(mut q) = SELECT_ONE.clone() else {
             return Err(SqlError::new(1105, "SELECT template"));
@@ -442,7 +450,7 @@ pub(crate) fn call(
     Ok(())
 }
 
-fn user_var_name(e: &ast::Expr) -> Option<String> {
+pub(super) fn user_var_name(e: &ast::Expr) -> Option<String> {
     match e {
         ast::Expr::Identifier(id) if id.value.starts_with('@') && !id.value.starts_with("@@") => {
             Some(
@@ -561,104 +569,4 @@ pub(crate) fn stored_function_type(schema: Option<&str>, name: &str) -> Option<C
     crate::ddl::types::column_type(r.returns.as_ref()?, coll, "")
         .ok()
         .map(|t| t.ty)
-}
-
-/// A procedure's host: the session itself.
-struct ProcHost<'s> {
-    s: &'s mut Session,
-}
-
-impl Host for ProcHost<'_> {
-    fn session(&self) -> &Session {
-        self.s
-    }
-
-    fn run(&mut self, stmt: &Statement, params: &[Value]) -> Result<QueryResult, SqlError> {
-        let r = crate::exec::execute(self.s, stmt, params);
-        if let Ok(QueryResult::Ok(ok)) = &r {
-            self.s.row_count = ok.affected_rows as i64;
-        }
-        r
-    }
-
-    fn query(&mut self, q: &ast::Query, params: &[Value]) -> Result<RowSet, SqlError> {
-        match crate::exec::select::execute(self.s, q, params)? {
-            QueryResult::Rows(set) => Ok(set),
-            QueryResult::Ok(_) => Ok(RowSet::default()),
-        }
-    }
-
-    fn emit(&mut self, set: RowSet) -> Result<(), SqlError> {
-        self.s.routine_results.push(QueryResult::Rows(set));
-        Ok(())
-    }
-
-    fn set_user_var(&mut self, name: &str, v: Value) {
-        crate::eval::uservar::forget(name);
-        self.s.user_vars.insert(name.to_string(), v);
-    }
-
-    fn warn(&mut self, w: Warning) {
-        self.s.push_warning(w);
-    }
-
-    fn use_db(&mut self, db: Option<&str>) {
-        self.s.current_db = db.map(str::to_string);
-    }
-}
-
-/// A stored function's host: the session of the statement that called it.
-struct FuncHost<'s> {
-    s: &'s Session,
-}
-
-impl Host for FuncHost<'_> {
-    fn session(&self) -> &Session {
-        self.s
-    }
-
-    fn run(&mut self, stmt: &Statement, params: &[Value]) -> Result<QueryResult, SqlError> {
-        // SET @user = expr: into the statement's user variable overlay.
-        if let Statement::Sql(st) = stmt {
-            if let ast::Statement::Set(ast::Set::SingleAssignment {
-                scope: None,
-                hivevar: false,
-                variable,
-                values,
-            }) = st.as_ref()
-            {
-                let n = variable.to_string();
-                if let (Some(u), [v]) = (
-                    user_var_name(&ast::Expr::Identifier(ast::Ident::new(n))),
-                    values.as_slice(),
-                ) {
-                    let v = eval_expr(self, v, params)?;
-                    crate::eval::uservar::assign(&u, v);
-                    return Ok(QueryResult::ok());
-                }
-            }
-        }
-        Err(SqlError::not_supported(
-            "this statement in a stored function called from an expression",
-        ))
-    }
-
-    fn query(&mut self, q: &ast::Query, params: &[Value]) -> Result<RowSet, SqlError> {
-        crate::exec::select::run_query(self.s, q, params)
-    }
-
-    fn emit(&mut self, _: RowSet) -> Result<(), SqlError> {
-        Err(SqlError::new(
-            1415,
-            "Not allowed to return a result set from a function",
-        ))
-    }
-
-    fn set_user_var(&mut self, name: &str, v: Value) {
-        crate::eval::uservar::assign(name, v);
-    }
-
-    fn warn(&mut self, _: Warning) {}
-
-    fn use_db(&mut self, _: Option<&str>) {}
 }
