@@ -66,6 +66,9 @@ pub struct ProcessEntry {
     pub kill_connection: AtomicBool,
     /// Called by `KILL` so a connection waiting for a client wakes up.
     pub kill_hook: Mutex<Option<KillHook>>,
+    /// Set while the connection runs a statement that changes data or the
+    /// schema: FLUSH TABLES WITH READ LOCK waits for it to end.
+    pub(crate) running_write: AtomicBool,
 }
 
 impl std::fmt::Debug for ProcessEntry {
@@ -292,6 +295,7 @@ impl Database {
             kill_query: Arc::new(AtomicBool::new(false)),
             kill_connection: AtomicBool::new(false),
             kill_hook: Mutex::new(None),
+            running_write: AtomicBool::new(false),
         });
         self.processes.lock().insert(id, entry.clone());
         self.status.connections.fetch_add(1, Ordering::Relaxed);

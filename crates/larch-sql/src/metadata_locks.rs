@@ -1,188 +1,60 @@
 //! Metadata locks: a table's definition does not change under a transaction
-//! that uses it (MySQL's MDL, reduced to the two modes Larch needs).
+//! that uses it, and LOCK TABLES keeps other sessions off its tables (MySQL's
+//! MDL, with the modes Larch needs; [`Mode`] and the lock word are in
+//! `table_lock`, locked tables mode in `locked_tables`).
 //!
-//! - **Shared**: taken by every statement that opens a table (reads and
-//!   writes), before it looks the table up in the catalog, and held by the
-//!   session until its transaction ends (the statement's end in autocommit).
+//! - **SharedRead / SharedWrite**: taken by every statement that opens a
+//!   table (for reading, or for changing its rows), before it looks the table
+//!   up in the catalog, and held by the session until its transaction ends
+//!   (the statement's end in autocommit). They share the table with each
+//!   other.
+//! - **ReadOnly** (`LOCK TABLES ... READ`): shares the table with readers,
+//!   keeps writers out; **NoReadWrite** (`LOCK TABLES ... WRITE`) keeps every
+//!   other session out. Both are held until UNLOCK TABLES (or the session's
+//!   end, or BEGIN, or the next LOCK TABLES).
 //! - **Exclusive**: taken by DDL (ALTER, DROP, TRUNCATE, RENAME, CREATE) on
 //!   every name it touches, after it has committed the session's own
 //!   transaction; it waits until no other session holds the table and keeps
 //!   new statements out until the DDL ends. A copying ALTER therefore never
 //!   misses a row written during its copy, and a DROP never pulls a table from
-//!   under an open transaction. (Online DDL, which lets writes continue during
-//!   the copy, is a later step.)
+//!   under an open transaction.
 //!
-//! Fairness: a pending exclusive request makes new shared requests wait
-//! (writer preference, so DDL is not starved by a stream of short
-//! statements), except those of a session that already holds metadata locks:
-//! its transaction may be what the DDL waits for.
+//! Fairness: a waiting Exclusive or NoReadWrite request makes new requests of
+//! the shared modes wait, and a waiting ReadOnly request makes new
+//! SharedWrite requests wait (so DDL and LOCK TABLES are not starved by a
+//! stream of short statements), except those of a session that already holds
+//! metadata locks: its transaction may be what the waiting request waits for.
 //!
-//! Deadlock freedom: a DDL waits only while it holds no metadata lock (it
-//! takes its set one by one without waiting, and when one is busy it lets the
-//! others go and waits for that one alone), and a holder of an exclusive lock
-//! is running DDL, which waits for nothing else. A shared request of a session
-//! that holds locks waits only for a *granted* exclusive lock, so no cycle of
-//! waits can form through these locks. Waits end with 1205 after
-//! `lock_wait_timeout` seconds and with 1317 on `KILL QUERY`.
+//! Deadlock freedom: DDL and LOCK TABLES take their whole set together
+//! ([`MetadataLocks::acquire_set`]): one by one without waiting, and when one
+//! is busy they let the others go and wait for that one alone, holding none.
+//! A session in locked tables mode takes no further table locks, and DDL
+//! holders wait for nothing else. A statement of a session that holds locks
+//! waits only for *granted* ReadOnly, NoReadWrite or Exclusive locks, whose
+//! holders do not wait for it, so no cycle of waits forms through these
+//! locks. Waits end with 1205 after `lock_wait_timeout` seconds and with 1317
+//! on `KILL QUERY`; the processlist shows "Waiting for table metadata lock".
 //!
-//! Cost: granting and releasing a shared lock is one atomic update of the
-//! table's lock word; the mutex and condition variable are used only when
-//! someone waits. Lock objects live in a map by database and table name; DDL
-//! removes a name's entry when nobody else refers to it.
+//! Cost: granting a statement lock is one compare-and-swap of the table's
+//! lock word and releasing it one atomic subtraction; the mutex and condition
+//! variable are used only when someone waits. Lock objects live in a map by
+//! database and table name; DDL removes a name's entry when nobody else
+//! refers to it.
+
+mod locked_tables;
+mod table_lock;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex, RwLock};
+use parking_lot::RwLock;
 
-use crate::database::ProcessEntry;
-use crate::error::{code, SqlError};
+use crate::error::SqlError;
 
-/// Shared holders are counted in the low 32 bits of the lock word.
-const SHARED_MASK: u64 = 0xFFFF_FFFF;
-/// An exclusive lock is granted.
-const EXCLUSIVE: u64 = 1 << 32;
-/// One waiting exclusive request (counted from bit 33 up).
-const EXCLUSIVE_WAITER: u64 = 1 << 33;
-/// How often a waiter checks its deadline and the KILL flag.
-const WAIT_TICK: Duration = Duration::from_millis(100);
-/// The processlist state of a waiting connection, as MySQL shows it.
-pub(crate) const WAIT_STATE: &str = "Waiting for table metadata lock";
-
-/// The lock of one table name.
-#[derive(Debug)]
-pub(crate) struct TableLock {
-    db: String,
-    table: String,
-    word: AtomicU64,
-    waiters: Mutex<()>,
-    changed: Condvar,
-}
-
-impl TableLock {
-    fn new(db: &str, table: &str) -> TableLock {
-        TableLock {
-            db: db.to_owned(),
-            table: table.to_owned(),
-            word: AtomicU64::new(0),
-            waiters: Mutex::new(()),
-            changed: Condvar::new(),
-        }
-    }
-
-    fn is(&self, db: &str, table: &str) -> bool {
-        self.db == db && self.table == table
-    }
-
-    /// Grants a shared lock if nothing blocks it now.
-    fn try_shared(&self, bypass_pending: bool) -> bool {
-        let mut w = self.word.load(Ordering::Acquire);
-        loop {
-            let blocked = w & EXCLUSIVE != 0 || (!bypass_pending && w >= EXCLUSIVE_WAITER);
-            if blocked || w & SHARED_MASK == SHARED_MASK {
-                return false;
-            }
-            match self
-                .word
-                .compare_exchange_weak(w, w + 1, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => return true,
-                Err(now) => w = now,
-            }
-        }
-    }
-
-    /// Grants the exclusive lock if no one holds the table; `waiting` says
-    /// whether this request is counted among the waiters.
-    fn try_exclusive(&self, waiting: bool) -> bool {
-        let mut w = self.word.load(Ordering::Acquire);
-        loop {
-            if w & (SHARED_MASK | EXCLUSIVE) != 0 {
-                return false;
-            }
-            let next = if waiting { w - EXCLUSIVE_WAITER } else { w } | EXCLUSIVE;
-            match self
-                .word
-                .compare_exchange_weak(w, next, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => return true,
-                Err(now) => w = now,
-            }
-        }
-    }
-
-    fn release_shared(&self) {
-        let before = self.word.fetch_sub(1, Ordering::AcqRel);
-        if before & SHARED_MASK == 1 && before >= EXCLUSIVE_WAITER {
-            self.wake();
-        }
-    }
-
-    fn release_exclusive(&self) {
-        self.word.fetch_and(!EXCLUSIVE, Ordering::AcqRel);
-        self.wake();
-    }
-
-    /// Wakes every waiter. Taking the mutex orders this after a waiter's
-    /// check of the lock word (which it makes holding the mutex).
-    fn wake(&self) {
-        let _guard = self.waiters.lock();
-        self.changed.notify_all();
-    }
-
-    /// Waits until `grant` succeeds, the deadline passes (1205) or the
-    /// statement is killed (1317).
-    fn wait(&self, grant: impl Fn() -> bool, until: &WaitLimit) -> Result<(), SqlError> {
-        let shown = until
-            .process
-            .as_ref()
-            .map(|p| p.state.lock().wait_state.replace(WAIT_STATE));
-        let waited = larch_engine::io::blocking::blocking(|| {
-            let mut guard = self.waiters.lock();
-            loop {
-                if grant() {
-                    return Ok(());
-                }
-                until.check()?;
-                let tick = until.deadline.saturating_duration_since(Instant::now());
-                self.changed.wait_for(&mut guard, tick.min(WAIT_TICK));
-            }
-        });
-        if let (Some(p), Some(before)) = (&until.process, shown) {
-            p.state.lock().wait_state = before;
-        }
-        waited
-    }
-}
-
-/// How long a metadata lock wait may last, and what cancels it.
-#[derive(Debug)]
-pub(crate) struct WaitLimit {
-    pub deadline: Instant,
-    pub cancel: Arc<AtomicBool>,
-    /// The waiting connection: its processlist state names the wait.
-    pub process: Option<Arc<ProcessEntry>>,
-}
-
-impl WaitLimit {
-    fn check(&self) -> Result<(), SqlError> {
-        if self.cancel.load(Ordering::SeqCst) {
-            return Err(SqlError::new(
-                code::QUERY_INTERRUPTED,
-                "Query execution was interrupted",
-            ));
-        }
-        if Instant::now() >= self.deadline {
-            return Err(SqlError::new(
-                code::LOCK_WAIT_TIMEOUT,
-                "Lock wait timeout exceeded; try restarting transaction",
-            ));
-        }
-        Ok(())
-    }
-}
+pub(crate) use locked_tables::{LockedTable, LockedTables};
+pub(crate) use table_lock::{Mode, TableLock, WaitLimit};
 
 /// The server's metadata locks; see the module documentation.
 #[derive(Debug, Default)]
@@ -190,6 +62,9 @@ pub struct MetadataLocks {
     /// Database name, then table name.
     tables: RwLock<HashMap<String, HashMap<String, Arc<TableLock>>>>,
 }
+
+/// A name's lock with the mode a session holds it in.
+pub(crate) type Held = (Arc<TableLock>, Mode);
 
 impl MetadataLocks {
     /// The lock object of `db`.`table`, created on first use.
@@ -205,9 +80,9 @@ impl MetadataLocks {
             .clone()
     }
 
-    /// Drops the entry of `lock` if nobody else refers to it (called by DDL
-    /// after it released the lock). New references are only made through the
-    /// map, which is write-locked here, so the count cannot grow meanwhile.
+    /// Drops the entry of `lock` if nobody else refers to it (called after
+    /// the caller released its lock). New references are only made through
+    /// the map, which is write-locked here, so the count cannot grow meanwhile.
     fn forget(&self, lock: Arc<TableLock>) {
         let mut map = self.tables.write();
         if Arc::strong_count(&lock) > 2 || lock.word.load(Ordering::Acquire) != 0 {
@@ -226,28 +101,74 @@ impl MetadataLocks {
         self.tables.read().values().map(HashMap::len).sum()
     }
 
-    /// Takes exclusive locks on every name of `names` (duplicates allowed),
-    /// waiting while holding none; see the module documentation.
+    /// `(database, table, locks held)` of every name with a lock object, in
+    /// `db` only when given (SHOW OPEN TABLES).
+    pub(crate) fn open_tables(&self, db: Option<&str>) -> Vec<(String, String, u64)> {
+        let map = self.tables.read();
+        let mut out: Vec<(String, String, u64)> = map
+            .iter()
+            .filter(|(d, _)| db.is_none_or(|x| x == d.as_str()))
+            .flat_map(|(d, tables)| {
+                tables
+                    .iter()
+                    .map(move |(t, l)| (d.clone(), t.clone(), l.in_use()))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Takes exclusive locks on every name of `names` (duplicates allowed).
     fn exclusive(
         &self,
         names: &[(String, String)],
         until: &WaitLimit,
     ) -> Result<Vec<Arc<TableLock>>, SqlError> {
-        let mut wanted: Vec<(&str, &str)> = names
+        let wanted: Vec<(String, String, Mode)> = names
             .iter()
-            .map(|(d, t)| (d.as_str(), t.as_str()))
+            .map(|(d, t)| (d.clone(), t.clone(), Mode::Exclusive))
             .collect();
-        wanted.sort_unstable();
-        wanted.dedup();
-        let locks: Vec<Arc<TableLock>> = wanted.iter().map(|(d, t)| self.entry(d, t)).collect();
+        Ok(self
+            .acquire_set(&wanted, until)?
+            .into_iter()
+            .map(|(l, _)| l)
+            .collect())
+    }
+
+    /// Takes every lock of `wanted` (a name listed twice gets the stronger
+    /// mode) all together, waiting while holding none of them: when one is
+    /// busy it lets the others go and waits for that one alone, then tries
+    /// the rest again keeping it. See the module documentation.
+    pub(crate) fn acquire_set(
+        &self,
+        wanted: &[(String, String, Mode)],
+        until: &WaitLimit,
+    ) -> Result<Vec<Held>, SqlError> {
+        let mut sorted: Vec<(&str, &str, Mode)> = wanted
+            .iter()
+            .map(|(d, t, m)| (d.as_str(), t.as_str(), *m))
+            .collect();
+        // Strongest mode last per name, then keep it.
+        sorted.sort_unstable();
+        let mut merged: Vec<(&str, &str, Mode)> = Vec::with_capacity(sorted.len());
+        for (d, t, m) in sorted {
+            match merged.last_mut() {
+                Some(last) if last.0 == d && last.1 == t => last.2 = strongest(last.2, m),
+                _ => merged.push((d, t, m)),
+            }
+        }
+        let locks: Vec<Held> = merged
+            .iter()
+            .map(|(d, t, m)| (self.entry(d, t), *m))
+            .collect();
         // `held` is a prefix of `locks` in order; `waited` is a lock taken by
         // waiting, which may lie beyond the prefix.
         let mut waited: Option<usize> = None;
         loop {
             let mut busy = None;
             let mut held = Vec::with_capacity(locks.len());
-            for (i, l) in locks.iter().enumerate() {
-                if waited == Some(i) || l.try_exclusive(false) {
+            for (i, (l, m)) in locks.iter().enumerate() {
+                if waited == Some(i) || l.try_grant(*m, false) {
                     held.push(i);
                 } else {
                     busy = Some(i);
@@ -258,75 +179,86 @@ impl MetadataLocks {
                 return Ok(locks);
             };
             for i in held {
-                locks[i].release_exclusive();
+                locks[i].0.release(locks[i].1);
             }
             if let Some(w) = waited.take().filter(|&w| w > b) {
-                locks[w].release_exclusive();
+                locks[w].0.release(locks[w].1);
             }
-            let lock = &locks[b];
-            lock.word.fetch_add(EXCLUSIVE_WAITER, Ordering::AcqRel);
-            if let Err(e) = lock.wait(|| lock.try_exclusive(true), until) {
-                lock.word.fetch_sub(EXCLUSIVE_WAITER, Ordering::AcqRel);
-                // Shared requests that waited behind this one may go now.
-                lock.wake();
-                return Err(e);
-            }
+            let (lock, mode) = &locks[b];
+            lock.wait(*mode, false, until)?;
             waited = Some(b);
         }
     }
 }
 
-/// The metadata locks a session holds: shared ones until its transaction
-/// ends, exclusive ones (DDL) until its statement ends.
+/// The mode that gives both `a` and `b` (a name listed twice in LOCK TABLES).
+fn strongest(a: Mode, b: Mode) -> Mode {
+    if a.covers(b) {
+        a
+    } else if b.covers(a) {
+        b
+    } else {
+        // ReadOnly and SharedWrite: only NoReadWrite keeps both promises.
+        Mode::NoReadWrite
+    }
+}
+
+/// The metadata locks a session holds: statement locks until its
+/// transaction ends, exclusive ones (DDL) until its statement ends, and
+/// those of LOCK TABLES until UNLOCK TABLES.
 #[derive(Debug, Default)]
 pub(crate) struct SessionLocks {
-    shared: Vec<Arc<TableLock>>,
+    shared: Vec<Held>,
     exclusive: Vec<Arc<TableLock>>,
+    /// Set between LOCK TABLES and UNLOCK TABLES.
+    pub(crate) tables: Option<LockedTables>,
 }
 
 impl SessionLocks {
-    fn holds(&self, db: &str, table: &str) -> bool {
+    fn holds(&self, db: &str, table: &str, mode: Mode) -> bool {
         self.shared
             .iter()
-            .chain(&self.exclusive)
-            .any(|l| l.is(db, table))
+            .any(|(l, m)| m.covers(mode) && l.is(db, table))
+            || self.exclusive.iter().any(|l| l.is(db, table))
     }
 
-    /// Takes a shared lock on `db`.`table` unless this session holds the
-    /// table already (shared, or exclusively by its own DDL).
+    /// Takes a statement lock (`SharedRead` or `SharedWrite`) on
+    /// `db`.`table` unless this session holds the table in a mode that
+    /// covers it already.
     fn acquire_shared(
         &mut self,
         locks: &MetadataLocks,
         db: &str,
         table: &str,
+        mode: Mode,
         until: impl FnOnce() -> WaitLimit,
     ) -> Result<(), SqlError> {
-        if self.holds(db, table) {
+        if self.holds(db, table, mode) {
             return Ok(());
         }
         let lock = locks.entry(db, table);
         let bypass = !self.shared.is_empty() || !self.exclusive.is_empty();
-        if !lock.try_shared(bypass) {
-            lock.wait(|| lock.try_shared(bypass), &until())?;
+        if !lock.try_grant(mode, bypass) {
+            lock.wait(mode, bypass, &until())?;
         }
-        self.shared.push(lock);
+        self.shared.push((lock, mode));
         Ok(())
     }
 
-    /// Releases the shared lock of a table that turned out not to exist (no
-    /// lock object is kept for names nobody has).
+    /// Releases the statement locks of a table that turned out not to exist
+    /// (no lock object is kept for names nobody has).
     fn release_missing(&mut self, locks: &MetadataLocks, db: &str, table: &str) {
-        if let Some(i) = self.shared.iter().position(|l| l.is(db, table)) {
-            let lock = self.shared.swap_remove(i);
-            lock.release_shared();
+        while let Some(i) = self.shared.iter().position(|(l, _)| l.is(db, table)) {
+            let (lock, mode) = self.shared.swap_remove(i);
+            lock.release(mode);
             locks.forget(lock);
         }
     }
 
-    /// Releases the shared locks (the transaction ended).
+    /// Releases the statement locks (the transaction ended).
     pub(crate) fn release_shared(&mut self) {
-        for lock in self.shared.drain(..) {
-            lock.release_shared();
+        for (lock, mode) in self.shared.drain(..) {
+            lock.release(mode);
         }
     }
 
@@ -334,7 +266,7 @@ impl SessionLocks {
     /// lock objects nobody else refers to.
     pub(crate) fn release_exclusive(&mut self, locks: &MetadataLocks) {
         for lock in std::mem::take(&mut self.exclusive) {
-            lock.release_exclusive();
+            lock.release(Mode::Exclusive);
             locks.forget(lock);
         }
     }
@@ -344,7 +276,10 @@ impl Drop for SessionLocks {
     fn drop(&mut self) {
         self.release_shared();
         for lock in self.exclusive.drain(..) {
-            lock.release_exclusive();
+            lock.release(Mode::Exclusive);
+        }
+        if let Some(t) = self.tables.take() {
+            t.release();
         }
     }
 }
@@ -352,7 +287,7 @@ impl Drop for SessionLocks {
 impl crate::session::Session {
     /// How long this session's metadata lock waits may last
     /// (`lock_wait_timeout`), cancelled by `KILL QUERY`.
-    fn metadata_wait_limit(&self) -> WaitLimit {
+    pub(crate) fn metadata_wait_limit(&self) -> WaitLimit {
         let secs = self.int_var("lock_wait_timeout").max(0) as u64;
         WaitLimit {
             deadline: Instant::now() + Duration::from_secs(secs),
@@ -361,35 +296,60 @@ impl crate::session::Session {
         }
     }
 
-    /// Takes the shared metadata lock of a table the statement opens, kept
-    /// until the transaction ends. The session's temporary tables (hidden
-    /// names) are private and take none.
+    /// Takes the metadata lock of a table the statement reads (views: the
+    /// view's name), kept until the transaction ends; see
+    /// [`lock_table_for`](Self::lock_table_for).
     pub(crate) fn lock_table_shared(&self, db: &str, table: &str) -> Result<(), SqlError> {
+        self.lock_table_for(db, table, None, false)
+    }
+
+    /// Takes the metadata lock of a table the statement opens (`SharedRead`,
+    /// or `SharedWrite` when it changes rows), kept until the transaction
+    /// ends. Under LOCK TABLES no lock is taken: the table must be one the
+    /// session locked, under `alias` when given (1100), and locked for
+    /// writing when the statement writes (1099). The session's temporary
+    /// tables (hidden names) are private and take none.
+    pub(crate) fn lock_table_for(
+        &self,
+        db: &str,
+        table: &str,
+        alias: Option<&str>,
+        write: bool,
+    ) -> Result<(), SqlError> {
         if crate::session::temporary::is_hidden(table) {
             return Ok(());
         }
-        self.metadata_locks
-            .borrow_mut()
-            .acquire_shared(&self.db.metadata_locks, db, table, || {
-                self.metadata_wait_limit()
-            })
+        let mut held = self.metadata_locks.borrow_mut();
+        if let Some(t) = &held.tables {
+            return t.check_use(db, table, alias, write);
+        }
+        let mode = if write {
+            Mode::SharedWrite
+        } else {
+            Mode::SharedRead
+        };
+        held.acquire_shared(&self.db.metadata_locks, db, table, mode, || {
+            self.metadata_wait_limit()
+        })
     }
 
-    /// Lets go of the shared lock [`lock_table_shared`](Self::lock_table_shared)
-    /// took for a table the catalog does not have.
+    /// Lets go of the lock [`lock_table_for`](Self::lock_table_for) took for
+    /// a table the catalog does not have.
     pub(crate) fn unlock_missing_table(&self, db: &str, table: &str) {
         self.metadata_locks
             .borrow_mut()
             .release_missing(&self.db.metadata_locks, db, table);
     }
 
-    /// True when this session's DDL holds `db`.`table` exclusively.
+    /// True when this session's DDL holds `db`.`table` exclusively (or
+    /// LOCK TABLES ... WRITE holds it, which keeps every other session out).
     pub(crate) fn holds_exclusive(&self, db: &str, table: &str) -> bool {
-        self.metadata_locks
-            .borrow()
-            .exclusive
-            .iter()
-            .any(|l| l.is(db, table))
+        let held = self.metadata_locks.borrow();
+        held.exclusive.iter().any(|l| l.is(db, table))
+            || held
+                .tables
+                .as_ref()
+                .is_some_and(|t| t.holds_exclusive(db, table))
     }
 
     /// Takes the exclusive metadata locks of a DDL statement on `names`, held
@@ -397,17 +357,29 @@ impl crate::session::Session {
     /// transaction first, so the session waits holding no lock another wait
     /// could depend on (CREATE TABLE ... SELECT holds the shared locks of its
     /// sources, which block only DDL that waits for nothing it holds).
+    /// Under LOCK TABLES, a name the session locked must be locked WRITE
+    /// (which already keeps everyone else out; READ: 1099), and an existing
+    /// table it did not lock is refused (1100).
     pub(crate) fn lock_tables_exclusive(&self, names: &[(String, String)]) -> Result<(), SqlError> {
         let wanted: Vec<(String, String)> = {
-            let held = self.metadata_locks.borrow();
-            names
-                .iter()
-                .filter(|(d, t)| {
-                    !crate::session::temporary::is_hidden(t)
-                        && !held.exclusive.iter().any(|l| l.is(d, t))
-                })
-                .cloned()
-                .collect()
+            let mut held = self.metadata_locks.borrow_mut();
+            let mut wanted = Vec::new();
+            for (d, t) in names {
+                if crate::session::temporary::is_hidden(t)
+                    || held.exclusive.iter().any(|l| l.is(d, t))
+                {
+                    continue;
+                }
+                if let Some(locked) = &mut held.tables {
+                    let exists = self.db.catalog().table_entry(d, t).is_some()
+                        || self.db.catalog().is_view(d, t);
+                    if locked.check_ddl(d, t, exists)? {
+                        continue;
+                    }
+                }
+                wanted.push((d.clone(), t.clone()));
+            }
+            wanted
         };
         if wanted.is_empty() {
             return Ok(());
@@ -416,10 +388,10 @@ impl crate::session::Session {
             // The statement's own shared lock on a name it now changes (CREATE
             // OR REPLACE TABLE t ... SELECT FROM t) would block it: give it up.
             let mut held = self.metadata_locks.borrow_mut();
-            held.shared.retain(|l| {
+            held.shared.retain(|(l, m)| {
                 let own = wanted.iter().any(|(d, t)| l.is(d, t));
                 if own {
-                    l.release_shared();
+                    l.release(*m);
                 }
                 !own
             });

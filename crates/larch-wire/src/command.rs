@@ -38,7 +38,7 @@ pub(crate) struct CommandLoop<'a, S, H> {
 
 impl<'a, S, H> CommandLoop<'a, S, H>
 where
-    S: AsyncRead + AsyncWrite + Unpin + Send,
+    S: AsyncRead + AsyncWrite + Unpin + Send + crate::stream::BlockingAccess,
     H: SqlSession,
 {
     pub(crate) fn new(
@@ -68,6 +68,12 @@ where
             let read = self.read_command(&mut packet).await;
             if let Err(e) = read {
                 break Err(e);
+            }
+            // A command that arrives after a KILL of this connection (which
+            // has answered its sender) is not run, even when this thread
+            // read the command before it noticed the kill.
+            if self.info.control.connection_killed() {
+                break Err(WireError::Killed);
             }
             self.info.control.clear_query_kill();
             match self.dispatch(&packet).await {
@@ -104,8 +110,9 @@ where
             }
         };
         tokio::select! {
-            r = read => r,
+            biased;
             () = control.killed() => Err(WireError::Killed),
+            r = read => r,
         }
     }
 

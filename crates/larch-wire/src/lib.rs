@@ -24,6 +24,7 @@
 //! - [`tls`]: certificates ([`TlsSettings`]) and the switch to TLS after
 //!   the client's SSL request;
 //! - [`server`]: [`Server`] (shared state, handshake, connection life);
+//! - [`threads`]: a thread per connection, with a cache of idle threads;
 //! - [`listener`]: accepting TCP and Unix-socket clients.
 //!
 //! Usage:
@@ -61,13 +62,14 @@ pub mod server;
 pub mod session;
 mod stmt;
 pub mod stream;
+pub mod threads;
 pub mod tls;
 pub mod value;
 
 pub use auth::{AuthCache, Credential};
 pub use column::{ColumnDef, ColumnFlags, ColumnType};
 pub use error::{codes, MysqlError, WireError};
-pub use listener::Listener;
+pub use listener::{Listener, Threading};
 pub use local_infile::LocalInfileReader;
 pub use mysql_common::constants::{CapabilityFlags, StatusFlags};
 pub use results::{OkResult, ResultSet, ResultWriter};
@@ -77,5 +79,6 @@ pub use session::{
     SqlSession, Transport,
 };
 pub use stream::ClientStream;
+pub use threads::ConnectionThreads;
 pub use tls::{TlsError, TlsInfo, TlsSettings, TLS_LIBRARY_VERSION};
 pub use value::{Date, DateTime, Time, Value};

@@ -10,8 +10,9 @@
 //! The SQL layer runs statements synchronously, so it reads the client's
 //! packets through [`LocalInfileReader`] (a `std::io::Read`), which drives
 //! the connection's asynchronous stream with `block_in_place` +
-//! `Handle::block_on` (on a multi-threaded runtime; elsewhere LOCAL is
-//! refused). The reader always consumes the stream up to the empty packet
+//! `Handle::block_on` on a multi-threaded runtime, and with blocking socket
+//! calls ([`BlockingAccess`]) on a connection's own single-threaded runtime
+//! (`crate::threads`), which cannot run while the statement does. The reader always consumes the stream up to the empty packet
 //! (in `Drop` if the SQL layer stopped early), so the connection stays in
 //! step; the outbox then continues at the stream's sequence id.
 //! `ResultWriter::local_infile` starts the exchange; a client without
@@ -19,6 +20,7 @@
 
 use crate::error::{MysqlError, WireError};
 use crate::packet::{Outbox, PacketStream};
+use crate::stream::BlockingAccess;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Blocking access to the connection's stream for the exchange.
@@ -36,25 +38,41 @@ pub(crate) struct BlockingStream<'s, S> {
     pub(crate) stream: &'s mut PacketStream<S>,
 }
 
-/// Runs `f` to completion from synchronous code inside the runtime.
-fn block_on<F: std::future::Future>(f: F) -> Result<F::Output, WireError> {
-    let handle = tokio::runtime::Handle::try_current()
-        .map_err(|_| WireError::Malformed("LOCAL INFILE outside the server runtime".into()))?;
-    if handle.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
-        return Err(WireError::Malformed(
-            "LOCAL INFILE needs the multi-threaded runtime".into(),
-        ));
-    }
-    Ok(tokio::task::block_in_place(|| handle.block_on(f)))
+/// How the exchange can wait for the client from synchronous code.
+enum Blocking {
+    /// `block_in_place` + `Handle::block_on` (a multi-threaded runtime).
+    Runtime(tokio::runtime::Handle),
+    /// Blocking socket calls ([`BlockingAccess`]): the connection has a
+    /// single-threaded runtime of its own, which cannot run meanwhile.
+    Socket,
 }
 
-impl<S: AsyncRead + AsyncWrite + Unpin + Send> LocalIo for BlockingStream<'_, S> {
+fn blocking() -> Blocking {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            Blocking::Runtime(h)
+        }
+        _ => Blocking::Socket,
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin + Send + BlockingAccess> LocalIo for BlockingStream<'_, S> {
     fn send(&mut self, outbox: &mut Outbox) -> Result<(), WireError> {
-        block_on(self.stream.send(outbox))?
+        match blocking() {
+            Blocking::Runtime(h) => {
+                tokio::task::block_in_place(|| h.block_on(self.stream.send(outbox)))
+            }
+            Blocking::Socket => self.stream.send_blocking(outbox),
+        }
     }
 
     fn read_packet(&mut self, buf: &mut Vec<u8>) -> Result<(), WireError> {
-        block_on(self.stream.read_packet(buf))?
+        match blocking() {
+            Blocking::Runtime(h) => {
+                tokio::task::block_in_place(|| h.block_on(self.stream.read_packet(buf)))
+            }
+            Blocking::Socket => self.stream.read_packet_blocking(buf),
+        }
     }
 
     fn seq(&self) -> u8 {

@@ -17,7 +17,8 @@
 //! written with one `write_all` per command.
 
 use crate::error::WireError;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use crate::stream::BlockingAccess;
+use tokio::io::{AsyncBufRead, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 /// Largest payload of one physical packet (2^24 - 1).
 pub const MAX_CHUNK: usize = 0xFF_FFFF;
@@ -168,6 +169,72 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
     /// Shuts the write side down (best effort) before the stream is dropped.
     pub async fn shutdown(&mut self) {
         let _ = self.stream.get_mut().shutdown().await;
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin + BlockingAccess> PacketStream<S> {
+    /// [`read_packet`](Self::read_packet) with synchronous I/O
+    /// ([`BlockingAccess`]): bytes already buffered first, then the socket.
+    pub(crate) fn read_packet_blocking(&mut self, payload: &mut Vec<u8>) -> Result<(), WireError> {
+        payload.clear();
+        let mut first = true;
+        loop {
+            let mut header = [0u8; 4];
+            if let Err(e) = self.read_exact_blocking(&mut header) {
+                if first && e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    return Err(WireError::Closed);
+                }
+                return Err(e.into());
+            }
+            first = false;
+            let len =
+                usize::from(header[0]) | usize::from(header[1]) << 8 | usize::from(header[2]) << 16;
+            if header[3] != self.seq {
+                let expected = self.seq;
+                self.seq = header[3].wrapping_add(1);
+                return Err(WireError::OutOfOrder {
+                    expected,
+                    got: header[3],
+                });
+            }
+            self.seq = self.seq.wrapping_add(1);
+            let total = payload.len() + len;
+            if total > self.max_allowed_packet {
+                // The connection cannot continue in step: it ends.
+                return Err(WireError::PacketTooLarge {
+                    size: total,
+                    max: self.max_allowed_packet,
+                });
+            }
+            let start = payload.len();
+            payload.resize(total, 0);
+            self.read_exact_blocking(&mut payload[start..])?;
+            if len < MAX_CHUNK {
+                return Ok(());
+            }
+        }
+    }
+
+    /// [`send`](Self::send) with synchronous I/O ([`BlockingAccess`]).
+    pub(crate) fn send_blocking(&mut self, outbox: &mut Outbox) -> Result<(), WireError> {
+        self.stream.get_mut().blocking_write_all(&outbox.buf)?;
+        self.seq = outbox.seq;
+        outbox.buf.clear();
+        Ok(())
+    }
+
+    fn read_exact_blocking(&mut self, buf: &mut [u8]) -> std::io::Result<()> {
+        let buffered = self.stream.buffer();
+        let mut filled = buffered.len().min(buf.len());
+        buf[..filled].copy_from_slice(&buffered[..filled]);
+        std::pin::Pin::new(&mut self.stream).consume(filled);
+        while filled < buf.len() {
+            match self.stream.get_mut().blocking_read(&mut buf[filled..])? {
+                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                n => filled += n,
+            }
+        }
+        Ok(())
     }
 }
 

@@ -107,3 +107,92 @@ impl AsyncWrite for ClientStream {
         dispatch!(self, s => Pin::new(s).poll_shutdown(cx))
     }
 }
+
+/// Synchronous reads and writes on a connection's stream, for code that must
+/// do I/O while the runtime the stream belongs to cannot run: the LOCAL
+/// INFILE exchange in the middle of a statement on a connection with a
+/// single-threaded runtime of its own ([`crate::threads`]). The socket is
+/// put in blocking mode for each call and back in non-blocking mode after
+/// it; TLS records are read and written through the connection's `rustls`
+/// state, which the async stream keeps no other buffer beside.
+pub trait BlockingAccess {
+    /// Reads at least one byte (0 at the end of the stream), waiting for it.
+    fn blocking_read(&mut self, buf: &mut [u8]) -> std::io::Result<usize>;
+    /// Writes all of `buf`, waiting for room.
+    fn blocking_write_all(&mut self, buf: &[u8]) -> std::io::Result<()>;
+}
+
+/// Runs `f` on the socket `fd` (owned by the async stream the caller
+/// borrows) switched to blocking mode, then switches it back.
+fn with_blocking<R>(
+    fd: std::os::fd::RawFd,
+    f: impl FnOnce(&mut std::net::TcpStream) -> std::io::Result<R>,
+) -> std::io::Result<R> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: `fd` is an open socket owned by the tokio stream the caller
+    // holds a mutable borrow of for the whole call, so it stays open and
+    // nothing else uses it meanwhile; `ManuallyDrop` keeps this second
+    // handle from closing it. Blocking mode and reads/writes through a
+    // `TcpStream` handle are plain socket calls, valid for Unix-domain
+    // stream sockets as well.
+    let mut socket = std::mem::ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(fd) });
+    socket.set_nonblocking(false)?;
+    let result = f(&mut socket);
+    let restored = socket.set_nonblocking(true);
+    let value = result?;
+    restored?;
+    Ok(value)
+}
+
+/// `f` retried while interrupted by a signal.
+fn retry<R>(mut f: impl FnMut() -> std::io::Result<R>) -> std::io::Result<R> {
+    loop {
+        match f() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            r => return r,
+        }
+    }
+}
+
+impl BlockingAccess for ClientStream {
+    fn blocking_read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::io::Read;
+        use std::os::fd::AsRawFd;
+        match self {
+            ClientStream::Tcp(s) => with_blocking(s.as_raw_fd(), |s| retry(|| s.read(buf))),
+            ClientStream::Unix(s) => with_blocking(s.as_raw_fd(), |s| retry(|| s.read(buf))),
+            ClientStream::Tls(s) => {
+                let (tcp, tls) = s.get_mut();
+                with_blocking(tcp.as_raw_fd(), |socket| {
+                    retry(|| rustls::Stream::new(&mut *tls, &mut *socket).read(buf))
+                })
+            }
+            ClientStream::Other(_) => Err(no_blocking_access()),
+        }
+    }
+
+    fn blocking_write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::os::fd::AsRawFd;
+        match self {
+            ClientStream::Tcp(s) => with_blocking(s.as_raw_fd(), |s| s.write_all(buf)),
+            ClientStream::Unix(s) => with_blocking(s.as_raw_fd(), |s| s.write_all(buf)),
+            ClientStream::Tls(s) => {
+                let (tcp, tls) = s.get_mut();
+                with_blocking(tcp.as_raw_fd(), |socket| {
+                    let mut stream = rustls::Stream::new(&mut *tls, &mut *socket);
+                    stream.write_all(buf)?;
+                    stream.flush()
+                })
+            }
+            ClientStream::Other(_) => Err(no_blocking_access()),
+        }
+    }
+}
+
+fn no_blocking_access() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "this stream has no synchronous access",
+    )
+}

@@ -150,6 +150,7 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
     };
     report_open(&db, fresh, &datadir, log);
     disable_transparent_huge_pages(log);
+    raise_open_files_limit(opts.max_connections, log);
     let applied = options::globals::apply(&db, &opts.ignored);
     if !applied.set.is_empty() {
         log.note(&format!(
@@ -257,4 +258,48 @@ fn disable_transparent_huge_pages(log: &ErrorLog) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = log;
+}
+
+/// Open files a connection needs: its socket, and with a thread of its own
+/// the epoll and wake-up descriptors of its runtime.
+const FILES_PER_CONNECTION: u64 = 3;
+
+/// Raises the soft limit on open files towards what `max_connections`
+/// connections need (plus room for data files and logs), up to the hard
+/// limit, as MariaDB raises it to its `open_files_limit`; a shell's default
+/// soft limit of 1024 would otherwise refuse connections well below
+/// `max_connections`. Says so in the log when the hard limit is too low.
+fn raise_open_files_limit(max_connections: u32, log: &ErrorLog) {
+    let wanted = u64::from(max_connections) * FILES_PER_CONNECTION + 1024;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one `rlimit` into the valid, exclusively
+    // borrowed `limit`.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return;
+    }
+    if limit.rlim_cur >= wanted {
+        return;
+    }
+    let raised = libc::rlimit {
+        rlim_cur: wanted.min(limit.rlim_max),
+        rlim_max: limit.rlim_max,
+    };
+    if raised.rlim_cur > limit.rlim_cur {
+        // SAFETY: setrlimit reads one valid `rlimit`; it changes only this
+        // process's limit.
+        let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) };
+        if rc != 0 {
+            return;
+        }
+    }
+    if raised.rlim_cur < wanted {
+        log.warning(&format!(
+            "larchd: open files limited to {} (hard limit); {max_connections} connections \
+             may need {wanted}",
+            raised.rlim_cur
+        ));
+    }
 }

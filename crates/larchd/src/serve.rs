@@ -28,13 +28,14 @@ use std::time::{Duration, Instant};
 use larch_engine::record::value::Value as EValue;
 use larch_sql::database::{Database, SERVER_VERSION};
 use larch_wire::{
-    ConnectionInfo, ExecutionMode, Listener, Server, ServerConfig, TlsSettings, TLS_LIBRARY_VERSION,
+    ConnectionInfo, ConnectionThreads, ExecutionMode, Listener, Server, ServerConfig, Threading,
+    TlsSettings, TLS_LIBRARY_VERSION,
 };
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::Notify;
 
 use crate::log::ErrorLog;
-use crate::options::ServerOptions;
+use crate::options::{ServerOptions, ThreadHandling};
 use crate::session::{Connection, Shared};
 
 /// How long shutdown waits for connections to end.
@@ -197,6 +198,10 @@ pub async fn serve(
     }
     db.set_server_fact("basedir", fact(&opts.basedir));
     db.set_server_fact(
+        "thread_handling",
+        EValue::Str(opts.thread_handling.name().into()),
+    );
+    db.set_server_fact(
         "skip_networking",
         EValue::UInt(u64::from(opts.skip_networking)),
     );
@@ -237,12 +242,22 @@ pub async fn serve(
         let shared = shared.clone();
         Arc::new(move |info: &ConnectionInfo| Connection::new(shared.clone(), info))
     };
+    let threading = match opts.thread_handling {
+        ThreadHandling::OneThreadPerConnection => Threading::PerConnection(ConnectionThreads::new(
+            "larchd-conn",
+            opts.thread_cache_size,
+        )),
+        ThreadHandling::PoolOfThreads => Threading::Pool,
+    };
     let mut tasks = Vec::new();
     for listener in listeners {
         let factory = factory.clone();
         let server = server.clone();
+        let threading = threading.clone();
         tasks.push(tokio::spawn(async move {
-            listener.run(server, move |info| factory(info)).await;
+            listener
+                .run_with(server, move |info| factory(info), threading)
+                .await;
         }));
     }
 

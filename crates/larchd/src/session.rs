@@ -19,23 +19,35 @@
 //! - Status flags: `SERVER_STATUS_AUTOCOMMIT` and `SERVER_STATUS_IN_TRANS`
 //!   from the session after each command.
 //!
-//! Execution mode: statements run directly on the tokio worker thread that
-//! reads their packet (`ExecutionMode::Inline`): a point query costs no thread
-//! hand-off. Where a statement may wait or run long (row-lock waits,
-//! `SLEEP`, full scans, DDL) the engine enters a blocking region
-//! (`larch_engine::io::blocking`), and each worker's hook ([`leave_worker`],
-//! installed at thread start) runs it inside `tokio::task::block_in_place`:
-//! the worker's other connections move to a new worker first, so one long or
-//! waiting query never stalls the others. A commit does not wait for its log
-//! sync on the worker: the session defers it (`Session::defer_durability`),
-//! and the connection's task awaits the sync (`SqlSession::durability`, served
-//! by the engine's commit flusher) before it sends the result; measured on 2
-//! cores with sysbench oltp_update_index at 16 threads, 10.2k transactions/s
+//! Threads: by default (`--thread-handling=one-thread-per-connection`, as
+//! MariaDB) every connection runs on a thread of its own with a
+//! single-threaded runtime (`larch_wire::threads`), so its statements, its
+//! waits (row locks, metadata locks, `SLEEP`, the log sync of a commit) and
+//! its I/O never hold up another connection, and the engine's blocking
+//! regions (`larch_engine::io::blocking`) simply run. The client and the
+//! connection's thread then hand the CPU to each other on each exchange;
+//! measured on 2 CPUs with sysbench `oltp_point_select` at 16 client
+//! threads (10k rows), against the pool below: server CPU per query 10.7 µs
+//! instead of 19-24 µs, the client's 5 µs instead of 15-18 µs, and
+//! 123k-126k queries/s instead of 49k-55k; `oltp_read_only` 3,266
+//! transactions/s instead of 1,643.
+//!
+//! With `--thread-handling=pool-of-threads`, connections are tasks of the
+//! multi-threaded runtime (one worker per CPU) and statements run directly on
+//! the worker thread that reads their packet (`ExecutionMode::Inline`). Where
+//! a statement may wait or run long (row-lock waits, `SLEEP`, full scans,
+//! DDL) the engine enters a blocking region, and each worker's hook
+//! ([`leave_worker`], installed at thread start) runs it inside
+//! `tokio::task::block_in_place`: the worker's other connections move to a
+//! new worker first, so one long or waiting query never stalls the others.
+//! The runtime's blocking-thread limit is sized from `max_connections`.
+//!
+//! In both modes a commit does not wait for its log sync inside the
+//! statement: the session defers it (`Session::defer_durability`), and the
+//! connection's task awaits the sync (`SqlSession::durability`, served by the
+//! engine's commit flusher) before it sends the result; measured on 2 cores
+//! with sysbench oltp_update_index at 16 threads (pool), 10.2k transactions/s
 //! and 93 µs of server CPU each before, 17.2k-18.3k and 50 µs after.
-//! Measured on 2 cores with sysbench oltp_point_select (10k rows): handing
-//! every statement off (the previous mode) gave 34k/29k/24k queries/s at
-//! 1/4/16 threads, running inline 27k/55k/50k. The runtime's blocking-thread
-//! limit is sized from `max_connections`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

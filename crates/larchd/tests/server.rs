@@ -4,7 +4,9 @@
 //! clean shutdown (`SHUTDOWN`, SIGTERM, SIGINT) with exit status 0 and a
 //! restart, refusal of a second server on the same data directory or a
 //! busy port, a restart after SIGKILL, start-up options that set global
-//! variables, and the `mariadb` command-line client when it is installed.
+//! variables, a thread per connection with its cache and the pool of
+//! threads (`--thread-handling`), and the `mariadb` command-line client
+//! when it is installed.
 //! Only statements the SQL layer supports without tables are used here;
 //! tests with tables are in `sql_end_to_end.rs`.
 
@@ -336,5 +338,91 @@ fn startup_options_set_global_variables() -> Res {
         log.contains("option not applied: --transaction_isolation=NOT-A-LEVEL"),
         "{log}"
     );
+    Ok(())
+}
+
+/// The server's threads named `name` (from /proc; None where there is none).
+fn threads_named(server: &Larchd, name: &str) -> Option<usize> {
+    let dir = format!("/proc/{}/task", server.child.id());
+    let tasks = std::fs::read_dir(dir).ok()?;
+    Some(
+        tasks
+            .filter_map(|t| t.ok())
+            .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+            .filter(|comm| comm.trim() == name)
+            .count(),
+    )
+}
+
+/// Waits up to 10 s for `f` to hold.
+fn eventually(mut f: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    f()
+}
+
+#[test]
+fn a_thread_per_connection_and_its_cache() -> Res {
+    let dir = tempdir()?;
+    let server = Larchd::start(&dir.path().join("data"), &["--thread-cache-size=1"])?;
+    let mut a = server.connect()?;
+    let mode: Option<(String, u64)> =
+        a.query_first("SELECT @@thread_handling, @@thread_cache_size")?;
+    assert_eq!(mode, Some(("one-thread-per-connection".to_owned(), 1)));
+    // A statement that waits holds up only its own connection.
+    let mut b = server.connect()?;
+    let sleeper = std::thread::spawn(move || b.query_first::<i64, _>("SELECT SLEEP(2)"));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let started = std::time::Instant::now();
+    for i in 0..20 {
+        assert_eq!(a.query_first::<i64, _>(format!("SELECT {i}"))?, Some(i));
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    assert_eq!(sleeper.join().map_err(|_| "sleeper panicked")??, Some(0));
+    if threads_named(&server, "larchd-conn").is_some() {
+        // `a`'s thread and `b`'s, idle once `b` has ended (which the server
+        // sees a moment after the client closed it).
+        let threads = || threads_named(&server, "larchd-conn");
+        assert!(eventually(|| threads() == Some(2)), "{:?}", threads());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        // The next connection takes the idle thread.
+        let mut c = server.connect()?;
+        assert_eq!(c.query_first::<i64, _>("SELECT 4")?, Some(4));
+        assert_eq!(threads(), Some(2));
+        // Of `a`'s and `c`'s threads, one stays (the cache holds one).
+        drop(c);
+        drop(a);
+        assert!(eventually(|| threads() == Some(1)), "{:?}", threads());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let mut d = server.connect()?;
+        assert_eq!(d.query_first::<i64, _>("SELECT 5")?, Some(5));
+        assert_eq!(threads(), Some(1));
+    }
+    Ok(())
+}
+
+#[test]
+fn a_pool_of_threads() -> Res {
+    let dir = tempdir()?;
+    let server = Larchd::start(
+        &dir.path().join("data"),
+        &["--thread-handling=pool-of-threads"],
+    )?;
+    let mut a = server.connect()?;
+    let mode: Option<String> = a.query_first("SELECT @@thread_handling")?;
+    assert_eq!(mode.as_deref(), Some("pool-of-threads"));
+    let mut b = server.connect()?;
+    let sleeper = std::thread::spawn(move || b.query_first::<i64, _>("SELECT SLEEP(1)"));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let started = std::time::Instant::now();
+    assert_eq!(a.query_first::<i64, _>("SELECT 7")?, Some(7));
+    assert!(started.elapsed() < std::time::Duration::from_millis(700));
+    assert_eq!(sleeper.join().map_err(|_| "sleeper panicked")??, Some(0));
+    assert_eq!(threads_named(&server, "larchd-conn").unwrap_or(0), 0);
     Ok(())
 }

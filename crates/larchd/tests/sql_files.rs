@@ -1,6 +1,6 @@
 //! Through the real server: LOAD DATA LOCAL INFILE over the protocol (the
-//! `mysql` crate's handler and the `mariadb` client, with and without
-//! `--local-infile`), results of a multi-statement query around it, SQL
+//! `mysql` crate's handler, with a thread per connection and with a pool of
+//! threads, and the `mariadb` client, with and without `--local-infile`), results of a multi-statement query around it, SQL
 //! prepared statements and SELECT ... INTO, the global read lock of FLUSH
 //! TABLES WITH READ LOCK across connections and with `mariadb-dump`, and
 //! COM_REFRESH from `mariadb-admin`.
@@ -47,8 +47,21 @@ fn client(program: &str, server: &Larchd, args: &[&str]) -> Result<Output, Strin
 
 #[test]
 fn load_data_local_through_the_protocol() -> Res {
+    // A thread per connection (the default): the file is read with blocking
+    // socket calls on the connection's thread.
+    load_data_local(&[])
+}
+
+#[test]
+fn load_data_local_with_a_pool_of_threads() -> Res {
+    // Connections as tasks of the multi-threaded runtime: the file is read
+    // through `block_in_place`.
+    load_data_local(&["--thread-handling=pool-of-threads"])
+}
+
+fn load_data_local(args: &[&str]) -> Res {
     let dir = tempdir()?;
-    let server = Larchd::start(&dir.path().join("data"), &[])?;
+    let server = Larchd::start(&dir.path().join("data"), args)?;
     let rows = 100_000u32;
     let opts = server
         .opts()
@@ -232,7 +245,7 @@ fn read_lock_across_connections_and_refresh() -> Res {
     let waited = writer.join().map_err(|_| "writer panicked")??;
     assert!(waited >= Duration::from_millis(300), "{waited:?}");
     if installed("read_lock_across_connections_and_refresh", "mariadb-dump") {
-        for mode in ["--lock-all-tables", "--single-transaction"] {
+        for mode in ["--lock-tables", "--lock-all-tables", "--single-transaction"] {
             let out = client("mariadb-dump", &server, &[mode, "d"])?;
             assert!(
                 out.status.success(),

@@ -11,6 +11,8 @@
 //!   `--ssl-verify-server-cert` (printed as SKIPPED when it is missing);
 //! - missing, invalid or mismatched key files stop the start with a clear
 //!   message, before the data directory is touched;
+//! - LOAD DATA LOCAL over TLS (the file's packets read with blocking calls
+//!   through the TLS state on the connection's own thread);
 //! - without the options, TLS is not offered.
 //!
 //! `caching_sha2_password` over TLS is tested in larch-wire (`tests/tls.rs`):
@@ -18,6 +20,7 @@
 
 mod support;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -83,6 +86,27 @@ fn mysql_crate_over_tls_sees_its_cipher() -> Res {
     assert_eq!(Path::new(&key), fixture("server-key.pem"));
     assert_eq!(Path::new(&ca), fixture("ca.pem"));
     assert!(library.starts_with("rustls"), "{library}");
+
+    // LOAD DATA LOCAL over TLS: the connection's thread reads the file's
+    // packets with blocking calls through the TLS state.
+    let ssl = SslOpts::default().with_root_cert_path(Some(fixture("ca.pem")));
+    let opts =
+        server
+            .opts()
+            .ssl_opts(ssl)
+            .local_infile_handler(Some(mysql::LocalInfileHandler::new(|_, w| {
+                for i in 0..20_000 {
+                    writeln!(w, "{}\t{}", i + 10, "x".repeat(i % 50))?;
+                }
+                Ok(())
+            })));
+    let mut local = mysql::Conn::new(opts)?;
+    local.query_drop("LOAD DATA LOCAL INFILE 'rows.txt' INTO TABLE test.t")?;
+    assert_eq!(local.affected_rows(), 20_000);
+    assert_eq!(
+        local.query_first::<i64, _>("SELECT COUNT(*) FROM test.t")?,
+        Some(20_002)
+    );
 
     // TLS is optional: a plain connection works and has no cipher.
     let mut plain = server.connect()?;

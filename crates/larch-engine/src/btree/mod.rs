@@ -29,10 +29,12 @@ pub mod cursor;
 mod estimate;
 mod modify;
 pub mod node;
+mod statistics;
 
 use std::ops::Bound;
 
 pub use cursor::Cursor;
+pub use statistics::PrefixCounts;
 
 use crate::buffer::{BufferPool, Latch, PageGuard};
 use crate::error::{EngineError, Result};

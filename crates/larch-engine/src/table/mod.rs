@@ -41,6 +41,7 @@ mod read;
 mod rollback;
 mod scan;
 pub mod schema;
+mod statistics;
 #[cfg(test)]
 mod tests;
 mod undo_entry;
@@ -60,6 +61,7 @@ pub use purge::{purge_all, PurgeStats, PurgeWorker};
 pub use read::KeyRange;
 pub use scan::RowCursor;
 pub use schema::{ColumnDef, IndexColumn, IndexDef, TableDef};
+pub use statistics::{TableStatistics, SAMPLE_PAGES as STATISTICS_SAMPLE_PAGES};
 
 use crate::btree::BTree;
 use crate::error::{EngineError, Result};

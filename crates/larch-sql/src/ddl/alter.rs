@@ -500,16 +500,18 @@ fn operation(
             match constraint(c)? {
                 Constraint::Key(k) => w.add_key(k)?,
                 Constraint::ForeignKey(k) => w.add_foreign_key_index(k)?,
-                Constraint::Ignored => {}
+                Constraint::Check(name, expr) => w.add_check(name, expr)?,
             }
         }
         A::DropIndex { name } => drop_key(s, w, &name.value, false)?,
         A::DropPrimaryKey { .. } => drop_key(s, w, "PRIMARY", false)?,
-        // Foreign keys and CHECK constraints are not kept (module docs).
+        // Foreign keys are not kept (module docs).
         A::DropForeignKey { .. } => {}
         A::DropConstraint { name, .. } => {
-            if let Some(p) = w.key_pos(&name.value) {
-                w.keys.remove(p);
+            if !w.drop_check(&name.value) {
+                if let Some(p) = w.key_pos(&name.value) {
+                    w.keys.remove(p);
+                }
             }
         }
         A::AutoIncrement { value, .. } => {

@@ -81,6 +81,7 @@ pub(super) fn build(
         display_width: spec.display_width,
         unsigned: spec.unsigned,
         precision: spec.precision,
+        check: matches!(dt, ast::DataType::JSON).then(|| super::check::json_check(col)),
         ..ColumnMeta::default()
     };
     let mut explicit_null = false;
@@ -143,7 +144,8 @@ pub(super) fn build(
                     }
                 }
             }
-            O::CharacterSet(_) | O::Collation(_) | O::ForeignKey(_) | O::Check(_) => {}
+            O::Check(c) => meta.check = Some(super::check::check_text(&c.expr)),
+            O::CharacterSet(_) | O::Collation(_) | O::ForeignKey(_) => {}
             O::Generated { .. } | O::Materialized(_) | O::Alias(_) | O::Ephemeral(_) => {
                 return Err(SqlError::not_supported("generated columns"))
             }

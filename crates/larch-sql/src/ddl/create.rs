@@ -391,7 +391,7 @@ pub(super) fn add_keys(
         match constraint(c)? {
             Constraint::Key(k) => keys.push(k),
             Constraint::ForeignKey(k) => foreign.push(k),
-            Constraint::Ignored => {}
+            Constraint::Check(name, expr) => w.add_check(name, expr)?,
         }
     }
     for k in keys {

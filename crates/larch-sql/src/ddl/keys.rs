@@ -59,8 +59,8 @@ pub(super) enum Constraint {
     Key(KeySpec),
     /// The index a FOREIGN KEY needs.
     ForeignKey(KeySpec),
-    /// CHECK constraints are accepted and not kept.
-    Ignored,
+    /// A table CHECK constraint: its name, if given, and expression text.
+    Check(Option<String>, String),
 }
 
 /// The parts of an index column list.
@@ -180,7 +180,10 @@ pub(super) fn constraint(c: &ast::TableConstraint) -> Result<Constraint, SqlErro
                 .collect(),
             comment: String::new(),
         }),
-        T::Check(_) => Constraint::Ignored,
+        T::Check(c) => Constraint::Check(
+            c.name.as_ref().map(|n| n.value.clone()),
+            super::check::check_text(&c.expr),
+        ),
         other => return Err(syntax_error(other.to_string())),
     })
 }

@@ -8,22 +8,25 @@
 //! that order. [`TableMeta::decode`] checks both, so a table whose metadata
 //! does not match its definition is reported (error 1105), never used.
 //!
-//! Byte layout (version 1), all integers little-endian; a *string* is a u32
+//! Byte layout (version 2; version 1 lacks the CHECK parts), all integers
+//! little-endian; a *string* is a u32
 //! byte length and that many UTF-8 bytes; an *optional string* is a u8 tag
 //! (0 none, 1 present) followed, when present, by a string:
 //!
 //! ```text
-//! "LM"  version:u8(=1)
+//! "LM"  version:u8(=2)
 //! engine:string  charset:string  collation:string  row_format:optional string
 //! comment:string
 //! column count:u32, then per column:
 //!     flags:u8 (bit 0 DEFAULT present, 1 ON UPDATE CURRENT_TIMESTAMP,
 //!               2 ZEROFILL, 3 UNSIGNED (non-integer types), 4 display width
-//!               present, 5 precision present)
+//!               present, 5 precision present, 6 CHECK present)
 //!     [default:string]  comment:string  [display width:u32]  [M:u32 D:u32]
+//!     [check expression:string]
 //! FULLTEXT key count:u32, then per key: name:string, column count:u32,
 //!     columns:u32...
 //! index comment count:u32, then per index: name:string, comment:string
+//! table CHECK count:u32, then per constraint: name:string, expression:string
 //! ```
 //!
 //! Nothing may follow. Empty bytes (a table created by the engine alone)
@@ -35,7 +38,7 @@ use larch_engine::table::TableDef;
 use crate::error::SqlError;
 
 /// Current encoding version.
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 const MAGIC: &[u8; 2] = b"LM";
 
 const F_DEFAULT: u8 = 1;
@@ -44,6 +47,7 @@ const F_ZEROFILL: u8 = 1 << 2;
 const F_UNSIGNED: u8 = 1 << 3;
 const F_WIDTH: u8 = 1 << 4;
 const F_PRECISION: u8 = 1 << 5;
+const F_CHECK: u8 = 1 << 6;
 
 /// The SQL layer's metadata of a table, persisted in the catalog's
 /// `sql_meta` bytes.
@@ -65,6 +69,8 @@ pub struct TableMeta {
     pub fulltext: Vec<(String, Vec<usize>)>,
     /// COMMENT of indexes (by index name), for those that have one.
     pub index_comments: Vec<(String, String)>,
+    /// Table-level CHECK constraints: name and expression text.
+    pub checks: Vec<(String, String)>,
 }
 
 /// The SQL layer's metadata of one column.
@@ -89,6 +95,9 @@ pub struct ColumnMeta {
     pub unsigned: bool,
     /// `(M, D)` of FLOAT(M,D) / DOUBLE(M,D).
     pub precision: Option<(u32, u32)>,
+    /// The column's CHECK constraint expression (named after the column);
+    /// a JSON column has `json_valid(`col`)`.
+    pub check: Option<String>,
 }
 
 impl TableMeta {
@@ -104,6 +113,7 @@ impl TableMeta {
             comment: String::new(),
             fulltext: Vec::new(),
             index_comments: Vec::new(),
+            checks: Vec::new(),
         }
     }
 
@@ -135,6 +145,7 @@ impl TableMeta {
                 (c.unsigned, F_UNSIGNED),
                 (c.display_width.is_some(), F_WIDTH),
                 (c.precision.is_some(), F_PRECISION),
+                (c.check.is_some(), F_CHECK),
             ] {
                 if on {
                     flags |= bit;
@@ -152,6 +163,9 @@ impl TableMeta {
                 out.extend_from_slice(&m.to_le_bytes());
                 out.extend_from_slice(&d.to_le_bytes());
             }
+            if let Some(e) = &c.check {
+                put_str(&mut out, e);
+            }
         }
         put_len(&mut out, self.fulltext.len());
         for (name, cols) in &self.fulltext {
@@ -165,6 +179,11 @@ impl TableMeta {
         for (name, comment) in &self.index_comments {
             put_str(&mut out, name);
             put_str(&mut out, comment);
+        }
+        put_len(&mut out, self.checks.len());
+        for (name, expr) in &self.checks {
+            put_str(&mut out, name);
+            put_str(&mut out, expr);
         }
         out
     }
@@ -185,7 +204,7 @@ impl TableMeta {
             return Err(r.corrupt("bad magic"));
         }
         let version = r.u8()?;
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(r.corrupt(&format!(
                 "version {version} is not supported (this server reads version {VERSION})"
             )));
@@ -205,7 +224,7 @@ impl TableMeta {
         let mut columns = Vec::with_capacity(ncols);
         for _ in 0..ncols {
             let flags = r.u8()?;
-            if flags >> 6 != 0 {
+            if flags >> 7 != 0 || (version < 2 && flags & F_CHECK != 0) {
                 return Err(r.corrupt(&format!("unknown column flags {flags:#x}")));
             }
             let default = if flags & F_DEFAULT != 0 {
@@ -224,7 +243,13 @@ impl TableMeta {
             } else {
                 None
             };
+            let check = if flags & F_CHECK != 0 {
+                Some(r.string()?)
+            } else {
+                None
+            };
             columns.push(ColumnMeta {
+                check,
                 default,
                 on_update_now: flags & F_ON_UPDATE != 0,
                 comment,
@@ -256,6 +281,14 @@ impl TableMeta {
             let comment = r.string()?;
             index_comments.push((name, comment));
         }
+        let mut checks = Vec::new();
+        if version >= 2 {
+            let n = r.count(8)?;
+            for _ in 0..n {
+                let name = r.string()?;
+                checks.push((name, r.string()?));
+            }
+        }
         if r.at != bytes.len() {
             return Err(r.corrupt(&format!("{} bytes after the end", bytes.len() - r.at)));
         }
@@ -268,6 +301,7 @@ impl TableMeta {
             comment,
             fulltext,
             index_comments,
+            checks,
         })
     }
 }

@@ -40,6 +40,7 @@
 //! are not theirs.
 
 mod alter;
+mod check;
 mod column;
 mod create;
 mod create_select;
@@ -48,7 +49,7 @@ mod maintenance;
 pub mod meta;
 mod rebuild;
 mod render;
-mod show;
+pub(crate) mod show;
 mod tables;
 #[cfg(test)]
 mod tests;
@@ -64,6 +65,7 @@ use crate::parse::Statement;
 use crate::result::QueryResult;
 use crate::session::Session;
 
+pub(crate) use check::Checks;
 pub use meta::{ColumnMeta, TableMeta};
 pub use render::column_type_text;
 pub(crate) use types::resolve_collation;

@@ -21,9 +21,13 @@
 //! tables are left for the administrator to rename or drop (transactional DDL
 //! with undo will remove this window).
 //!
-//! Concurrency: DDL is serialized by the database's `ddl_lock`, but rows
-//! written by other sessions to the table during a rebuild are not seen by the
-//! copy (there are no metadata locks yet).
+//! Concurrency: DDL is serialized by the database's `ddl_lock`, and the
+//! statement holds the table's exclusive metadata lock for the whole copy,
+//! so no other session reads or writes it meanwhile.
+//!
+//! CHECK constraints: rows are copied through the new definition's
+//! constraints (`ddl::check`), and when only a constraint was added the rows
+//! in place are checked; a row that fails ends the ALTER with 4025.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -33,7 +37,8 @@ use larch_engine::table::{ColumnDef, KeyRange, ReadContext, Table, TxnContext, C
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
-use super::meta::ColumnMeta;
+use super::check::Checks;
+use super::meta::{ColumnMeta, TableMeta};
 use super::work::Finished;
 use crate::error::{SqlError, Warning};
 use crate::session::Session;
@@ -79,7 +84,12 @@ pub(super) fn apply(
         && fin.origin.iter().enumerate().all(|(i, o)| *o == Some(i));
     let mut same = fin.def.clone();
     same.name = old.def.name.clone();
+    let old_meta = TableMeta::decode(&old.sql_meta, &old.def)?;
+    let new_checks = adds_checks(&old_meta, &fin.meta);
     if identity && same == old.def && !force {
+        if new_checks {
+            verify_rows(s, &*catalog.table(db, name)?, fin, to)?;
+        }
         if (db, name) != to {
             catalog.rename_table(db, name, to.0, to.1)?;
         }
@@ -178,6 +188,7 @@ fn copy_rows(
         None => true,
     });
     let mut warnings: Vec<Warning> = Vec::new();
+    let checks = Checks::compile(s, to.0, to.1, &fin.def, &fin.meta)?;
     let mut rows = 0u64;
     let mut cursor = old.scan(
         &ReadContext::NEWEST,
@@ -208,6 +219,9 @@ fn copy_rows(
                 None => fills[i].clone(),
             });
         }
+        if !checks.verify(s, &fin.def, &out, false, &mut warnings)? {
+            continue;
+        }
         if let (Some(a), true) = (auto, renumber) {
             if matches!(out[a], Value::Null | Value::Int(0) | Value::UInt(0)) {
                 let n = new.allocate_auto_increment(1)?;
@@ -227,6 +241,40 @@ fn copy_rows(
         s.push_warning(w);
     }
     Ok(applied)
+}
+
+/// True when `new` has a CHECK constraint `old` lacks (the rows already in
+/// the table must then pass it).
+fn adds_checks(old: &TableMeta, new: &TableMeta) -> bool {
+    let column_checks = |m: &TableMeta| -> Vec<String> {
+        m.columns.iter().filter_map(|c| c.check.clone()).collect()
+    };
+    let old_columns = column_checks(old);
+    new.checks.iter().any(|c| !old.checks.contains(c))
+        || column_checks(new).iter().any(|c| !old_columns.contains(c))
+}
+
+/// Checks every row of `table` (whose columns are unchanged) against the
+/// constraints of `fin` (4025 for the first that fails).
+fn verify_rows(
+    s: &Session,
+    table: &Table,
+    fin: &Finished,
+    to: (&str, &str),
+) -> Result<(), SqlError> {
+    let checks = Checks::compile(s, to.0, to.1, &fin.def, &fin.meta)?;
+    let mut warnings = Vec::new();
+    let mut cursor = table.scan(
+        &ReadContext::NEWEST,
+        CLUSTERED,
+        &KeyRange::all(),
+        false,
+        None,
+    )?;
+    while let Some((_, row)) = cursor.next_row()? {
+        checks.verify(s, &fin.def, &row, false, &mut warnings)?;
+    }
+    Ok(())
 }
 
 /// One value of a copied row, converted to the new column.

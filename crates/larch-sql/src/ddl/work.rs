@@ -75,6 +75,8 @@ pub(super) struct Work {
     /// Notes for the statement (1831 duplicate index), given to the
     /// session when the definition is finished.
     pub notes: Vec<crate::error::Warning>,
+    /// Table CHECK constraints: name and expression text (`ddl::check`).
+    pub checks: Vec<(String, String)>,
 }
 
 /// What [`Work::finish`] produces.
@@ -99,6 +101,7 @@ impl Work {
             row_format: None,
             comment: String::new(),
             notes: Vec::new(),
+            checks: Vec::new(),
         }
     }
 
@@ -110,6 +113,7 @@ impl Work {
         w.engine = meta.engine.clone();
         w.row_format = meta.row_format.clone();
         w.comment = meta.comment.clone();
+        w.checks = meta.checks.clone();
         for (i, c) in def.columns.iter().enumerate() {
             w.cols.push(WCol {
                 id: i,
@@ -290,6 +294,7 @@ impl Work {
             comment: self.comment.clone(),
             fulltext,
             index_comments,
+            checks: self.checks.clone(),
         };
         Ok(Finished {
             def,

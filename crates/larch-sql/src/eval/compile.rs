@@ -471,6 +471,19 @@ impl Compiler<'_, '_> {
 
 /// A function call with its static type.
 fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
+    // A JSON function embeds the results of other JSON functions as JSON.
+    let func = match func {
+        Func::Json(mut call) => {
+            for (i, a) in args.iter().enumerate().take(64) {
+                if matches!(&a.expr, Expr::Call { func: Func::Json(inner), .. } if inner.func.returns_json())
+                {
+                    call.json_args |= 1 << i;
+                }
+            }
+            Func::Json(call)
+        }
+        other => other,
+    };
     let (ty, coerce, nullable) = func_type(func, &args, default);
     let collation = pick_collation(args.iter(), default);
     let numeric_args = matches!(

@@ -94,6 +94,8 @@ pub enum Func {
     Sleep,
     /// The functions of `func_more`.
     More(func_more::More),
+    /// The JSON functions (`json`).
+    Json(super::json::JsonCall),
 }
 
 /// The function of a name (case-insensitive) with its (min, max) argument
@@ -171,10 +173,17 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "LAST_INSERT_ID" => (LastInsertId, 0, 0),
         "USER" | "SESSION_USER" | "SYSTEM_USER" => (User, 0, 0),
         "CURRENT_USER" => (CurrentUser, 0, 0),
-        other => {
-            let (m, min, max) = func_more::lookup(other)?;
-            (More(m), min, max)
-        }
+        other => match func_more::lookup(other) {
+            Some((m, min, max)) => (More(m), min, max),
+            None => {
+                let (j, min, max) = super::json::lookup(other)?;
+                let call = super::json::JsonCall {
+                    func: j,
+                    json_args: 0,
+                };
+                (Json(call), min, max)
+            }
+        },
     };
     Some(f)
 }
@@ -195,6 +204,7 @@ fn null_propagating(f: Func) -> bool {
             | UtcTimestamp
             | CurTime
             | More(super::func_more::More::GetLock)
+            | Json(_)
     )
 }
 
@@ -328,6 +338,7 @@ pub(super) fn call(
         Func::CurrentUser => Value::Str(ctx.session.current_account()),
         Func::Sleep => sleep(&v[0], ctx),
         Func::More(m) => func_more::call(m, v, coll, ctx)?,
+        Func::Json(j) => super::json::call(j, v, ctx)?,
         Func::If | Func::IfNull | Func::Coalesce => Value::Null,
         _ => match func_str::call(f, v, coll, ctx)? {
             Some(x) => x,

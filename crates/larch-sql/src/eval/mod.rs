@@ -43,6 +43,7 @@ mod func;
 mod func_more;
 mod func_str;
 mod func_time;
+mod json;
 mod md5;
 mod ops;
 mod regexp;

@@ -1,24 +1,33 @@
 //! `FLUSH ...` statements and the global read lock of `FLUSH TABLES WITH
 //! READ LOCK` (also what COM_REFRESH runs, through the same statements).
 //!
-//! - `FLUSH TABLES [t, ...]`, `LOGS` (and the named logs), `PRIVILEGES`,
+//! - `FLUSH TABLES [t, ...]` (under LOCK TABLES the tables named must be
+//!   locked WRITE: 1100, 1099), `LOGS` (and the named logs), `PRIVILEGES`,
 //!   `HOSTS`, `STATUS`, `USER_RESOURCES`, `OPTIMIZER_COSTS`: succeed. Larch
 //!   keeps no table cache to close, no binary or relay log to rotate, no
 //!   host cache, and reads accounts from the catalog at each login, so
 //!   there is nothing to do; the redo log is made durable for `LOGS`.
+//! - `FLUSH TABLES t, ... WITH READ LOCK`: as `LOCK TABLES t READ, ...`
+//!   (MariaDB's behaviour: those tables are read-locked, the session may use
+//!   only them, until UNLOCK TABLES).
 //! - `FLUSH TABLES WITH READ LOCK`: takes the global read lock
-//!   ([`GlobalReadLock`]): statements that change data or the schema in
-//!   other sessions wait until every holder released it (`UNLOCK TABLES`,
-//!   or the holder's session ends), at most `lock_wait_timeout` seconds
-//!   (then 1205), and so does the COMMIT of a transaction that changed
-//!   rows; the holder's own writes fail with 1223. Unlike MariaDB, taking
-//!   the lock does not wait for write statements already running (they
-//!   checked it before they started; each checks it once, cheaply). Several sessions
-//!   may hold it at once, as in MariaDB.
+//!   ([`GlobalReadLock`]). It first waits for the write
+//!   statements other sessions are running (each marks itself in its
+//!   processlist entry while it runs, with one store; the lock is checked
+//!   right after, so a statement either sees the lock or is waited for), at
+//!   most `lock_wait_timeout` seconds (1205) or until KILL QUERY (1317),
+//!   and gives the lock up again if it cannot have it. From its start,
+//!   statements that change data or the schema in other sessions wait until
+//!   every holder released it (`UNLOCK TABLES`, or the holder's session
+//!   ends), with the same limits; once it is complete, so does the COMMIT of
+//!   a transaction that changed rows (not before: that transaction's running
+//!   statement may be what the lock waits for, as in MariaDB's two phases);
+//!   the holder's own writes fail with 1223. Several sessions may hold it at
+//!   once, as in MariaDB. Under LOCK TABLES it is refused (1192).
 //! - `FLUSH TABLES ... FOR EXPORT` is refused (1235): Larch has no
 //!   transportable tablespaces.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -26,53 +35,103 @@ use parking_lot::{Condvar, Mutex};
 use sqlparser::ast;
 
 use crate::error::SqlError;
-use crate::parse::Statement;
+use crate::metadata_locks::WaitLimit;
+use crate::parse::{LockKind, LockTableItem, Statement};
 use crate::result::QueryResult;
 use crate::session::Session;
 
 /// The sessions holding the global read lock.
 #[derive(Debug, Default)]
 pub(crate) struct GlobalReadLock {
-    holders: Mutex<HashSet<u64>>,
+    /// Holders, and whether each has its lock complete (it waited for the
+    /// running writes): only complete locks hold COMMITs back.
+    holders: Mutex<HashMap<u64, bool>>,
     /// `holders.len()`, read without the mutex by every statement.
     held: AtomicUsize,
     released: Condvar,
-    /// Sessions inside LOCK TABLES (they cannot take the global lock).
-    locked_tables: Mutex<HashSet<u64>>,
+    /// Signalled (under `holders`) when a write statement ends while the
+    /// lock is held or wanted.
+    writes_done: Condvar,
 }
 
 impl GlobalReadLock {
+    /// Takes the lock, not complete yet: new writes wait from now on.
     fn acquire(&self, session: u64) {
         let mut h = self.holders.lock();
-        h.insert(session);
+        h.insert(session, false);
         self.held.store(h.len(), Ordering::SeqCst);
+    }
+
+    /// The running writes are done: COMMITs wait too from now on.
+    fn complete(&self, session: u64) {
+        if let Some(c) = self.holders.lock().get_mut(&session) {
+            *c = true;
+        }
     }
 
     fn release(&self, session: u64) {
         let mut h = self.holders.lock();
-        if h.remove(&session) {
+        if h.remove(&session).is_some() {
             self.held.store(h.len(), Ordering::SeqCst);
-            if h.is_empty() {
-                self.released.notify_all();
-            }
+            self.released.notify_all();
         }
     }
 
     fn held_by(&self, session: u64) -> bool {
-        self.holders.lock().contains(&session)
+        self.holders.lock().contains_key(&session)
     }
 
-    /// Waits until no other session holds the lock, at most `timeout`.
-    fn wait_free(&self, session: u64, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
+    /// Waits until no other session holds the lock (`complete_only`: holds
+    /// it complete), at most until `until` says (1205 at the deadline, 1317
+    /// on KILL QUERY).
+    fn wait_free(
+        &self,
+        session: u64,
+        complete_only: bool,
+        until: &WaitLimit,
+    ) -> Result<(), SqlError> {
         let mut h = self.holders.lock();
-        while h.iter().any(|&x| x != session) {
-            if self.released.wait_until(&mut h, deadline).timed_out() {
-                return !h.iter().any(|&x| x != session);
-            }
+        while h
+            .iter()
+            .any(|(&x, &complete)| x != session && (complete || !complete_only))
+        {
+            until.check()?;
+            let tick = until.deadline.saturating_duration_since(Instant::now());
+            self.released.wait_for(&mut h, tick.min(WAIT_TICK));
         }
-        true
+        Ok(())
     }
+
+    /// Waits until no other session runs a write statement.
+    fn wait_writes(&self, s: &Session, until: &WaitLimit) -> Result<(), SqlError> {
+        let mut h = self.holders.lock();
+        loop {
+            let running =
+                s.db.processes()
+                    .iter()
+                    .any(|p| p.id != s.id() && p.running_write.load(Ordering::SeqCst));
+            if !running {
+                return Ok(());
+            }
+            until.check()?;
+            let tick = until.deadline.saturating_duration_since(Instant::now());
+            self.writes_done.wait_for(&mut h, tick.min(WAIT_TICK));
+        }
+    }
+}
+
+/// How often a waiter checks its deadline and the KILL flag.
+const WAIT_TICK: Duration = Duration::from_millis(100);
+/// The processlist state of a session waiting for the global read lock or
+/// for the write statements it waits for, as MariaDB shows it.
+const BACKUP_WAIT_STATE: &str = "Waiting for backup lock";
+
+/// Runs `wait` with the processlist showing [`BACKUP_WAIT_STATE`].
+fn waiting<T>(s: &Session, wait: impl FnOnce() -> T) -> T {
+    let before = s.process.state.lock().wait_state.replace(BACKUP_WAIT_STATE);
+    let r = larch_engine::io::blocking::blocking(wait);
+    s.process.state.lock().wait_state = before;
+    r
 }
 
 /// `FLUSH ...`.
@@ -81,6 +140,7 @@ pub(crate) fn execute(s: &mut Session, stmt: &ast::Statement) -> Result<QueryRes
         object_type,
         read_lock,
         export,
+        tables,
         ..
     } = stmt
     else {
@@ -90,8 +150,19 @@ pub(crate) fn execute(s: &mut Session, stmt: &ast::Statement) -> Result<QueryRes
         ast::FlushType::Tables if *export => {
             Err(SqlError::not_supported("FLUSH TABLES ... FOR EXPORT"))
         }
+        ast::FlushType::Tables if *read_lock && !tables.is_empty() => {
+            let items: Vec<LockTableItem> = tables
+                .iter()
+                .map(|t| LockTableItem {
+                    name: t.clone(),
+                    alias: None,
+                    kind: LockKind::Read,
+                })
+                .collect();
+            super::lock_tables::lock(s, &items)
+        }
         ast::FlushType::Tables if *read_lock => {
-            if s.db.read_lock.locked_tables.lock().contains(&s.id()) {
+            if s.in_lock_tables() {
                 return Err(SqlError::new(
                     1192,
                     "Can't execute the given command because you have active locked tables or an active transaction",
@@ -101,7 +172,14 @@ pub(crate) fn execute(s: &mut Session, stmt: &ast::Statement) -> Result<QueryRes
             if s.in_transaction() {
                 s.commit()?;
             }
-            s.db.read_lock.acquire(s.id());
+            let lock = &s.db.read_lock;
+            lock.acquire(s.id());
+            let until = s.metadata_wait_limit();
+            if let Err(e) = waiting(s, || lock.wait_writes(s, &until)) {
+                lock.release(s.id());
+                return Err(e);
+            }
+            lock.complete(s.id());
             Ok(QueryResult::ok())
         }
         ast::FlushType::Logs | ast::FlushType::EngineLogs => {
@@ -110,50 +188,55 @@ pub(crate) fn execute(s: &mut Session, stmt: &ast::Statement) -> Result<QueryRes
             larch_engine::io::blocking::blocking(|| log.flush_up_to(lsn))?;
             Ok(QueryResult::ok())
         }
+        // Under LOCK TABLES, the tables named must be locked for writing
+        // (1100, 1099), as MariaDB closes them.
+        ast::FlushType::Tables if s.in_lock_tables() => {
+            for t in tables {
+                let (db, table) = super::names::table_name(s, t)?;
+                s.lock_table_for(&db, &table, None, true)?;
+            }
+            Ok(QueryResult::ok())
+        }
         _ => Ok(QueryResult::ok()),
     }
 }
 
-/// `UNLOCK TABLES` (and the end of a session): releases the global read
-/// lock and ends LOCK TABLES.
-pub(crate) fn unlock_tables(s: &Session) {
-    s.db.read_lock.locked_tables.lock().remove(&s.id());
+/// Releases the global read lock this session holds, if any (UNLOCK
+/// TABLES, the session's end).
+pub(crate) fn release_read_lock(s: &Session) {
     s.db.read_lock.release(s.id());
 }
 
-/// `LOCK TABLES`: remembered so that FLUSH TABLES WITH READ LOCK refuses.
-pub(crate) fn lock_tables(s: &Session) {
-    s.db.read_lock.locked_tables.lock().insert(s.id());
-}
-
-/// True for statements the global read lock holds back.
+/// True for statements the global read lock holds back (and waits for).
 fn writes(stmt: &Statement) -> bool {
     use ast::Statement as S;
     match stmt {
-        Statement::Sql(st) => {
-            !matches!(
-                st.as_ref(),
-                S::Query(_)
-                    | S::Explain { .. }
-                    | S::ExplainTable { .. }
-                    | S::Set(_)
-                    | S::Use(_)
-                    | S::StartTransaction { .. }
-                    | S::Commit { .. }
-                    | S::Rollback { .. }
-                    | S::Savepoint { .. }
-                    | S::ReleaseSavepoint { .. }
-                    | S::Kill { .. }
-                    | S::LockTables { .. }
-                    | S::UnlockTables
-                    | S::Flush { .. }
-            ) && !st.to_string().starts_with("SHOW")
-        }
+        Statement::Sql(st) => match st.as_ref() {
+            S::Query(_) => false,
+            S::Insert(_) | S::Update(_) | S::Delete(_) => true,
+            S::Explain { .. }
+            | S::ExplainTable { .. }
+            | S::Set(_)
+            | S::Use(_)
+            | S::StartTransaction { .. }
+            | S::Commit { .. }
+            | S::Rollback { .. }
+            | S::Savepoint { .. }
+            | S::ReleaseSavepoint { .. }
+            | S::Kill { .. }
+            | S::LockTables { .. }
+            | S::UnlockTables
+            | S::Flush { .. } => false,
+            other => !other.to_string().starts_with("SHOW"),
+        },
         Statement::LoadData(_)
         | Statement::AlterTableKeys { .. }
         | Statement::AlterTableEngine { .. }
         | Statement::AlterTable(_)
         | Statement::CreateFulltextIndex { .. } => true,
+        Statement::LockTables(items) => items
+            .iter()
+            .any(|i| i.kind == crate::parse::LockKind::Write),
         Statement::TableMaintenance { op, .. } => {
             matches!(
                 op,
@@ -181,34 +264,52 @@ fn commits_changes(s: &Session, stmt: &Statement) -> bool {
 
 /// Called before every statement: a write waits while another session
 /// holds the global read lock, and fails in the session that holds it.
-pub(crate) fn wait_for_writes(s: &Session, stmt: &Statement) -> Result<(), SqlError> {
+/// Returns true when the statement is a write, marked as running for FLUSH
+/// TABLES WITH READ LOCK: the caller ends the mark with [`end_write`].
+pub(crate) fn wait_for_writes(s: &Session, stmt: &Statement) -> Result<bool, SqlError> {
     let lock = &s.db.read_lock;
-    if lock.held.load(Ordering::SeqCst) == 0 {
-        return Ok(());
-    }
-    if commits_changes(s, stmt) {
-        // A COMMIT of changed rows waits too (the holder's own cannot
-        // exist: taking the lock committed its transaction).
-        if lock.held_by(s.id()) {
-            return Ok(());
+    let write = writes(stmt);
+    loop {
+        if write {
+            s.process.running_write.store(true, Ordering::SeqCst);
         }
-    } else if !writes(stmt) {
-        return Ok(());
+        if lock.held.load(Ordering::SeqCst) == 0 {
+            return Ok(write);
+        }
+        if write {
+            end_write(s, true);
+        } else if !commits_changes(s, stmt) {
+            return Ok(false);
+        }
+        if lock.held_by(s.id()) {
+            // The holder's own COMMIT cannot have changes to hold back:
+            // taking the lock committed its transaction.
+            if !write {
+                return Ok(false);
+            }
+            return Err(SqlError::new(
+                1223,
+                "Can't execute the query because you have a conflicting read lock",
+            ));
+        }
+        let until = s.metadata_wait_limit();
+        waiting(s, || lock.wait_free(s.id(), !write, &until))?;
+        if !write {
+            return Ok(false);
+        }
     }
-    if lock.held_by(s.id()) {
-        return Err(SqlError::new(
-            1223,
-            "Can't execute the query because you have a conflicting read lock",
-        ));
+}
+
+/// Ends the running-write mark [`wait_for_writes`] set (`write` is what it
+/// returned), waking a FLUSH TABLES WITH READ LOCK that waits for it.
+pub(crate) fn end_write(s: &Session, write: bool) {
+    if !write {
+        return;
     }
-    let timeout = Duration::from_secs(s.int_var("lock_wait_timeout").max(0) as u64);
-    let free = larch_engine::io::blocking::blocking(|| lock.wait_free(s.id(), timeout));
-    if free {
-        Ok(())
-    } else {
-        Err(SqlError::new(
-            1205,
-            "Lock wait timeout exceeded; try restarting transaction",
-        ))
+    s.process.running_write.store(false, Ordering::SeqCst);
+    let lock = &s.db.read_lock;
+    if lock.held.load(Ordering::SeqCst) != 0 {
+        let _guard = lock.holders.lock();
+        lock.writes_done.notify_all();
     }
 }

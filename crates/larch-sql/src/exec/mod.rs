@@ -21,9 +21,10 @@ mod file_access;
 pub(crate) mod flush;
 mod grants;
 mod load_data;
+mod lock_tables;
 pub(crate) mod names;
 pub(crate) mod routine;
-mod rows;
+pub(crate) mod rows;
 mod schema;
 pub(crate) mod select;
 mod select_into;
@@ -62,7 +63,11 @@ pub(crate) fn execute_with(
     let _functions = routine::FunctionScope::enter(s);
     let result = crate::privileges::check::statement(s, stmt)
         .and_then(|()| flush::wait_for_writes(s, stmt))
-        .and_then(|()| execute_statement(s, stmt, params, io));
+        .and_then(|write| {
+            let r = execute_statement(s, stmt, params, io);
+            flush::end_write(s, write);
+            r
+        });
     for (name, value) in scope.finish() {
         s.user_vars.insert(name, value);
     }
@@ -126,6 +131,7 @@ fn execute_statement(
         }
         Statement::Deallocate { name } => crate::session::sql_prepared::deallocate(s, name),
         Statement::Routine(r) => routine::execute(s, r),
+        Statement::LockTables(items) => lock_tables::lock(s, items),
         other => match larch_engine::io::blocking::blocking(|| crate::ddl::execute_extra(s, other))
         {
             Some(r) => r,
@@ -241,17 +247,10 @@ fn execute_sql(
                 Err(SqlError::new(1094, format!("Unknown thread id: {id}")))
             }
         }
-        // Table locks: a session's statements already see a consistent
-        // table set; LOCK TABLES is accepted (as mysqldump issues it) and
-        // grants nothing more.
-        S::LockTables { .. } => {
-            flush::lock_tables(s);
-            Ok(QueryResult::ok())
-        }
-        S::UnlockTables => {
-            flush::unlock_tables(s);
-            Ok(QueryResult::ok())
-        }
+        // sqlparser's LOCK TABLES is never produced (the parser's own takes
+        // qualified names).
+        S::LockTables { .. } => Err(SqlError::not_supported("this LOCK TABLES")),
+        S::UnlockTables => lock_tables::unlock(s),
         S::Flush {
             object_type: ast::FlushType::Privileges,
             ..

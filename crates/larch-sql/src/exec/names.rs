@@ -72,10 +72,20 @@ pub(crate) fn is_virtual_database(name: &str) -> bool {
 
 /// Opens a table, with 1146 when it does not exist (1049 is not used here:
 /// MySQL reports a missing table in a missing database as 1146 too).
-pub(crate) fn open_table(s: &Session, db: &str, table: &str) -> Result<Arc<Table>, SqlError> {
+/// `alias` is the name the statement uses it by (`None`: not checked) and
+/// `write` says whether the statement changes its rows: together they pick
+/// the metadata lock, and under LOCK TABLES they are checked against the
+/// locked tables (1100, 1099).
+pub(crate) fn open_table(
+    s: &Session,
+    db: &str,
+    table: &str,
+    alias: Option<&str>,
+    write: bool,
+) -> Result<Arc<Table>, SqlError> {
     // The metadata lock comes first: the table found is then the one the
     // transaction keeps until it ends.
-    s.lock_table_shared(db, table)?;
+    s.lock_table_for(db, table, alias, write)?;
     // The catalog answers 1146 itself; no copy of the dictionary entry.
     s.db.catalog().table(db, table).map_err(|e| {
         s.unlock_missing_table(db, table);

@@ -91,23 +91,36 @@ struct Target {
     name: String,
     table: Arc<Table>,
     meta: TableMeta,
+    /// The table's CHECK constraints, compiled for this statement.
+    checks: crate::ddl::Checks,
 }
 
 fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
     let (db, t) = names::table_name(s, name)?;
-    let table = names::open_table(s, &db, &t)?;
+    let table = names::open_table(s, &db, &t, None, true)?;
     let entry =
         s.db.catalog()
             .table_entry(&db, &t)
             .ok_or_else(|| SqlError::no_such_table(&db, &t))?;
     let meta = TableMeta::decode(&entry.sql_meta, &entry.def)?;
     let name = s.visible_table_name(&db, &t);
+    let checks = crate::ddl::Checks::compile(s, &db, &name, table.def(), &meta)?;
     Ok(Target {
         db,
         name,
         table,
         meta,
+        checks,
     })
+}
+
+impl Target {
+    /// Checks `row` against the table's CHECK constraints: false when it
+    /// fails and the statement's IGNORE made that a warning.
+    fn verify_checks(&self, s: &Session, row: &[Value], w: &mut Writer) -> Result<bool, SqlError> {
+        self.checks
+            .verify(s, self.table.def(), row, w.ignore, &mut w.warnings)
+    }
 }
 
 fn column_index(t: &Target, name: &str, clause: &str) -> Result<usize, SqlError> {
@@ -161,23 +174,7 @@ fn default_value(
     let col = &t.table.def().columns[c];
     match t.meta.columns.get(c).and_then(|m| m.default.clone()) {
         Some(text) => {
-            let e = crate::parse::parse(&format!("SELECT {text}"))?;
-            let expr = match e.first() {
-                Some(crate::parse::Statement::Sql(st)) => match st.as_ref() {
-                    ast::Statement::Query(q) => match q.body.as_ref() {
-                        ast::SetExpr::Select(sel) => match sel.projection.first() {
-                            Some(
-                                ast::SelectItem::UnnamedExpr(e)
-                                | ast::SelectItem::ExprWithAlias { expr: e, .. },
-                            ) => e.clone(),
-                            _ => return Ok(Value::Null),
-                        },
-                        _ => return Ok(Value::Null),
-                    },
-                    _ => return Ok(Value::Null),
-                },
-                _ => return Ok(Value::Null),
-            };
+            let expr = crate::parse::parse_expression(&text)?;
             let resolve = |_: &[ast::Ident]| None;
             let c2 = eval::compile(&expr, &resolve, &CompileOptions::default())?;
             let mut ctx = s.eval_context(&[]);
@@ -493,6 +490,9 @@ fn update(
             let now = Value::Datetime(ctx.now);
             let _ = &mut ctx;
             new[c] = convert(s, &t, c, &now, n as u64 + 1, w)?;
+        }
+        if !t.verify_checks(s, &new, w)? {
+            continue;
         }
         if let Some(_new_at) = t.table.update(txn_ctx(s)?, &at, &new)? {
             changed += 1;

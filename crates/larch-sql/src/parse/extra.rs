@@ -172,6 +172,7 @@ pub(super) fn parse_extra(p: &mut Parser) -> Option<Result<Statement, ParserErro
             super::sql_prepared::deallocate(p)
         }
         ("FLUSH", Some(w)) if flush_table(p, w) => flush_tables(p),
+        ("LOCK", Some("TABLES")) => super::lock_tables::parse(p),
         ("SHUTDOWN", _) => {
             p.next_token();
             Ok(Statement::Shutdown)
@@ -457,18 +458,21 @@ pub(super) fn file_format(p: &mut Parser) -> Result<FileFormat, ParserError> {
     Ok(f)
 }
 
-/// True for `FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE ...` (sqlparser knows
-/// only TABLES).
+/// True for `FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE[S] ...` (sqlparser knows
+/// only TABLES, and takes any word after it for a table name).
 fn flush_table(p: &Parser, w1: &str) -> bool {
     match w1 {
-        "TABLE" => true,
-        "NO_WRITE_TO_BINLOG" | "LOCAL" => word_at(p, 2).as_deref() == Some("TABLE"),
+        "TABLE" | "TABLES" => true,
+        "NO_WRITE_TO_BINLOG" | "LOCAL" => {
+            matches!(word_at(p, 2).as_deref(), Some("TABLE" | "TABLES"))
+        }
         _ => false,
     }
 }
 
-/// `FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE [t, ...] [WITH READ LOCK | FOR
-/// EXPORT]`, as sqlparser's FLUSH TABLES.
+/// `FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE[S] [t, ...] [WITH READ LOCK [AND
+/// DISABLE CHECKPOINT] | FOR EXPORT]`, as sqlparser's FLUSH TABLES (Larch
+/// has no checkpoint to hold back: the redo log is its own).
 fn flush_tables(p: &mut Parser) -> Result<Statement, ParserError> {
     p.next_token();
     let location = if word(p, "NO_WRITE_TO_BINLOG") {
@@ -478,7 +482,9 @@ fn flush_tables(p: &mut Parser) -> Result<Statement, ParserError> {
     } else {
         None
     };
-    expect_word(p, "TABLE")?;
+    if !word(p, "TABLES") {
+        expect_word(p, "TABLE")?;
+    }
     let mut tables = Vec::new();
     if matches!(p.peek_token_ref().token, Token::Word(_))
         && word_at(p, 0).as_deref() != Some("WITH")
@@ -492,6 +498,10 @@ fn flush_tables(p: &mut Parser) -> Result<Statement, ParserError> {
         expect_word(p, "READ")?;
         expect_word(p, "LOCK")?;
         read_lock = true;
+        if word(p, "AND") {
+            expect_word(p, "DISABLE")?;
+            expect_word(p, "CHECKPOINT")?;
+        }
     } else if word(p, "FOR") {
         expect_word(p, "EXPORT")?;
         export = true;

@@ -49,7 +49,8 @@
 //!   `LOAD DATA [LOCAL] INFILE`, `SHOW ENGINE x STATUS|MUTEX`, `SHOW
 //!   [COUNT(*)] WARNINGS|ERRORS [LIMIT]` (sqlparser drops the count and
 //!   limit), `SHOW CREATE DATABASE`, `SET CHARACTER SET | CHARSET`, `DO
-//!   expr`, `SHUTDOWN`, `SET STATEMENT ... FOR statement`
+//!   expr`, `SHUTDOWN`, `LOCK TABLES` with qualified names ([`lock_tables`]),
+//!   `SET STATEMENT ... FOR statement`
 //!   ([`set_statement`]), `CREATE [OR REPLACE] ... VIEW` and `ALTER ... VIEW`
 //!   with MariaDB's options and `WITH [CASCADED|LOCAL] CHECK OPTION` ([`view`]),
 //!   account and privilege statements ([`account`]), `PREPARE` / `EXECUTE
@@ -66,7 +67,7 @@
 //! SELECT (joins, subqueries, UNION, FOR UPDATE/SHARE), BEGIN/COMMIT/ROLLBACK,
 //! SAVEPOINT, ROLLBACK TO, RELEASE, SET (variables, NAMES, TRANSACTION),
 //! USE, SHOW (DATABASES, TABLES, COLUMNS, INDEX, CREATE TABLE, VARIABLES,
-//! STATUS, ENGINES, PROCESSLIST), LOCK/UNLOCK TABLES, EXPLAIN, KILL [QUERY |
+//! STATUS, ENGINES, PROCESSLIST), UNLOCK TABLES, EXPLAIN, KILL [QUERY |
 //! CONNECTION], FLUSH, and mysqldump's executable comments.
 //!
 //! Known leftovers: the infix `MOD` rewrite looks only at the previous token,
@@ -90,6 +91,7 @@ mod attrs;
 mod cache;
 mod compound;
 mod extra;
+mod lock_tables;
 mod names;
 mod rewrite;
 pub mod routine;
@@ -113,6 +115,7 @@ pub use alter::{AlterOp, AlterTable};
 pub use attrs::CTAS_DUPLICATES;
 pub use cache::StatementCache;
 pub use extra::{FileFormat, LoadData, LoadDuplicates, MaintenanceOp, ShowEngineKind};
+pub use lock_tables::{LockKind, LockTableItem};
 pub use select_into::IntoTarget;
 pub use view::ViewStatement;
 
@@ -190,6 +193,8 @@ pub enum Statement {
     Do(Vec<ast::Expr>),
     /// `SHUTDOWN`.
     Shutdown,
+    /// `LOCK TABLE[S] t [[AS] alias] READ [LOCAL] | [LOW_PRIORITY] WRITE, ...`.
+    LockTables(Vec<LockTableItem>),
     /// `CREATE [OR REPLACE] ... VIEW` / `ALTER ... VIEW` ([`view`]).
     View(Box<ViewStatement>),
     /// `SET STATEMENT var = value, ... FOR statement` (session variables
@@ -460,4 +465,30 @@ pub(crate) fn near_text(rest: &str) -> String {
     } else {
         rest.to_string()
     }
+}
+
+/// Parses one expression kept as text (a column's DEFAULT, a CHECK
+/// constraint) the way it would be read inside a SELECT list.
+pub(crate) fn parse_expression(text: &str) -> Result<ast::Expr, SqlError> {
+    let statements = parse(&format!("SELECT {text}"))?;
+    let expr = match statements.first() {
+        Some(Statement::Sql(st)) => match st.as_ref() {
+            ast::Statement::Query(q) => match q.body.as_ref() {
+                ast::SetExpr::Select(sel) if statements.len() == 1 => {
+                    match sel.projection.as_slice() {
+                        [ast::SelectItem::UnnamedExpr(e)
+                        | ast::SelectItem::ExprWithAlias { expr: e, .. }] => Some(e.clone()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    };
+    expr.ok_or_else(|| SqlError::Syntax {
+        near: near_text(text),
+        line: 1,
+    })
 }

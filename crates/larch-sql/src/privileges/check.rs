@@ -175,6 +175,16 @@ pub fn statement(s: &mut Session, stmt: &Statement) -> Result<(), SqlError> {
         }
         Statement::SetStatement { inner, .. } => statement(s, inner),
         Statement::Routine(r) => super::routines::check(s, &c, r),
+        // LOCK TABLES privilege on the database, SELECT on the table.
+        Statement::LockTables(items) => {
+            for i in items {
+                if let Some((db, _)) = resolve(s, &i.name) {
+                    c.database(&db, Privs::LOCK_TABLES)?;
+                }
+                need(s, &c, &i.name, Privs::SELECT)?;
+            }
+            Ok(())
+        }
         _ => Ok(()),
     }
 }

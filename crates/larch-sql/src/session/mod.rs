@@ -127,7 +127,8 @@ impl Drop for Session {
         self.prepared.clear();
         self.named.clear();
         self.count_prepared();
-        crate::exec::flush::unlock_tables(self);
+        crate::exec::flush::release_read_lock(self);
+        self.leave_lock_tables();
         self.rollback();
         self.drop_temporary_tables();
         self.db.unregister(self.process.id);
@@ -210,7 +211,7 @@ impl Session {
 
     /// `@@autocommit`.
     pub fn autocommit(&self) -> bool {
-        self.bool_var("autocommit")
+        self.autocommit_var()
     }
 
     /// Warnings and notes of the last statement (for the OK packet's count).
@@ -375,6 +376,8 @@ impl Session {
     /// COM_RESET_CONNECTION: rolls back, forgets variables and statements.
     pub fn reset(&mut self) {
         self.rollback();
+        self.leave_lock_tables();
+        crate::exec::flush::release_read_lock(self);
         self.drop_temporary_tables();
         self.vars.clear();
         self.hot.clear();
@@ -409,7 +412,12 @@ impl Session {
         {
             let mut st = self.process.state.lock();
             st.command = "Query";
-            st.info = Some(text.chars().take(1000).collect());
+            // The processlist shows the first 1000 characters.
+            st.info = Some(if text.len() <= 1000 {
+                text.to_owned()
+            } else {
+                text.chars().take(1000).collect()
+            });
             st.since = Some(std::time::Instant::now());
         }
         let keep_warnings = matches!(stmt, Statement::ShowWarnings { .. });
@@ -434,6 +442,7 @@ impl Session {
             st.info = None;
             st.since = Some(std::time::Instant::now());
         }
+        self.prune_lock_tables();
         let locks = self.metadata_locks.get_mut();
         locks.release_exclusive(&self.db.metadata_locks);
         if self.txn.is_none() {

@@ -7,6 +7,8 @@
 //! MySQL, where a session copies the global values when it starts: the
 //! cache is cleared by every SET of this session and by COM_RESET_CONNECTION.
 
+use std::cell::Cell;
+
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::Value;
 use larch_engine::txn::IsolationLevel;
@@ -19,17 +21,43 @@ use crate::eval::{self, VarScope};
 /// Session variables every statement reads, decoded on first use after a
 /// SET (a session's values change only through its own SET statements, as
 /// in MySQL, where a session copies the global values when it starts).
+/// Reading one by name costs a lower-cased copy of the name, a table search,
+/// a map lookup and, for a value the session never set, the global map's
+/// read lock, whose lock word every session writes: a point select read
+/// five of them two or three times each.
 #[derive(Debug, Default)]
 pub(super) struct HotVars {
-    collation: std::cell::Cell<Option<Collation>>,
-    isolation: std::cell::Cell<Option<IsolationLevel>>,
+    collation: Cell<Option<Collation>>,
+    isolation: Cell<Option<IsolationLevel>>,
+    /// `autocommit`.
+    autocommit: Cell<Option<bool>>,
+    /// `transaction_read_only`.
+    read_only: Cell<Option<bool>>,
+    /// `innodb_lock_wait_timeout`, in seconds.
+    lock_wait_timeout: Cell<Option<u64>>,
+    /// `innodb_rollback_on_timeout` (read-only: fixed at start-up).
+    rollback_on_timeout: Cell<Option<bool>>,
 }
 
 impl HotVars {
     pub(super) fn clear(&self) {
         self.collation.set(None);
         self.isolation.set(None);
+        self.autocommit.set(None);
+        self.read_only.set(None);
+        self.lock_wait_timeout.set(None);
+        self.rollback_on_timeout.set(None);
     }
+}
+
+/// The cached value in `cell`, or `read()` (then cached).
+fn cached<T: Copy>(cell: &Cell<Option<T>>, read: impl FnOnce() -> T) -> T {
+    if let Some(v) = cell.get() {
+        return v;
+    }
+    let v = read();
+    cell.set(Some(v));
+    v
 }
 
 impl Session {
@@ -77,6 +105,32 @@ impl Session {
         matches!(self.var_by_name(name), Value::UInt(n) if n != 0)
     }
 
+    /// `@@autocommit` (cached, see [`HotVars`]).
+    pub(super) fn autocommit_var(&self) -> bool {
+        cached(&self.hot.autocommit, || self.bool_var("autocommit"))
+    }
+
+    /// `@@transaction_read_only` (cached, see [`HotVars`]).
+    pub(super) fn read_only_var(&self) -> bool {
+        cached(&self.hot.read_only, || {
+            self.bool_var("transaction_read_only")
+        })
+    }
+
+    /// `@@innodb_lock_wait_timeout` in seconds (cached, see [`HotVars`]).
+    pub(super) fn lock_wait_timeout_secs(&self) -> u64 {
+        cached(&self.hot.lock_wait_timeout, || {
+            self.int_var("innodb_lock_wait_timeout").max(0) as u64
+        })
+    }
+
+    /// `@@innodb_rollback_on_timeout` (cached, see [`HotVars`]).
+    pub(super) fn rollback_on_timeout_var(&self) -> bool {
+        cached(&self.hot.rollback_on_timeout, || {
+            self.bool_var("innodb_rollback_on_timeout")
+        })
+    }
+
     /// True when `sql_mode` contains `mode`.
     pub(crate) fn sql_mode_has(&self, mode: &str) -> bool {
         match self.var_by_name("sql_mode") {
@@ -92,12 +146,7 @@ impl Session {
 
     /// The session's isolation level (`transaction_isolation`).
     pub(crate) fn isolation(&self) -> IsolationLevel {
-        if let Some(i) = self.hot.isolation.get() {
-            return i;
-        }
-        let i = self.isolation_variable();
-        self.hot.isolation.set(Some(i));
-        i
+        cached(&self.hot.isolation, || self.isolation_variable())
     }
 
     fn isolation_variable(&self) -> IsolationLevel {
@@ -114,15 +163,12 @@ impl Session {
 
     /// The collation of string literals (`collation_connection`).
     pub(crate) fn connection_collation(&self) -> Collation {
-        if let Some(c) = self.hot.collation.get() {
-            return c;
-        }
-        let c = match self.var_by_name("collation_connection") {
-            Value::Str(s) => Collation::from_name(&s).unwrap_or(Collation::Utf8mb4GeneralCi),
-            _ => Collation::Utf8mb4GeneralCi,
-        };
-        self.hot.collation.set(Some(c));
-        c
+        cached(&self.hot.collation, || {
+            match self.var_by_name("collation_connection") {
+                Value::Str(s) => Collation::from_name(&s).unwrap_or(Collation::Utf8mb4GeneralCi),
+                _ => Collation::Utf8mb4GeneralCi,
+            }
+        })
     }
 
     /// `SET [SESSION|GLOBAL] name = value`.
@@ -132,7 +178,15 @@ impl Session {
         scope: VarScope,
         value: Value,
     ) -> Result<(), SqlError> {
+        // Before: the checks below read the old values; after: the new
+        // value (or the new global one) replaces what was cached.
         self.hot.clear();
+        let result = self.assign_var(name, scope, value);
+        self.hot.clear();
+        result
+    }
+
+    fn assign_var(&mut self, name: &str, scope: VarScope, value: Value) -> Result<(), SqlError> {
         let def = variables::lookup(name).ok_or_else(|| SqlError::unknown_variable(name))?;
         if def.read_only {
             return Err(SqlError::new(

@@ -40,11 +40,13 @@ impl Session {
         consistent_snapshot: bool,
     ) -> Result<(), SqlError> {
         self.commit()?;
+        // BEGIN ends LOCK TABLES (the global read lock stays).
+        self.leave_lock_tables();
         let isolation = self
             .next_isolation
             .take()
             .unwrap_or_else(|| self.isolation());
-        let read_only = read_only.unwrap_or_else(|| self.bool_var("transaction_read_only"));
+        let read_only = read_only.unwrap_or_else(|| self.read_only_var());
         let mut options = if read_only {
             TrxOptions::read_only(isolation)
         } else {
@@ -71,7 +73,7 @@ impl Session {
             if explicit {
                 self.next_isolation = None;
             }
-            let options = if self.bool_var("transaction_read_only") {
+            let options = if self.read_only_var() {
                 TrxOptions::read_only(isolation)
             } else {
                 TrxOptions::read_write(isolation)
@@ -109,7 +111,7 @@ impl Session {
     }
 
     fn lock_wait_timeout(&self) -> Duration {
-        Duration::from_secs(self.int_var("innodb_lock_wait_timeout").max(0) as u64)
+        Duration::from_secs(self.lock_wait_timeout_secs())
     }
 
     /// Ends a statement: an implicit transaction commits when the statement
@@ -122,7 +124,7 @@ impl Session {
         error: Option<&SqlError>,
         mark: UndoMark,
     ) -> Result<(), SqlError> {
-        let rollback_on_timeout = self.bool_var("innodb_rollback_on_timeout");
+        let rollback_on_timeout = self.rollback_on_timeout_var();
         let whole =
             error.is_some_and(|e| e.code() == 1213 || (e.code() == 1205 && rollback_on_timeout));
         let Some(t) = self.txn.as_mut() else {

@@ -52,6 +52,8 @@ pub const DEFAULT_PORT: u16 = 3306;
 pub const DEFAULT_MAX_CONNECTIONS: u32 = 151;
 /// Default `--wait-timeout` in seconds (MariaDB's).
 pub const DEFAULT_WAIT_TIMEOUT: u64 = 28_800;
+/// Default `thread_cache_size` (MariaDB 10.11's, also the variable's).
+pub const DEFAULT_THREAD_CACHE_SIZE: usize = 256;
 /// Default `--max-allowed-packet` (MariaDB 10.11's 16M).
 pub const DEFAULT_MAX_ALLOWED_PACKET: u64 = 16 << 20;
 /// File name of the default socket, inside the data directory.
@@ -84,6 +86,11 @@ pub struct ServerOptions {
     pub max_allowed_packet: usize,
     /// Idle seconds before a connection is closed.
     pub wait_timeout: u64,
+    /// `--thread-handling`: how connections get threads.
+    pub thread_handling: ThreadHandling,
+    /// `--thread-cache-size`: idle connection threads kept (read at
+    /// start-up; the option also sets the global variable).
+    pub thread_cache_size: usize,
     /// `--basedir` (shown as `@@basedir`).
     pub basedir: PathBuf,
     /// TLS files (`--ssl-cert`, `--ssl-key`, `--ssl-ca`); `None`: no TLS.
@@ -94,6 +101,27 @@ pub struct ServerOptions {
     pub ignored: Vec<(String, String)>,
     /// Warnings to log once the error log is open.
     pub warnings: Vec<String>,
+}
+
+/// MariaDB's `thread_handling`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadHandling {
+    /// `one-thread-per-connection` (the default): a thread of its own per
+    /// connection (`larch_wire::threads`).
+    OneThreadPerConnection,
+    /// `pool-of-threads`: connections are tasks of a multi-threaded runtime
+    /// with one worker thread per CPU.
+    PoolOfThreads,
+}
+
+impl ThreadHandling {
+    /// The name `@@thread_handling` shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            ThreadHandling::OneThreadPerConnection => "one-thread-per-connection",
+            ThreadHandling::PoolOfThreads => "pool-of-threads",
+        }
+    }
 }
 
 /// The PEM files TLS is served with (absolute paths).
@@ -298,6 +326,30 @@ fn build(opts: &OptionSet, loose: &[String]) -> Result<Command, String> {
             }
         },
     };
+    let thread_handling = match opts.get("thread_handling").map(str::trim) {
+        None => ThreadHandling::OneThreadPerConnection,
+        Some(v) if v.eq_ignore_ascii_case("one-thread-per-connection") => {
+            ThreadHandling::OneThreadPerConnection
+        }
+        Some(v) if v.eq_ignore_ascii_case("pool-of-threads") => ThreadHandling::PoolOfThreads,
+        Some(v) => {
+            return Err(format!(
+                "invalid value '{v}' for thread_handling: must be one-thread-per-connection \
+                 or pool-of-threads"
+            ))
+        }
+    };
+    let thread_cache_size = match opts.get("thread_cache_size") {
+        None => DEFAULT_THREAD_CACHE_SIZE,
+        Some(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n <= 16_384 => n,
+            _ => {
+                return Err(format!(
+                    "invalid value '{v}' for thread_cache_size: must be between 0 and 16384"
+                ))
+            }
+        },
+    };
     let basedir = match opts.get("basedir") {
         Some(d) if !d.is_empty() => PathBuf::from(d),
         _ => std::env::current_exe()
@@ -325,6 +377,8 @@ fn build(opts: &OptionSet, loose: &[String]) -> Result<Command, String> {
         pid_file,
         max_allowed_packet: usize::try_from(max_allowed_packet).unwrap_or(usize::MAX),
         wait_timeout,
+        thread_handling,
+        thread_cache_size,
         basedir,
         ssl,
         ignored,

@@ -12,6 +12,7 @@ pub const SERVER_OPTIONS: &[&str] = &[
     "pid_file",
     "max_allowed_packet",
     "wait_timeout",
+    "thread_handling",
     "basedir",
     "ssl",
     "ssl_cert",
@@ -81,7 +82,6 @@ pub const IGNORED_OPTIONS: &[&str] = &[
     "back_log",
     "thread_cache_size",
     "thread_stack",
-    "thread_handling",
     "table_open_cache",
     "table_definition_cache",
     "open_files_limit",
@@ -175,6 +175,11 @@ underscores are interchangeable; --loose-, --skip-, --enable- and
   --max-connections=N         most client connections (default 151)
   --max-allowed-packet=SIZE   largest client packet (default 16M)
   --wait-timeout=SECONDS      idle time before a connection is closed (28800)
+  --thread-handling=MODE      one-thread-per-connection (default): each
+                              connection runs on a thread of its own, up to
+                              --thread-cache-size (256) idle ones kept for
+                              new connections; pool-of-threads: connections
+                              share one worker thread per CPU
   --log-error[=FILE]          error log (default stderr; bare: <datadir>/larchd.err)
   --pid-file=FILE             pid file (default <datadir>/larchd.pid)
   --basedir=DIR               shown as @@basedir

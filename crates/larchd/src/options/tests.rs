@@ -127,3 +127,28 @@ fn help_and_version() -> Result<(), String> {
     assert!(matches!(parse(&args(&["-V"]))?, Command::Version));
     Ok(())
 }
+
+#[test]
+fn thread_handling_and_cache() -> Result<(), String> {
+    let o = run(&[])?;
+    assert_eq!(o.thread_handling, ThreadHandling::OneThreadPerConnection);
+    assert_eq!(o.thread_cache_size, 256);
+    let o = run(&["--thread-handling=pool-of-threads", "--thread-cache-size=8"])?;
+    assert_eq!(o.thread_handling, ThreadHandling::PoolOfThreads);
+    assert_eq!(o.thread_handling.name(), "pool-of-threads");
+    assert_eq!(o.thread_cache_size, 8);
+    // The cache size is also the global variable's start-up value.
+    assert!(o
+        .ignored
+        .iter()
+        .any(|(n, v)| n == "thread_cache_size" && v == "8"));
+    let o = run(&["--thread_handling", "One-Thread-Per-Connection"])?;
+    assert_eq!(o.thread_handling, ThreadHandling::OneThreadPerConnection);
+    let e = run(&["--thread-handling=no-threads"])
+        .err()
+        .unwrap_or_default();
+    assert!(e.contains("thread_handling"), "{e}");
+    let e = run(&["--thread-cache-size=-1"]).err().unwrap_or_default();
+    assert!(e.contains("thread_cache_size"), "{e}");
+    Ok(())
+}

@@ -209,6 +209,16 @@ pub fn segment_page_count(mtr: &mut Mtr<'_>, space: u32, seg: SegmentRef) -> Res
     segment::page_count(mtr, &ctx, &ino)
 }
 
+/// Whole extents of the space no segment or fragment page uses: the free
+/// list plus the extents of the file above the initialised limit (what
+/// `DATA_FREE` reports). Reads the header page only.
+pub fn free_extent_count(mtr: &mut Mtr<'_>, space: u32) -> Result<u32> {
+    let ctx = Ctx::open(mtr, space)?;
+    let listed = list::base(mtr, &ctx, extent::free_list())?.len;
+    let beyond = ctx.size.saturating_sub(ctx.free_limit) / ctx.ppe;
+    Ok(listed.saturating_add(beyond))
+}
+
 /// Extent, page and segment counts of the space.
 pub fn space_usage(mtr: &mut Mtr<'_>, space: u32) -> Result<SpaceUsage> {
     check::space_usage(mtr, space)

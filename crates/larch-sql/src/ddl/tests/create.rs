@@ -71,7 +71,8 @@ const MANY_TYPES_SHOWN: &str = "CREATE TABLE `t1` (
   KEY `a_idx` (`j`(10) DESC) COMMENT 'prefix',
   KEY `a_2` (`a`,`b`),
   KEY `fk` (`x`),
-  FULLTEXT KEY `ft` (`l`)
+  FULLTEXT KEY `ft` (`l`),
+  CONSTRAINT `CONSTRAINT_1` CHECK (`a` > 0)
 ) ENGINE=InnoDB AUTO_INCREMENT=5 DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci COMMENT='demo'";
 
 #[test]

@@ -75,6 +75,7 @@ fn generate(g: &mut Gen, ncols: usize) -> TableMeta {
                 zerofill: g.below(2) == 1,
                 unsigned: g.below(2) == 1,
                 precision: g.opt(|g| (g.below(256) as u32, g.below(31) as u32)),
+                check: g.opt(Gen::text),
             })
             .collect(),
         engine: "InnoDB".into(),
@@ -92,6 +93,9 @@ fn generate(g: &mut Gen, ncols: usize) -> TableMeta {
             .collect(),
         index_comments: (0..g.below(3))
             .map(|i| (format!("k{i}"), g.text()))
+            .collect(),
+        checks: (0..g.below(3))
+            .map(|i| (format!("CONSTRAINT_{i}"), g.text()))
             .collect(),
     }
 }

@@ -607,6 +607,14 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             false,
         ),
         Func::More(m) => more_type(m, args, int, text(arg_len(0)), coll),
+        Func::Json(j) => {
+            let nullable = true;
+            if j.func.returns_int() {
+                (int, Coerce::Keep, nullable)
+            } else {
+                (string_type(u32::MAX, false, coll), Coerce::Keep, nullable)
+            }
+        }
         Func::ConnectionId | Func::LastInsertId => (
             ColumnType::Int {
                 bytes: 8,

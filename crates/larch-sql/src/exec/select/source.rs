@@ -143,7 +143,7 @@ fn factor(
                     on,
                 });
             }
-            let t = names::open_table(s, &db, &table)?;
+            let t = names::open_table(s, &db, &table, Some(&alias), false)?;
             Ok(Source {
                 columns: table_columns(&db, &table, &alias, &t),
                 alias,

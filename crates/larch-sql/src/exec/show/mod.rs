@@ -1,8 +1,9 @@
 //! SHOW statements about the server: DATABASES, TABLES, TABLE STATUS,
 //! VARIABLES, STATUS, PROCESSLIST, ENGINES, PLUGINS, COLLATION, CHARACTER
-//! SET, GRANTS, WARNINGS/ERRORS, ENGINE INNODB STATUS, and the objects Larch
-//! does not have yet (TRIGGERS, EVENTS, FUNCTION/PROCEDURE/PACKAGE STATUS,
-//! OPEN TABLES: empty results with MariaDB's columns; SHOW CREATE
+//! SET, GRANTS, WARNINGS/ERRORS, ENGINE INNODB STATUS, OPEN TABLES (from the
+//! metadata locks), and the objects Larch
+//! does not have yet (TRIGGERS, EVENTS, FUNCTION/PROCEDURE/PACKAGE STATUS:
+//! empty results with MariaDB's columns; SHOW CREATE
 //! TRIGGER/FUNCTION/PROCEDURE/EVENT: MariaDB's "does not exist"
 //! errors), and the binary log (MASTER/BINARY LOG STATUS: empty, as with
 //! `log_bin` off; BINARY LOGS: error 1381). (SHOW CREATE TABLE, COLUMNS and
@@ -88,7 +89,7 @@ pub(super) fn execute(
                 | ["PACKAGE", "BODY", "STATUS", ..] => {
                     empty_listing(s, ROUTINE_STATUS_COLUMNS, false)
                 }
-                ["OPEN", "TABLES", ..] => empty_listing(s, OPEN_TABLES_COLUMNS, false),
+                ["OPEN", "TABLES", ..] => objects::open_tables(s),
                 ["MASTER" | "BINLOG", "STATUS", ..] | ["BINARY", "LOG", "STATUS", ..] => {
                     Ok(rows(text_columns(BINLOG_STATUS_COLUMNS), Vec::new()))
                 }

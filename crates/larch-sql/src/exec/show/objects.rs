@@ -134,6 +134,49 @@ pub(super) fn empty_listing(
     Ok(rows(text_columns(columns), Vec::new()))
 }
 
+/// SHOW OPEN TABLES [FROM db] [LIKE | WHERE]: the tables that have a
+/// metadata lock object (used since the server started or since their last
+/// DDL), with `In_use` the number of metadata locks held on them now
+/// (statements' transactions, LOCK TABLES, DDL).
+pub(super) fn open_tables(s: &mut Session) -> Result<QueryResult, SqlError> {
+    let (db, filter) = show_tail(s)?;
+    if let Some(d) = &db {
+        crate::exec::names::resolve_database(&s.db, d)?;
+    }
+    let catalog = s.db.catalog();
+    let rows =
+        s.db.metadata_locks
+            .open_tables(db.as_deref())
+            .into_iter()
+            .filter(|(d, t, _)| catalog.table_entry(d, t).is_some())
+            .filter(|(_, t, _)| match &filter {
+                Some(ast::ShowStatementFilter::Like(p)) => crate::eval::like(
+                    t,
+                    p,
+                    '\\',
+                    larch_engine::record::collation::Collation::Utf8mb4Bin,
+                ),
+                _ => true,
+            })
+            .map(|(d, t, n)| {
+                vec![
+                    Value::Str(d),
+                    Value::Str(t),
+                    Value::Str(n.to_string()),
+                    Value::Str("0".into()),
+                ]
+            })
+            .collect();
+    let mut set = RowSet {
+        columns: text_columns(OPEN_TABLES_COLUMNS),
+        rows,
+    };
+    if let Some(w @ ast::ShowStatementFilter::Where(_)) = &filter {
+        apply_filter(s, &mut set, Some(w), false)?;
+    }
+    Ok(QueryResult::Rows(set))
+}
+
 /// SHOW TABLE STATUS [FROM db] [LIKE | WHERE].
 pub(super) fn table_status(s: &mut Session) -> Result<QueryResult, SqlError> {
     let (db, filter) = show_tail(s)?;

@@ -348,6 +348,10 @@ fn insert_counted(
                 }
             }
         }
+        if !t.verify_checks(s, &full, w)? {
+            skipped += 1;
+            continue;
+        }
         match t.table.insert(txn_ctx(s)?, &full) {
             Ok(_) => {
                 affected += 1;
@@ -371,7 +375,7 @@ fn insert_counted(
                     affected += 1;
                 } else if let Some((at, old)) = conflicts.into_iter().next() {
                     let new = odku_row(s, t, &old, &full, odku, params, row_no, w)?;
-                    if new != old {
+                    if new != old && t.verify_checks(s, &new, w)? {
                         if let Some(_new_at) = t.table.update(txn_ctx(s)?, &at, &new)? {}
                         affected += 2;
                     } else if s.client_found_rows {

@@ -153,6 +153,9 @@ pub(super) fn update(
             if new == old {
                 continue;
             }
+            if !t.verify_checks(s, &new, w)? {
+                continue;
+            }
             if let Some(_new_at) = t.table.update(super::txn_ctx(s)?, at, &new)? {
                 changed += 1;
             }

@@ -1,6 +1,6 @@
 //! INFORMATION_SCHEMA tables of objects Larch does not have yet, so always
 //! empty with MariaDB's columns: TRIGGERS, ROUTINES, PARAMETERS,
-//! EVENTS, FILES, REFERENTIAL_CONSTRAINTS, CHECK_CONSTRAINTS and the
+//! EVENTS, FILES, REFERENTIAL_CONSTRAINTS and the
 //! privilege tables other than USER_PRIVILEGES.
 
 use larch_engine::record::value::Value;
@@ -171,14 +171,6 @@ pub(super) fn table(
             ("DELETE_RULE", T::S(64), NN),
             ("TABLE_NAME", T::S(64), NN),
             ("REFERENCED_TABLE_NAME", T::S(64), NN),
-        ]),
-        "CHECK_CONSTRAINTS" => cols(&[
-            ("CONSTRAINT_CATALOG", T::S(512), NN),
-            ("CONSTRAINT_SCHEMA", T::S(64), NN),
-            ("TABLE_NAME", T::S(64), NN),
-            ("CONSTRAINT_NAME", T::S(64), NN),
-            ("LEVEL", T::S(6), NN),
-            ("CHECK_CLAUSE", T::L, NN),
         ]),
         "COLUMN_PRIVILEGES" => cols(&[
             ("GRANTEE", T::S(385), NN),

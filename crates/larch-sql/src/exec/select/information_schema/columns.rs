@@ -53,7 +53,7 @@ pub(super) fn table(
         "TABLES" => {
             for t in base_tables(sess, None)? {
                 let (row_format, auto, options, comment) = table_facts(sess, &t);
-                rows.push(vec![
+                let mut r = vec![
                     s("def"),
                     s(&t.db),
                     s(&t.name),
@@ -61,12 +61,9 @@ pub(super) fn table(
                     s(&t.meta.engine),
                     u(10),
                     s(&row_format),
-                    u(0),
-                    u(0),
-                    u(0),
-                    u(0),
-                    u(0),
-                    u(0),
+                ];
+                r.extend(t.size_figures(sess));
+                r.extend([
                     opt_u(auto),
                     Value::Null,
                     Value::Null,
@@ -78,6 +75,7 @@ pub(super) fn table(
                     u(0),
                     s("N"),
                 ]);
+                rows.push(r);
             }
             rows.extend(super::views::tables_rows(sess));
             for n in TABLE_NAMES {

@@ -1,5 +1,6 @@
-//! INFORMATION_SCHEMA tables about indexes and partitions: STATISTICS,
-//! KEY_COLUMN_USAGE, TABLE_CONSTRAINTS, PARTITIONS.
+//! INFORMATION_SCHEMA tables about indexes, constraints and partitions:
+//! STATISTICS, KEY_COLUMN_USAGE, TABLE_CONSTRAINTS, CHECK_CONSTRAINTS,
+//! PARTITIONS.
 
 use larch_engine::record::value::Value;
 
@@ -20,12 +21,13 @@ pub(super) fn table(
         "STATISTICS" => {
             for t in base_tables(sess, None)? {
                 let def = &t.entry.def;
+                let cardinality = crate::ddl::show::index_cardinality(sess, &t.db, &t.name, def);
                 let idxs = def
                     .primary_key
                     .iter()
                     .map(|p| (p, true))
                     .chain(def.secondary.iter().map(|x| (x, x.unique)));
-                for (idx, unique) in idxs {
+                for (key, (idx, unique)) in idxs.enumerate() {
                     for (seq, part) in idx.columns.iter().enumerate() {
                         let col = &def.columns[part.column];
                         rows.push(vec![
@@ -38,7 +40,7 @@ pub(super) fn table(
                             u(seq as u64 + 1),
                             s(&col.name),
                             s(if part.descending { "D" } else { "A" }),
-                            Value::Int(0),
+                            crate::ddl::show::cardinality_value(&cardinality, key, seq),
                             part.prefix_len
                                 .map_or(Value::Null, |p| Value::Int(i64::from(p))),
                             Value::Null,
@@ -155,6 +157,16 @@ pub(super) fn table(
                         s(kind),
                     ]);
                 }
+                for (name, _, _) in checks_of(&t) {
+                    rows.push(vec![
+                        s("def"),
+                        s(&t.db),
+                        s(&name),
+                        s(&t.db),
+                        s(&t.name),
+                        s("CHECK"),
+                    ]);
+                }
             }
             cols(&[
                 ("CONSTRAINT_CATALOG", T::S(512), NN),
@@ -163,6 +175,28 @@ pub(super) fn table(
                 ("TABLE_SCHEMA", T::S(64), NN),
                 ("TABLE_NAME", T::S(64), NN),
                 ("CONSTRAINT_TYPE", T::S(64), NN),
+            ])
+        }
+        "CHECK_CONSTRAINTS" => {
+            for t in base_tables(sess, None)? {
+                for (name, level, clause) in checks_of(&t) {
+                    rows.push(vec![
+                        s("def"),
+                        s(&t.db),
+                        s(&t.name),
+                        s(&name),
+                        s(level),
+                        s(&clause),
+                    ]);
+                }
+            }
+            cols(&[
+                ("CONSTRAINT_CATALOG", T::S(512), NN),
+                ("CONSTRAINT_SCHEMA", T::S(64), NN),
+                ("TABLE_NAME", T::S(64), NN),
+                ("CONSTRAINT_NAME", T::S(64), NN),
+                ("LEVEL", T::S(6), NN),
+                ("CHECK_CLAUSE", T::L, NN),
             ])
         }
         "PARTITIONS" => {
@@ -205,4 +239,21 @@ pub(super) fn table(
         _ => return Ok(None),
     };
     Ok(Some(columns))
+}
+
+/// The CHECK constraints of a table: name (a column's is named after the
+/// column), level ("Column" or "Table") and expression text.
+fn checks_of(t: &super::BaseTable) -> Vec<(String, &'static str, String)> {
+    let columns = t
+        .meta
+        .columns
+        .iter()
+        .zip(&t.entry.def.columns)
+        .filter_map(|(m, c)| Some((c.name.clone(), "Column", m.check.clone()?)));
+    let table = t
+        .meta
+        .checks
+        .iter()
+        .map(|(n, e)| (n.clone(), "Table", e.clone()));
+    columns.chain(table).collect()
 }

@@ -138,6 +138,34 @@ pub(crate) struct BaseTable {
 }
 
 impl BaseTable {
+    /// TABLE_ROWS, AVG_ROW_LENGTH, DATA_LENGTH, MAX_DATA_LENGTH, INDEX_LENGTH
+    /// and DATA_FREE as InnoDB reports them: the row estimate, the pages of
+    /// the clustered index and of the secondary indexes, and the free
+    /// extents of the tablespace, in bytes. All 0 when the table cannot be
+    /// opened (SHOW TABLE STATUS still lists it).
+    pub(crate) fn size_figures(&self, sess: &Session) -> [Value; 6] {
+        let page = u64::from(sess.db.storage().page_size().get());
+        let stats = sess
+            .db
+            .catalog()
+            .table(&self.db, &self.name)
+            .ok()
+            .and_then(|t| t.statistics().ok());
+        let Some(st) = stats else {
+            return [u(0), u(0), u(0), u(0), u(0), u(0)];
+        };
+        let data = st.clustered_pages * page;
+        let avg = data.checked_div(st.rows).unwrap_or(0);
+        [
+            u(st.rows),
+            u(avg),
+            u(data),
+            u(0),
+            u(st.secondary_pages * page),
+            u(st.free_pages * page),
+        ]
+    }
+
     /// The next AUTO_INCREMENT value, for tables with such a column.
     pub(crate) fn auto_increment(&self, sess: &Session) -> Option<u64> {
         self.entry.def.auto_increment?;
@@ -283,24 +311,15 @@ pub(crate) fn table_status_columns() -> Vec<ResultColumn> {
     ])
 }
 
-/// The rows of SHOW TABLE STATUS for `db` (statistics Larch does not keep
-/// are 0, as for an empty InnoDB table).
+/// The rows of SHOW TABLE STATUS for `db` (figures Larch does not keep,
+/// such as CREATE_TIME and CHECKSUM, are NULL as InnoDB leaves them).
 pub(crate) fn table_status_rows(sess: &Session, db: &str) -> Result<Vec<Vec<Value>>, SqlError> {
     let mut rows = Vec::new();
     for t in base_tables(sess, Some(db))? {
         let (row_format, auto, options, comment) = table_facts(sess, &t);
-        let page = u64::from(sess.db.storage().page_size().get());
-        rows.push(vec![
-            s(&t.name),
-            s(&t.meta.engine),
-            u(10),
-            s(&row_format),
-            u(0),
-            u(0),
-            u(page),
-            u(0),
-            u(page * t.entry.def.secondary.len() as u64),
-            u(0),
+        let mut r = vec![s(&t.name), s(&t.meta.engine), u(10), s(&row_format)];
+        r.extend(t.size_figures(sess));
+        r.extend([
             opt_u(auto),
             Value::Null,
             Value::Null,
@@ -312,6 +331,7 @@ pub(crate) fn table_status_rows(sess: &Session, db: &str) -> Result<Vec<Vec<Valu
             u(0),
             s("N"),
         ]);
+        rows.push(r);
     }
     rows.extend(views::status_rows(sess, db));
     rows.sort_by(|a, b| match (a.first(), b.first()) {

@@ -1,0 +1,193 @@
+//! MariaDB's JSON functions (`JSON_EXTRACT`, `JSON_SET`, `JSON_OBJECT`, ...)
+//! over JSON kept as text, as MariaDB keeps it (a `JSON` column is
+//! `LONGTEXT` in `utf8mb4_bin`).
+//!
+//! - [`document`]: the parsed tree, the parser with MariaDB's error
+//!   positions, and the printed forms;
+//! - [`path`]: JSON paths and finding values by them;
+//! - [`functions`]: each function's behaviour.
+//!
+//! An invalid document or path makes the function NULL with MariaDB's
+//! warning (4037, 4038, 4040, 4042, 4043, 4044), never an error, as in
+//! MariaDB. A value that comes from another JSON function is embedded as
+//! JSON rather than quoted as a string: the compiler marks those arguments
+//! in [`JsonCall::json_args`].
+
+pub mod document;
+mod functions;
+pub mod path;
+
+use larch_engine::record::value::Value;
+
+use super::EvalContext;
+use crate::error::SqlError;
+
+/// A JSON function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JsonFunc {
+    Valid,
+    Type,
+    Extract,
+    Value,
+    Query,
+    Unquote,
+    Quote,
+    Object,
+    Array,
+    Length,
+    Depth,
+    Keys,
+    Contains,
+    ContainsPath,
+    Exists,
+    Set,
+    Insert,
+    Replace,
+    Remove,
+    ArrayAppend,
+    ArrayInsert,
+    MergePreserve,
+    MergePatch,
+    Search,
+    Compact,
+    Detailed,
+    Loose,
+    Equals,
+}
+
+/// A JSON function and which of its arguments are JSON values already
+/// (bit `i` for argument `i`; arguments past 63 count as plain values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct JsonCall {
+    pub func: JsonFunc,
+    pub json_args: u64,
+}
+
+impl JsonCall {
+    fn is_json_arg(&self, i: usize) -> bool {
+        i < 64 && self.json_args & (1 << i) != 0
+    }
+}
+
+/// The function of an upper-case name with its (min, max) argument counts.
+pub fn lookup(upper: &str) -> Option<(JsonFunc, usize, usize)> {
+    use JsonFunc::*;
+    const N: usize = usize::MAX;
+    Some(match upper {
+        "JSON_VALID" => (Valid, 1, 1),
+        "JSON_TYPE" => (Type, 1, 1),
+        "JSON_EXTRACT" => (Extract, 2, N),
+        "JSON_VALUE" => (Value, 2, 2),
+        "JSON_QUERY" => (Query, 2, 2),
+        "JSON_UNQUOTE" => (Unquote, 1, 1),
+        "JSON_QUOTE" => (Quote, 1, 1),
+        "JSON_OBJECT" => (Object, 0, N),
+        "JSON_ARRAY" => (Array, 0, N),
+        "JSON_LENGTH" => (Length, 1, 2),
+        "JSON_DEPTH" => (Depth, 1, 1),
+        "JSON_KEYS" => (Keys, 1, 2),
+        "JSON_CONTAINS" => (Contains, 2, 3),
+        "JSON_CONTAINS_PATH" => (ContainsPath, 3, N),
+        "JSON_EXISTS" => (Exists, 2, 2),
+        "JSON_SET" => (Set, 3, N),
+        "JSON_INSERT" => (Insert, 3, N),
+        "JSON_REPLACE" => (Replace, 3, N),
+        "JSON_REMOVE" => (Remove, 2, N),
+        "JSON_ARRAY_APPEND" => (ArrayAppend, 3, N),
+        "JSON_ARRAY_INSERT" => (ArrayInsert, 3, N),
+        "JSON_MERGE" | "JSON_MERGE_PRESERVE" => (MergePreserve, 2, N),
+        "JSON_MERGE_PATCH" => (MergePatch, 2, N),
+        "JSON_SEARCH" => (Search, 3, N),
+        "JSON_COMPACT" => (Compact, 1, 1),
+        "JSON_DETAILED" | "JSON_PRETTY" => (Detailed, 1, 2),
+        "JSON_LOOSE" => (Loose, 1, 1),
+        "JSON_EQUALS" => (Equals, 2, 2),
+        _ => return None,
+    })
+}
+
+impl JsonFunc {
+    /// The name MariaDB's messages use.
+    pub fn name(self) -> &'static str {
+        use JsonFunc::*;
+        match self {
+            Valid => "json_valid",
+            Type => "json_type",
+            Extract => "json_extract",
+            Value => "json_value",
+            Query => "json_query",
+            Unquote => "json_unquote",
+            Quote => "json_quote",
+            Object => "json_object",
+            Array => "json_array",
+            Length => "json_length",
+            Depth => "json_depth",
+            Keys => "json_keys",
+            Contains => "json_contains",
+            ContainsPath => "json_contains_path",
+            Exists => "json_exists",
+            Set => "json_set",
+            Insert => "json_insert",
+            Replace => "json_replace",
+            Remove => "json_remove",
+            ArrayAppend => "json_array_append",
+            ArrayInsert => "json_array_insert",
+            MergePreserve => "json_merge_preserve",
+            MergePatch => "json_merge_patch",
+            Search => "json_search",
+            Compact => "json_compact",
+            Detailed => "json_detailed",
+            Loose => "json_loose",
+            Equals => "json_equals",
+        }
+    }
+
+    /// True when the result is JSON (embedded as JSON by another JSON
+    /// function) rather than a plain string or number.
+    pub fn returns_json(self) -> bool {
+        use JsonFunc::*;
+        matches!(
+            self,
+            Extract
+                | Query
+                | Object
+                | Array
+                | Keys
+                | Set
+                | Insert
+                | Replace
+                | Remove
+                | ArrayAppend
+                | ArrayInsert
+                | MergePreserve
+                | MergePatch
+                | Compact
+                | Detailed
+                | Loose
+        )
+    }
+
+    /// True when the result is an integer (or NULL).
+    pub fn returns_int(self) -> bool {
+        use JsonFunc::*;
+        matches!(
+            self,
+            Valid | Length | Depth | Contains | ContainsPath | Exists | Equals
+        )
+    }
+
+    /// True when the function handles NULL arguments itself (the others
+    /// are NULL when any argument is).
+    pub fn takes_nulls(self) -> bool {
+        use JsonFunc::*;
+        matches!(
+            self,
+            Object | Array | Set | Insert | Replace | ArrayAppend | ArrayInsert | Search
+        )
+    }
+}
+
+/// Runs JSON function `call` on `args`.
+pub fn call(call: JsonCall, args: &[Value], ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
+    functions::call(call, args, ctx)
+}
