@@ -27,11 +27,13 @@
 //! `lower_case_table_names=0` on Linux.
 
 pub mod codec;
+mod routines;
 mod system;
 #[cfg(test)]
 mod tests;
 mod views;
 
+pub use routines::{ProgramEntry, ProgramKind};
 pub use views::ViewEntry;
 
 use std::collections::BTreeMap;
@@ -53,6 +55,8 @@ use crate::table::{
 const KIND_DATABASE: u64 = 1;
 const KIND_TABLE: u64 = 2;
 const KIND_VIEW: u64 = 3;
+/// A stored procedure, function or trigger (see [`routines`]).
+const KIND_PROGRAM: u64 = 4;
 /// A named system object (see [`system`]); a high number leaves room for
 /// more schema object kinds.
 const KIND_SYSTEM: u64 = 16;
@@ -136,6 +140,7 @@ struct Cache {
     databases: BTreeMap<String, DatabaseEntry>,
     tables: BTreeMap<(String, String), TableEntry>,
     views: BTreeMap<(String, String), ViewEntry>,
+    programs: BTreeMap<routines::ProgramKey, ProgramEntry>,
     open: BTreeMap<u64, Arc<Table>>,
     /// System objects by name: (dictionary id, bytes).
     system: BTreeMap<String, (u64, Vec<u8>)>,
@@ -310,6 +315,26 @@ impl Catalog {
                         },
                     );
                 }
+                KIND_PROGRAM => {
+                    let kind = meta
+                        .first()
+                        .and_then(|b| ProgramKind::from_byte(*b))
+                        .ok_or_else(|| {
+                            EngineError::Internal(format!(
+                                "dictionary row {id} has no program kind"
+                            ))
+                        })?;
+                    cache.programs.insert(
+                        routines::key(&schema, kind, &name),
+                        ProgramEntry {
+                            id,
+                            kind,
+                            schema,
+                            name,
+                            definition: def.clone(),
+                        },
+                    );
+                }
                 KIND_SYSTEM => {
                     cache.system.insert(name, (id, meta));
                 }
@@ -413,10 +438,11 @@ impl Catalog {
         Ok(())
     }
 
-    /// Drops a database and every table and view in it (error 1008 if it
+    /// Drops a database and every table, view and stored program in it (error 1008 if it
     /// does not exist). Returns the names of the dropped tables.
     pub fn drop_database(&self, name: &str) -> Result<Vec<String>> {
         let tables = self.tables(name)?;
+        self.drop_programs_of(name)?;
         for v in self.views(name) {
             self.drop_view(name, &v)?;
         }

@@ -53,7 +53,7 @@ pub(crate) mod show;
 mod tables;
 #[cfg(test)]
 mod tests;
-mod types;
+pub(crate) mod types;
 mod view;
 mod view_def;
 mod work;

@@ -26,7 +26,7 @@ use crate::error::SqlError;
 
 /// A resolved column type with what the engine type does not carry.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct TypeSpec {
+pub(crate) struct TypeSpec {
     pub ty: ColumnType,
     pub display_width: Option<u32>,
     /// UNSIGNED of a DECIMAL/FLOAT/DOUBLE.
@@ -293,7 +293,7 @@ fn members(
 
 /// The engine type of `dt` for column `col`; `coll` is the column's
 /// collation (explicit, or the table's default).
-pub(super) fn column_type(dt: &DataType, coll: Collation, col: &str) -> Result<TypeSpec, SqlError> {
+pub(crate) fn column_type(dt: &DataType, coll: Collation, col: &str) -> Result<TypeSpec, SqlError> {
     use DataType as D;
     Ok(match dt {
         D::TinyInt(w) => int(1, false, *w, col)?,

@@ -104,6 +104,16 @@ pub trait Session {
     fn system_variable(&self, name: &str, scope: VarScope) -> Result<Value, SqlError>;
     /// `@name`: NULL when unset.
     fn user_variable(&self, name: &str) -> Value;
+    /// A stored function's value for `args` (1305 when there is none).
+    fn call_stored_function(
+        &self,
+        schema: Option<&str>,
+        name: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, SqlError> {
+        let _ = (schema, args);
+        Err(SqlError::unknown_function(name))
+    }
 }
 
 /// Per-statement evaluation state.
@@ -284,6 +294,12 @@ pub enum Expr {
         scope: VarScope,
     },
     UserVar(String),
+    /// A stored function, run through [`Session::call_stored_function`].
+    StoredCall {
+        schema: Option<String>,
+        name: String,
+        args: Vec<Expr>,
+    },
     /// `@name := value`.
     AssignUserVar {
         name: String,

@@ -26,6 +26,14 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
         })?,
         Expr::SysVar { name, scope } => ctx.session.system_variable(name, *scope)?,
         Expr::UserVar(name) => super::uservar::read(ctx.session, name),
+        Expr::StoredCall { schema, name, args } => {
+            let values = args
+                .iter()
+                .map(|a| a.eval(row, ctx))
+                .collect::<Result<Vec<_>, _>>()?;
+            ctx.session
+                .call_stored_function(schema.as_deref(), name, values)?
+        }
         Expr::AssignUserVar { name, value } => {
             let v = value.eval(row, ctx)?;
             super::uservar::assign(name, v.clone());

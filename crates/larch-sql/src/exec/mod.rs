@@ -5,7 +5,8 @@
 //! - `schema` (CREATE/DROP DATABASE), `crate::ddl` (tables and indexes);
 //! - `set` (SET, variables, transactions statements), `show` (SHOW ...);
 //! - `names`: resolving database and table names with MySQL's errors;
-//! - `account`, `grants`: users, passwords, GRANT/REVOKE/SHOW GRANTS.
+//! - `account`, `grants`: users, passwords, GRANT/REVOKE/SHOW GRANTS;
+//! - `routine`: stored procedures and functions.
 //!
 //! Privileges are checked once per statement, before it runs
 //! (`privileges::check::statement`).
@@ -22,6 +23,7 @@ mod grants;
 mod load_data;
 mod lock_tables;
 pub(crate) mod names;
+pub(crate) mod routine;
 pub(crate) mod rows;
 mod schema;
 pub(crate) mod select;
@@ -58,6 +60,7 @@ pub(crate) fn execute_with(
 ) -> Result<QueryResult, SqlError> {
     let scope = crate::eval::uservar::StatementScope::enter();
     let _locks = crate::user_locks::enter(&s.db.user_locks, s.process.id);
+    let _functions = routine::FunctionScope::enter(s);
     let result = crate::privileges::check::statement(s, stmt)
         .and_then(|()| flush::wait_for_writes(s, stmt))
         .and_then(|write| {
@@ -127,6 +130,7 @@ fn execute_statement(
             crate::session::sql_prepared::execute_immediate(s, source, using)
         }
         Statement::Deallocate { name } => crate::session::sql_prepared::deallocate(s, name),
+        Statement::Routine(r) => routine::execute(s, r),
         Statement::LockTables(items) => lock_tables::lock(s, items),
         other => match larch_engine::io::blocking::blocking(|| crate::ddl::execute_extra(s, other))
         {

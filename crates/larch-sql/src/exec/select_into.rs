@@ -36,6 +36,17 @@ pub(crate) fn execute(
     into: &IntoTarget,
     params: &[Value],
 ) -> Result<QueryResult, SqlError> {
+    if let IntoTarget::Locals(vars) = into {
+        // Outside a stored program there are no local variables.
+        let name = vars.iter().find_map(|v| match v {
+            crate::parse::select_into::IntoVar::Local(n) => Some(n.as_str()),
+            crate::parse::select_into::IntoVar::User(_) => None,
+        });
+        return Err(SqlError::new(
+            1327,
+            format!("Undeclared variable: {}", name.unwrap_or_default()),
+        ));
+    }
     let set = match super::select::execute(s, query, params)? {
         QueryResult::Rows(set) => set,
         QueryResult::Ok(_) => RowSet::default(),
@@ -77,6 +88,8 @@ pub(crate) fn execute(
             out.flush()
                 .map_err(|e| file_access::io_error(file, &e, true))?;
         }
+        // Refused before the query ran.
+        IntoTarget::Locals(_) => {}
         IntoTarget::Dumpfile(file) => {
             if set.rows.len() > 1 {
                 return Err(too_many_rows());

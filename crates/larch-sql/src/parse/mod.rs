@@ -75,8 +75,8 @@
 //! `ALTER IGNORE TABLE` and `ALTER TABLE
 //! ... ORDER BY` are not parsed. Of mariadb-dump's output, what Larch has no
 //! feature for does not parse: `PARTITION BY`, `WITH SYSTEM VERSIONING` and
-//! `AS ROW START|END` columns, MariaDB's `CREATE SEQUENCE` options, stored
-//! routines, triggers and events, and
+//! `AS ROW START|END` columns, MariaDB's `CREATE SEQUENCE` options,
+//! triggers and events, and
 //! `--compatible=ansi` dumps (double-quoted identifiers).
 //!
 //! Syntax errors: the position sqlparser reports becomes MySQL's "near '...'"
@@ -89,10 +89,15 @@ pub mod account;
 mod alter;
 mod attrs;
 mod cache;
+mod compound;
 mod extra;
 mod lock_tables;
 mod names;
 mod rewrite;
+pub mod routine;
+pub mod routine_ast;
+pub mod routine_body;
+pub(crate) mod routine_cursor;
 pub mod select_into;
 mod set_statement;
 pub mod split;
@@ -217,6 +222,9 @@ pub enum Statement {
         query: Box<ast::Query>,
         into: Box<IntoTarget>,
     },
+    /// Stored procedures and functions: CREATE, DROP, ALTER, CALL, SHOW
+    /// ([`routine`]).
+    Routine(Box<routine::RoutineStatement>),
 }
 
 /// A statement with where it came from.
@@ -325,6 +333,9 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
         .tokenize_with_location()
         .map_err(|e| syntax_error(text, original, e.location))?;
     if let Some(r) = set_statement::parse(text, original, &tokens) {
+        return r;
+    }
+    if let Some(r) = routine::parse(text, original, &tokens) {
         return r;
     }
     if let Some(r) = view::parse(text, original, &tokens) {

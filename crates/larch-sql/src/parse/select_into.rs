@@ -29,6 +29,18 @@ pub enum IntoTarget {
     },
     /// `DUMPFILE 'file'`.
     Dumpfile(String),
+    /// Variables of which at least one is a stored program's local
+    /// variable (a plain name).
+    Locals(Vec<IntoVar>),
+}
+
+/// A variable of `INTO` with locals.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IntoVar {
+    /// `@name` (lower case).
+    User(String),
+    /// A local variable's name as written.
+    Local(String),
 }
 
 fn is_word(t: &Token, w: &str) -> bool {
@@ -123,7 +135,8 @@ fn clause_end(tokens: &[TokenWithSpan], mut i: usize) -> usize {
     let mut j = i;
     loop {
         match tokens.get(j) {
-            Some(t) if matches!(&t.token, Token::Word(w) if w.value.starts_with('@')) => {
+            // `@v` or a stored program's local variable.
+            Some(t) if matches!(&t.token, Token::Word(_)) => {
                 end = j + 1;
             }
             _ => return end.max(i + 1),
@@ -168,12 +181,17 @@ pub(super) fn parse_target(p: &mut Parser) -> Result<IntoTarget, ParserError> {
         return Ok(IntoTarget::Dumpfile(p.parse_literal_string()?));
     }
     let mut vars = Vec::new();
+    let mut targets = Vec::new();
     loop {
         let t = p.next_token();
         match &t.token {
             Token::Word(w) if w.value.starts_with('@') && w.value.len() > 1 => {
                 let name = w.value[1..].trim_matches(['`', '\'', '"']);
                 vars.push(name.to_ascii_lowercase());
+                targets.push(IntoVar::User(name.to_ascii_lowercase()));
+            }
+            Token::Word(w) if !w.value.is_empty() => {
+                targets.push(IntoVar::Local(w.value.clone()));
             }
             _ => {
                 return Err(ParserError::ParserError(format!(
@@ -185,6 +203,9 @@ pub(super) fn parse_target(p: &mut Parser) -> Result<IntoTarget, ParserError> {
         if !p.consume_token(&Token::Comma) {
             break;
         }
+    }
+    if targets.len() != vars.len() {
+        return Ok(IntoTarget::Locals(targets));
     }
     Ok(IntoTarget::Variables(vars))
 }

@@ -14,6 +14,10 @@
 //!   MariaDB, five-digit versions from 50700 to 99999 name MySQL-only features
 //!   and never run.
 //!
+//! A `;` inside the body of a stored program (`CREATE PROCEDURE | FUNCTION |
+//! TRIGGER | EVENT ... BEGIN ...; END`, `BEGIN NOT ATOMIC ... END`) does not
+//! end the statement ([`super::compound`]).
+//!
 //! Pieces that are only whitespace after this are dropped. An unterminated
 //! quote or comment runs to the end of the text (the parser then reports it).
 
@@ -125,7 +129,7 @@ pub fn split_statements(sql: &str) -> Vec<Piece> {
                     in_exec = false;
                     i += 2;
                 }
-                b';' if !in_exec => {
+                b';' if !in_exec && !super::compound::inside_body(&out[start..i]) => {
                     push_piece(&mut pieces, &out, start, i);
                     out[i] = b' ';
                     start = i + 1;

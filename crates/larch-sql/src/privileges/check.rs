@@ -159,7 +159,10 @@ pub fn statement(s: &mut Session, stmt: &Statement) -> Result<(), SqlError> {
         }
         // SELECT ... INTO reads what its query reads; a file needs FILE.
         Statement::SelectInto { query, into } => {
-            if !matches!(**into, crate::parse::IntoTarget::Variables(_)) {
+            if !matches!(
+                **into,
+                crate::parse::IntoTarget::Variables(_) | crate::parse::IntoTarget::Locals(_)
+            ) {
                 c.global(Privs::FILE, "FILE")?;
             }
             sql(s, &c, &ast::Statement::Query(query.clone()))
@@ -171,6 +174,7 @@ pub fn statement(s: &mut Session, stmt: &Statement) -> Result<(), SqlError> {
             sql(s, &c, &ast::Statement::Query(v.query.clone()))
         }
         Statement::SetStatement { inner, .. } => statement(s, inner),
+        Statement::Routine(r) => super::routines::check(s, &c, r),
         // LOCK TABLES privilege on the database, SELECT on the table.
         Statement::LockTables(items) => {
             for i in items {

@@ -5,7 +5,8 @@
 //! - [`acl`]: the accounts and grants as data, their encoding;
 //! - [`store`]: the shared, persisted copy ([`Acl`], one per `Database`);
 //! - [`check`]: what a statement needs and the errors when it is missing;
-//! - [`info`]: the INFORMATION_SCHEMA privilege tables.
+//! - [`info`]: the INFORMATION_SCHEMA privilege tables;
+//! - `routines`: what stored routine statements need.
 //!
 //! The statements that change accounts are run by `exec::account`.
 //!
@@ -21,6 +22,7 @@ pub mod bits;
 pub mod check;
 pub mod host;
 pub mod info;
+mod routines;
 mod store;
 
 use std::sync::Arc;

@@ -40,7 +40,12 @@ impl Session {
             Err(e) => return Some(e),
         };
         for p in statements {
-            match self.run_statement_with(&p.statement, &p.text, &[], Some(&mut *io)) {
+            let r = self.run_statement_with(&p.statement, &p.text, &[], Some(&mut *io));
+            // The result sets of a CALL come before its own result.
+            for set in std::mem::take(&mut self.routine_results) {
+                io.result(self, &set);
+            }
+            match r {
                 Ok(r) => io.result(self, &r),
                 Err(e) => return Some(e),
             }

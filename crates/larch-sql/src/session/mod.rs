@@ -100,6 +100,8 @@ pub struct Session {
     /// statement (ROW_COUNT()).
     pub(crate) found_rows: u64,
     pub(crate) row_count: i64,
+    /// Result sets of the SELECTs a CALL ran, sent before its final OK.
+    pub(crate) routine_results: Vec<QueryResult>,
     /// Set when the client asked for CLIENT_FOUND_ROWS (affected rows of an
     /// UPDATE count matched rows).
     pub client_found_rows: bool,
@@ -166,6 +168,7 @@ impl Session {
             cache: StatementCache::new(STATEMENT_CACHE_ENTRIES),
             found_rows: 0,
             row_count: -1,
+            routine_results: Vec::new(),
             client_found_rows: false,
             ssl_version: String::new(),
             ssl_cipher: String::new(),
@@ -243,7 +246,9 @@ impl Session {
             }
         };
         for p in statements {
-            match self.run_statement(&p.statement, &p.text, &[]) {
+            let r = self.run_statement(&p.statement, &p.text, &[]);
+            outcome.results.append(&mut self.routine_results);
+            match r {
                 Ok(r) => outcome.results.push(r),
                 Err(e) => {
                     outcome.error = Some(e);

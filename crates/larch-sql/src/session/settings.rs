@@ -316,6 +316,15 @@ impl Session {
 }
 
 impl eval::Session for Session {
+    fn call_stored_function(
+        &self,
+        schema: Option<&str>,
+        name: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, SqlError> {
+        crate::exec::routine::call_function(self, schema, name, args)
+    }
+
     fn current_database(&self) -> Option<String> {
         self.current_db.clone()
     }

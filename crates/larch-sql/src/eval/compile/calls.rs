@@ -169,12 +169,52 @@ impl Compiler<'_, '_> {
             }
             _ => {}
         }
-        let (func, min, max) = lookup(&name).ok_or_else(|| SqlError::unknown_function(&name))?;
+        let Some((func, min, max)) = lookup(&name) else {
+            return self.stored_function(f, args);
+        };
         arity_ok(&name, args.len(), min, max)?;
         let typed = args
             .into_iter()
             .map(|a| self.expr(a))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(make_call(func, typed, self.opts.collation))
+    }
+
+    /// A function that is no built-in: a stored function of the database
+    /// the statement runs in (or the one named), typed by its RETURNS;
+    /// 1305 when there is none.
+    fn stored_function(
+        &mut self,
+        f: &ast::Function,
+        args: Vec<&ast::Expr>,
+    ) -> Result<Typed, SqlError> {
+        let parts: Vec<String> = f
+            .name
+            .0
+            .iter()
+            .filter_map(|p| p.as_ident())
+            .map(|i| i.value.clone())
+            .collect();
+        let (schema, name) = match parts.as_slice() {
+            [n] => (None, n.clone()),
+            [d, n] => (Some(d.clone()), n.clone()),
+            _ => return Err(SqlError::unknown_function(&f.name.to_string())),
+        };
+        let Some(ty) = crate::exec::routine::stored_function_type(schema.as_deref(), &name) else {
+            let shown = match &schema {
+                Some(d) => format!("{d}.{name}"),
+                None => name.clone(),
+            };
+            return Err(SqlError::unknown_function(&shown));
+        };
+        let args = args
+            .into_iter()
+            .map(|a| self.expr(a).map(|t| t.expr))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Typed::computed(
+            Expr::StoredCall { schema, name, args },
+            ty,
+            true,
+        ))
     }
 }

@@ -289,6 +289,12 @@ pub(super) static VARIABLES: &[VarDef] = &[
         "1024",
     ),
     v(
+        "max_sp_recursion_depth",
+        Both,
+        Kind::Int { min: 0, max: 255 },
+        "0",
+    ),
+    v(
         "max_statement_time",
         Both,
         Kind::Seconds { max: 31_536_000 },

@@ -23,6 +23,7 @@
 mod absent;
 mod columns;
 mod keys;
+mod routines;
 mod server;
 mod views;
 
@@ -348,7 +349,13 @@ pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
         let columns = views::views_table(sess, &mut rows)?;
         return Ok(RowSet { columns, rows });
     }
-    for part in [columns::table, keys::table, absent::table, server::table] {
+    for part in [
+        columns::table,
+        keys::table,
+        routines::table,
+        absent::table,
+        server::table,
+    ] {
         if let Some(columns) = part(sess, &upper, &mut rows)? {
             return Ok(RowSet { columns, rows });
         }

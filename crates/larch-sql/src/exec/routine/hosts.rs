@@ -1,0 +1,113 @@
+//! The hosts stored programs run on: [`ProcHost`], the session itself
+//! (procedures, anonymous blocks), and [`FuncHost`], the shared session of
+//! the statement that called a stored function from an expression.
+
+use larch_engine::record::value::Value;
+use sqlparser::ast;
+
+use super::interp::Host;
+use super::{eval_expr, user_var_name};
+use crate::error::{SqlError, Warning};
+use crate::parse::Statement;
+use crate::result::{QueryResult, RowSet};
+use crate::session::Session;
+
+/// A procedure's host: the session itself.
+pub(super) struct ProcHost<'s> {
+    pub s: &'s mut Session,
+}
+
+impl Host for ProcHost<'_> {
+    fn session(&self) -> &Session {
+        self.s
+    }
+
+    fn run(&mut self, stmt: &Statement, params: &[Value]) -> Result<QueryResult, SqlError> {
+        let r = crate::exec::execute(self.s, stmt, params);
+        if let Ok(QueryResult::Ok(ok)) = &r {
+            self.s.row_count = ok.affected_rows as i64;
+        }
+        r
+    }
+
+    fn query(&mut self, q: &ast::Query, params: &[Value]) -> Result<RowSet, SqlError> {
+        match crate::exec::select::execute(self.s, q, params)? {
+            QueryResult::Rows(set) => Ok(set),
+            QueryResult::Ok(_) => Ok(RowSet::default()),
+        }
+    }
+
+    fn emit(&mut self, set: RowSet) -> Result<(), SqlError> {
+        self.s.routine_results.push(QueryResult::Rows(set));
+        Ok(())
+    }
+
+    fn set_user_var(&mut self, name: &str, v: Value) {
+        crate::eval::uservar::forget(name);
+        self.s.user_vars.insert(name.to_string(), v);
+    }
+
+    fn warn(&mut self, w: Warning) {
+        self.s.push_warning(w);
+    }
+
+    fn use_db(&mut self, db: Option<&str>) {
+        self.s.current_db = db.map(str::to_string);
+    }
+}
+
+/// A stored function's host: the session of the statement that called it.
+pub(super) struct FuncHost<'s> {
+    pub s: &'s Session,
+}
+
+impl Host for FuncHost<'_> {
+    fn session(&self) -> &Session {
+        self.s
+    }
+
+    fn run(&mut self, stmt: &Statement, params: &[Value]) -> Result<QueryResult, SqlError> {
+        // SET @user = expr: into the statement's user variable overlay.
+        if let Statement::Sql(st) = stmt {
+            if let ast::Statement::Set(ast::Set::SingleAssignment {
+                scope: None,
+                hivevar: false,
+                variable,
+                values,
+            }) = st.as_ref()
+            {
+                let n = variable.to_string();
+                if let (Some(u), [v]) = (
+                    user_var_name(&ast::Expr::Identifier(ast::Ident::new(n))),
+                    values.as_slice(),
+                ) {
+                    let v = eval_expr(self, v, params)?;
+                    crate::eval::uservar::assign(&u, v);
+                    return Ok(QueryResult::ok());
+                }
+            }
+        }
+        Err(SqlError::not_supported(
+            "this statement in a stored function called from an expression",
+        ))
+    }
+
+    fn query(&mut self, q: &ast::Query, params: &[Value]) -> Result<RowSet, SqlError> {
+        crate::exec::select::run_query(self.s, q, params)
+    }
+
+    fn emit(&mut self, _: RowSet) -> Result<(), SqlError> {
+        Err(SqlError::new(
+            1415,
+            "Not allowed to return a result set from a function",
+        ))
+    }
+
+    fn set_user_var(&mut self, name: &str, v: Value) {
+        crate::eval::uservar::assign(name, v);
+    }
+
+    fn warn(&mut self, _: Warning) {}
+
+    fn use_db(&mut self, _: Option<&str>) {}
+}
