@@ -17,6 +17,7 @@ use std::ops::Bound;
 use super::layout::column_value;
 use super::scan::{RowCursor, ScanLock};
 use super::{ReadContext, RowRef, Table, TxnContext, CLUSTERED};
+use crate::btree::BTree;
 use crate::error::{EngineError, Result};
 use crate::lock::{LockMode, WaitPolicy};
 use crate::record::key::{encode_key_prefix, prefix_end, KeyPart};
@@ -252,24 +253,28 @@ impl Table {
         Ok(c)
     }
 
+    /// The B+tree and key parts of index `index` ([`CLUSTERED`] or 1 +
+    /// secondary number).
+    pub(super) fn index_with_parts(&self, index: usize) -> Result<(&BTree, &[KeyPart])> {
+        let l = &self.layout;
+        if index == CLUSTERED {
+            return Ok((&self.clustered, &l.clustered.parts));
+        }
+        match (self.secondary.get(index - 1), l.secondary.get(index - 1)) {
+            (Some(t), Some(sl)) => Ok((t, &sl.parts)),
+            _ => Err(EngineError::Internal(format!(
+                "table '{}' has no index number {index}",
+                l.def.name
+            ))),
+        }
+    }
+
     /// Estimated number of entries of index `index` ([`CLUSTERED`] or 1 +
     /// secondary number) in `range`, from a few page reads
     /// (`BTree::estimate_range`); delete-marked entries count.
     pub fn estimate_rows(&self, index: usize, range: &KeyRange) -> Result<u64> {
         let l = &self.layout;
-        let (tree, parts) = if index == CLUSTERED {
-            (&self.clustered, &l.clustered.parts)
-        } else {
-            match (self.secondary.get(index - 1), l.secondary.get(index - 1)) {
-                (Some(t), Some(sl)) => (t, &sl.parts),
-                _ => {
-                    return Err(EngineError::Internal(format!(
-                        "table '{}' has no index number {index}",
-                        l.def.name
-                    )))
-                }
-            }
-        };
+        let (tree, parts) = self.index_with_parts(index)?;
         let all = range.lower == Bound::Unbounded && range.upper == Bound::Unbounded;
         if parts.is_empty() && !all {
             return Err(EngineError::Internal(format!(

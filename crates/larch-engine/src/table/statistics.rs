@@ -10,9 +10,9 @@
 
 use std::ops::Bound;
 
-use super::{Table, CLUSTERED};
+use super::Table;
 use crate::btree::PrefixCounts;
-use crate::error::{EngineError, Result};
+use crate::error::Result;
 use crate::mtr::Mtr;
 use crate::record::key::split_key_prefix;
 use crate::space::alloc;
@@ -60,24 +60,11 @@ impl Table {
     }
 
     /// Estimated distinct values of each leading part of index `index`
-    /// ([`CLUSTERED`] or 1 + secondary number): entry `k` counts the first
+    /// ([`CLUSTERED`](super::CLUSTERED) or 1 + secondary number): entry `k` counts the first
     /// `k + 1` key parts. A table without a primary key has no parts in its
     /// clustered index, so the list is empty.
     pub fn index_cardinality(&self, index: usize) -> Result<Vec<u64>> {
-        let l = &self.layout;
-        let (tree, parts) = if index == CLUSTERED {
-            (&self.clustered, &l.clustered.parts)
-        } else {
-            match (self.secondary.get(index - 1), l.secondary.get(index - 1)) {
-                (Some(t), Some(sl)) => (t, &sl.parts),
-                _ => {
-                    return Err(EngineError::Internal(format!(
-                        "table '{}' has no index number {index}",
-                        l.def.name
-                    )))
-                }
-            }
-        };
+        let (tree, parts) = self.index_with_parts(index)?;
         if parts.is_empty() {
             return Ok(Vec::new());
         }

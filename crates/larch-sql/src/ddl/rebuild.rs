@@ -33,7 +33,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use larch_engine::catalog::{Catalog, TableEntry};
 use larch_engine::record::value::{ColumnType, Date, DateTime, Decimal, Timestamp, Value};
-use larch_engine::table::{ColumnDef, KeyRange, ReadContext, Table, TxnContext, CLUSTERED};
+use larch_engine::table::{
+    ColumnDef, KeyRange, ReadContext, RowCursor, Table, TxnContext, CLUSTERED,
+};
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
@@ -190,13 +192,7 @@ fn copy_rows(
     let mut warnings: Vec<Warning> = Vec::new();
     let checks = Checks::compile(s, to.0, to.1, &fin.def, &fin.meta)?;
     let mut rows = 0u64;
-    let mut cursor = old.scan(
-        &ReadContext::NEWEST,
-        CLUSTERED,
-        &KeyRange::all(),
-        false,
-        None,
-    )?;
+    let mut cursor = newest_rows(old)?;
     while let Some((_, row)) = cursor.next_row()? {
         if s.process.kill_query.load(Ordering::SeqCst) {
             return Err(SqlError::new(
@@ -243,6 +239,17 @@ fn copy_rows(
     Ok(applied)
 }
 
+/// Every row of `table` in its newest version, in primary key order.
+fn newest_rows(table: &Table) -> Result<RowCursor<'_>, SqlError> {
+    Ok(table.scan(
+        &ReadContext::NEWEST,
+        CLUSTERED,
+        &KeyRange::all(),
+        false,
+        None,
+    )?)
+}
+
 /// True when `new` has a CHECK constraint `old` lacks (the rows already in
 /// the table must then pass it).
 fn adds_checks(old: &TableMeta, new: &TableMeta) -> bool {
@@ -264,13 +271,7 @@ fn verify_rows(
 ) -> Result<(), SqlError> {
     let checks = Checks::compile(s, to.0, to.1, &fin.def, &fin.meta)?;
     let mut warnings = Vec::new();
-    let mut cursor = table.scan(
-        &ReadContext::NEWEST,
-        CLUSTERED,
-        &KeyRange::all(),
-        false,
-        None,
-    )?;
+    let mut cursor = newest_rows(table)?;
     while let Some((_, row)) = cursor.next_row()? {
         checks.verify(s, &fin.def, &row, false, &mut warnings)?;
     }
