@@ -9,6 +9,24 @@ use std::time::{Duration, Instant};
 
 use support::{one, TestDb, R};
 
+/// Polls until another session waits for the global read lock (the
+/// processlist shows "Waiting for backup lock").
+fn wait_for_backup_lock(s: &mut larch_sql::session::Session) -> R<()> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        let n = one(
+            s,
+            "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
+             WHERE STATE = 'Waiting for backup lock'",
+        )?;
+        if n != "0" {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Err("no session waited for the global read lock".into())
+}
+
 #[test]
 fn global_read_lock_holds_writes() -> R<()> {
     let t = TestDb::new(&["CREATE TABLE t (a INT)"])?;
@@ -29,31 +47,28 @@ fn global_read_lock_holds_writes() -> R<()> {
         )
     );
     // Another session's write waits for UNLOCK TABLES.
-    let writer = std::thread::spawn(move || -> R<Duration> {
-        let start = Instant::now();
+    let writer = std::thread::spawn(move || -> R<()> {
         b.execute("INSERT INTO t VALUES (2)")?;
-        Ok(start.elapsed())
+        Ok(())
     });
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for_backup_lock(&mut a)?;
     assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t")?, "0");
     a.execute("UNLOCK TABLES")?;
-    let waited = writer.join().map_err(|_| "writer panicked")??;
-    assert!(waited >= Duration::from_millis(250), "{waited:?}");
+    writer.join().map_err(|_| "writer panicked")??;
     assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t")?, "1");
     // The COMMIT of a transaction that changed rows waits as well.
     let mut d = t.session(50)?;
     d.execute("BEGIN")?;
     d.execute("INSERT INTO t VALUES (5)")?;
     a.execute("FLUSH TABLES WITH READ LOCK")?;
-    let committer = std::thread::spawn(move || -> R<Duration> {
-        let start = Instant::now();
+    let committer = std::thread::spawn(move || -> R<()> {
         d.execute("COMMIT")?;
-        Ok(start.elapsed())
+        Ok(())
     });
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for_backup_lock(&mut a)?;
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t")?, "1");
     a.execute("UNLOCK TABLES")?;
-    let waited = committer.join().map_err(|_| "committer panicked")??;
-    assert!(waited >= Duration::from_millis(250), "{waited:?}");
+    committer.join().map_err(|_| "committer panicked")??;
     assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t")?, "2");
     // lock_wait_timeout bounds the wait; the lock ends with its session.
     a.execute("FLUSH TABLES WITH READ LOCK")?;
