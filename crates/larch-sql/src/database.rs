@@ -153,6 +153,8 @@ pub struct Database {
     sha2_crypt: RwLock<Option<Sha2Crypt>>,
     /// FLUSH TABLES WITH READ LOCK (`exec::flush`).
     pub(crate) read_lock: crate::exec::flush::GlobalReadLock,
+    /// FOREIGN KEY constraints by referenced table (`ddl::foreign_index`).
+    pub(crate) foreign_keys: crate::ddl::ForeignKeyIndex,
 }
 
 impl std::fmt::Debug for Database {
@@ -207,6 +209,7 @@ impl Database {
             acl,
             sha2_crypt: RwLock::new(None),
             read_lock: Default::default(),
+            foreign_keys: Default::default(),
         }))
     }
 

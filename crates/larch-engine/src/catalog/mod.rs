@@ -144,6 +144,9 @@ struct Cache {
     open: BTreeMap<u64, Arc<Table>>,
     /// System objects by name: (dictionary id, bytes).
     system: BTreeMap<String, (u64, Vec<u8>)>,
+    /// Bumped by every change of a table's entry (create, drop, rename,
+    /// metadata), so caches derived from the entries know they are stale.
+    tables_generation: u64,
 }
 
 /// What [`Catalog::check_tables`] found.
@@ -532,6 +535,17 @@ impl Catalog {
         self.table(&schema, &name).ok()
     }
 
+    /// A number that changes whenever a table is created, dropped, renamed
+    /// or has its SQL metadata replaced (for caches derived from entries).
+    pub fn tables_generation(&self) -> u64 {
+        self.cache.read().tables_generation
+    }
+
+    /// The dictionary entries of every table, in (schema, name) order.
+    pub fn table_entries(&self) -> Vec<TableEntry> {
+        self.cache.read().tables.values().cloned().collect()
+    }
+
     /// The dictionary entry of a table, if it exists.
     pub fn table_entry(&self, schema: &str, name: &str) -> Option<TableEntry> {
         self.cache
@@ -614,6 +628,7 @@ impl Catalog {
         let table = self.attach(table);
         let mut c = self.cache.write();
         c.next_id = id + 1;
+        c.tables_generation += 1;
         c.tables.insert(
             (schema.to_string(), name.clone()),
             TableEntry {
@@ -656,6 +671,7 @@ impl Catalog {
             let mut c = self.cache.write();
             c.tables.remove(&key);
             c.open.remove(&e.id);
+            c.tables_generation += 1;
         }
         self.storage.drop_tablespace(e.roots.space)
     }
@@ -712,6 +728,7 @@ impl Catalog {
             .update(&mut TxnContext::internal(), &self.row_ref(id)?, &row)?;
         self.storage.make_durable()?;
         let mut c = self.cache.write();
+        c.tables_generation += 1;
         c.tables.remove(&(schema.to_string(), name.to_string()));
         c.tables.insert(
             (new_schema.to_string(), new_name.to_string()),
@@ -746,7 +763,9 @@ impl Catalog {
         self.dictionary
             .update(&mut TxnContext::internal(), &self.row_ref(e.id)?, &row)?;
         self.storage.make_durable()?;
-        if let Some(t) = self.cache.write().tables.get_mut(&key) {
+        let mut c = self.cache.write();
+        c.tables_generation += 1;
+        if let Some(t) = c.tables.get_mut(&key) {
             t.sql_meta = sql_meta.to_vec();
         }
         Ok(())

@@ -71,6 +71,19 @@ fn run_alter(
         force: false,
     };
     ops(s, &mut w, &mut st)?;
+    let owner = super::foreign_ddl::Owner {
+        db: &db,
+        table: &s.visible_table_name(&db, &table),
+        alter: true,
+        temporary: s.is_temporary(&db, &table),
+    };
+    let specs = std::mem::take(&mut w.pending_foreign);
+    let added: Vec<String> = {
+        let before = w.foreign.len();
+        super::foreign_ddl::add_pending(s, &mut w, &owner, specs)?;
+        w.foreign[before..].iter().map(|f| f.name.clone()).collect()
+    };
+    super::foreign_ddl::check_dropped_indexes(s, &w, &entry.def, &db, &table)?;
     w.primary_columns_not_null();
     w.name = st.to.1.clone();
     for n in std::mem::take(&mut w.notes) {
@@ -78,6 +91,7 @@ fn run_alter(
     }
     let fin = w.finish()?;
     let to = (st.to.0.as_str(), st.to.1.as_str());
+    super::foreign_ddl::verify_added(s, &db, &table, &fin, &added)?;
     let applied = rebuild::apply(
         s,
         (&db, &table),
@@ -87,6 +101,9 @@ fn run_alter(
         st.force,
         st.auto_increment,
     )?;
+    if (db.as_str(), table.as_str()) != to {
+        super::foreign_ddl::after_rename(s, (&db, &table), to)?;
+    }
     Ok(QueryResult::Ok(OkInfo {
         affected_rows: applied.rows,
         last_insert_id: 0,
@@ -387,7 +404,10 @@ fn operation(
         } => {
             for c in column_names {
                 match w.col_pos(&c.value) {
-                    Some(p) => w.remove_column(p),
+                    Some(p) => {
+                        super::foreign_ddl::check_drop_column(w, p)?;
+                        w.remove_column(p);
+                    }
                     None if *if_exists => s.push_warning(cant_drop_note("COLUMN", &c.value)),
                     None => return Err(cant_drop("COLUMN", &c.value)),
                 }
@@ -499,16 +519,20 @@ fn operation(
             }
             match constraint(c)? {
                 Constraint::Key(k) => w.add_key(k)?,
-                Constraint::ForeignKey(k) => w.add_foreign_key_index(k)?,
+                Constraint::ForeignKey(k, f) => {
+                    w.add_foreign_key_index(k)?;
+                    w.pending_foreign.push(f);
+                }
                 Constraint::Check(name, expr) => w.add_check(name, expr)?,
             }
         }
         A::DropIndex { name } => drop_key(s, w, &name.value, false)?,
         A::DropPrimaryKey { .. } => drop_key(s, w, "PRIMARY", false)?,
-        // Foreign keys are not kept (module docs).
-        A::DropForeignKey { .. } => {}
+        A::DropForeignKey { name, .. } => super::foreign_ddl::drop_foreign_key(w, &name.value)?,
         A::DropConstraint { name, .. } => {
-            if !w.drop_check(&name.value) {
+            if !w.drop_check(&name.value)
+                && super::foreign_ddl::drop_foreign_key(w, &name.value).is_err()
+            {
                 if let Some(p) = w.key_pos(&name.value) {
                     w.keys.remove(p);
                 }

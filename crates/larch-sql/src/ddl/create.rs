@@ -240,6 +240,7 @@ pub(super) fn create_table(
             let default = w.collation;
             apply_options(&mut w, &opts, default)?;
             add_elements(s, &mut w, &ct.columns, &ct.constraints)?;
+            resolve_foreign_keys(s, &mut w, &db, &name, ct.temporary)?;
             for n in std::mem::take(&mut w.notes) {
                 s.push_warning(n);
             }
@@ -333,6 +334,9 @@ fn like_definition(
     let (entry, meta) = super::table_with_meta(s, &sdb, &sname)?;
     let mut def = entry.def;
     def.name = name.to_string();
+    // As InnoDB: LIKE copies no FOREIGN KEY.
+    let mut meta = meta;
+    meta.foreign_keys.clear();
     let origin = (0..def.columns.len()).map(Some).collect();
     Ok(Finished { def, meta, origin })
 }
@@ -390,7 +394,10 @@ pub(super) fn add_keys(
         }
         match constraint(c)? {
             Constraint::Key(k) => keys.push(k),
-            Constraint::ForeignKey(k) => foreign.push(k),
+            Constraint::ForeignKey(k, f) => {
+                foreign.push(k);
+                w.pending_foreign.push(f);
+            }
             Constraint::Check(name, expr) => w.add_check(name, expr)?,
         }
     }
@@ -401,4 +408,22 @@ pub(super) fn add_keys(
         w.add_foreign_key_index(k)?;
     }
     Ok(())
+}
+
+/// Resolves the FOREIGN KEYs of CREATE TABLE `db`.`name` (`foreign_ddl`).
+pub(super) fn resolve_foreign_keys(
+    s: &Session,
+    w: &mut Work,
+    db: &str,
+    name: &str,
+    temporary: bool,
+) -> Result<(), SqlError> {
+    let specs = std::mem::take(&mut w.pending_foreign);
+    let owner = super::foreign_ddl::Owner {
+        db,
+        table: name,
+        alter: false,
+        temporary,
+    };
+    super::foreign_ddl::add_pending(s, w, &owner, specs)
 }

@@ -209,6 +209,7 @@ pub(super) fn create_table_select(
         });
     }
     add_keys(s, &mut w, keys, &ct.constraints)?;
+    super::create::resolve_foreign_keys(s, &mut w, &db, &name, ct.temporary)?;
     for n in std::mem::take(&mut w.notes) {
         s.push_warning(n);
     }

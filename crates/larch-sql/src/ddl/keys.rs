@@ -12,7 +12,7 @@
 //! - `col(10)` is a prefix part, `col DESC` a descending one.
 //! - FOREIGN KEY: like InnoDB, an index on the referencing columns is added
 //!   when no key starts with them (named after the constraint, or the default
-//!   name); nothing else is kept.
+//!   name); the constraint itself is `foreign_ddl`'s.
 
 use sqlparser::ast;
 
@@ -57,8 +57,8 @@ impl KeySpec {
 #[derive(Debug, Clone)]
 pub(super) enum Constraint {
     Key(KeySpec),
-    /// The index a FOREIGN KEY needs.
-    ForeignKey(KeySpec),
+    /// The index a FOREIGN KEY needs, and the constraint.
+    ForeignKey(KeySpec, super::foreign_ddl::FkSpec),
     /// A table CHECK constraint: its name, if given, and expression text.
     Check(Option<String>, String),
 }
@@ -166,20 +166,23 @@ pub(super) fn constraint(c: &ast::TableConstraint) -> Result<Constraint, SqlErro
             comment: String::new(),
         }),
         T::FulltextOrSpatial(_) => return Err(SqlError::not_supported("SPATIAL indexes")),
-        T::ForeignKey(fk) => Constraint::ForeignKey(KeySpec {
-            name: ident(&fk.index_name).or_else(|| ident(&fk.name)),
-            kind: KeyKind::Index,
-            parts: fk
-                .columns
-                .iter()
-                .map(|c| PartSpec {
-                    column: c.value.clone(),
-                    descending: false,
-                    prefix: None,
-                })
-                .collect(),
-            comment: String::new(),
-        }),
+        T::ForeignKey(fk) => Constraint::ForeignKey(
+            KeySpec {
+                name: ident(&fk.name).or_else(|| ident(&fk.index_name)),
+                kind: KeyKind::Index,
+                parts: fk
+                    .columns
+                    .iter()
+                    .map(|c| PartSpec {
+                        column: c.value.clone(),
+                        descending: false,
+                        prefix: None,
+                    })
+                    .collect(),
+                comment: String::new(),
+            },
+            super::foreign_ddl::FkSpec::from_ast(fk),
+        ),
         T::Check(c) => Constraint::Check(
             c.name.as_ref().map(|n| n.value.clone()),
             super::check::check_text(&c.expr),

@@ -8,13 +8,14 @@
 //! that order. [`TableMeta::decode`] checks both, so a table whose metadata
 //! does not match its definition is reported (error 1105), never used.
 //!
-//! Byte layout (version 2; version 1 lacks the CHECK parts), all integers
+//! Byte layout (version 3; version 2 lacks the FOREIGN KEY part, version 1
+//! also the CHECK parts), all integers
 //! little-endian; a *string* is a u32
 //! byte length and that many UTF-8 bytes; an *optional string* is a u8 tag
 //! (0 none, 1 present) followed, when present, by a string:
 //!
 //! ```text
-//! "LM"  version:u8(=2)
+//! "LM"  version:u8(=3)
 //! engine:string  charset:string  collation:string  row_format:optional string
 //! comment:string
 //! column count:u32, then per column:
@@ -27,6 +28,12 @@
 //!     columns:u32...
 //! index comment count:u32, then per index: name:string, comment:string
 //! table CHECK count:u32, then per constraint: name:string, expression:string
+//! FOREIGN KEY count:u32, then per constraint (`ddl::foreign`): name:string,
+//!     column count:u32, columns:u32... (positions in this table),
+//!     referenced database:string, referenced table:string,
+//!     referenced column count:u32 (= column count), names:string...,
+//!     ON DELETE:u8, ON UPDATE:u8 (0 RESTRICT, 1 CASCADE, 2 SET NULL,
+//!     3 NO ACTION)
 //! ```
 //!
 //! Nothing may follow. Empty bytes (a table created by the engine alone)
@@ -38,7 +45,7 @@ use larch_engine::table::TableDef;
 use crate::error::SqlError;
 
 /// Current encoding version.
-const VERSION: u8 = 2;
+const VERSION: u8 = 3;
 const MAGIC: &[u8; 2] = b"LM";
 
 const F_DEFAULT: u8 = 1;
@@ -71,6 +78,8 @@ pub struct TableMeta {
     pub index_comments: Vec<(String, String)>,
     /// Table-level CHECK constraints: name and expression text.
     pub checks: Vec<(String, String)>,
+    /// FOREIGN KEY constraints of this (child) table, in definition order.
+    pub foreign_keys: Vec<super::foreign::ForeignKey>,
 }
 
 /// The SQL layer's metadata of one column.
@@ -114,6 +123,7 @@ impl TableMeta {
             fulltext: Vec::new(),
             index_comments: Vec::new(),
             checks: Vec::new(),
+            foreign_keys: Vec::new(),
         }
     }
 
@@ -185,6 +195,7 @@ impl TableMeta {
             put_str(&mut out, name);
             put_str(&mut out, expr);
         }
+        super::foreign::encode(&self.foreign_keys, &mut out);
         out
     }
 
@@ -289,6 +300,11 @@ impl TableMeta {
                 checks.push((name, r.string()?));
             }
         }
+        let foreign_keys = if version >= 3 {
+            super::foreign::decode(&mut r, ncols)?
+        } else {
+            Vec::new()
+        };
         if r.at != bytes.len() {
             return Err(r.corrupt(&format!("{} bytes after the end", bytes.len() - r.at)));
         }
@@ -302,6 +318,7 @@ impl TableMeta {
             fulltext,
             index_comments,
             checks,
+            foreign_keys,
         })
     }
 }
@@ -330,6 +347,24 @@ struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
     table: &'a str,
+}
+
+impl super::foreign::FieldReader for Reader<'_> {
+    fn u8(&mut self) -> Result<u8, SqlError> {
+        Reader::u8(self)
+    }
+    fn u32(&mut self) -> Result<u32, SqlError> {
+        Reader::u32(self)
+    }
+    fn count(&mut self, min_size: usize) -> Result<usize, SqlError> {
+        Reader::count(self, min_size)
+    }
+    fn string(&mut self) -> Result<String, SqlError> {
+        Reader::string(self)
+    }
+    fn corrupt(&self, what: &str) -> SqlError {
+        Reader::corrupt(self, what)
+    }
 }
 
 impl<'a> Reader<'a> {

@@ -28,10 +28,10 @@
 //! `TableMeta` always has one `ColumnMeta` per engine column; names of
 //! databases and tables are case-sensitive, names of columns and keys are not.
 //!
-//! Not (yet) kept: FOREIGN KEY constraints (accepted; like InnoDB an index is
-//! added for the referencing columns when none exists, but nothing is
-//! enforced and `DROP FOREIGN KEY` is a no-op), CHECK constraints (accepted
-//! and ignored), FULLTEXT indexes (recorded in the metadata, not built).
+//! FOREIGN KEY constraints: `foreign` (the definition), `foreign_ddl`
+//! (the DDL rules), `foreign_index` (constraints by referenced table);
+//! enforced by `exec::write::foreign`. Not (yet) built: FULLTEXT indexes
+//! (recorded in the metadata).
 //! Temporary tables are real tables under a hidden name
 //! (`session::temporary`).
 //!
@@ -44,6 +44,9 @@ mod check;
 mod column;
 mod create;
 mod create_select;
+pub mod foreign;
+pub(crate) mod foreign_ddl;
+pub(crate) mod foreign_index;
 mod keys;
 mod maintenance;
 pub mod meta;
@@ -66,6 +69,8 @@ use crate::result::QueryResult;
 use crate::session::Session;
 
 pub(crate) use check::Checks;
+pub use foreign::{FkAction, ForeignKey};
+pub use foreign_index::ForeignKeyIndex;
 pub use meta::{ColumnMeta, TableMeta};
 pub use render::column_type_text;
 pub(crate) use types::resolve_collation;

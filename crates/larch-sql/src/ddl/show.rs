@@ -58,6 +58,7 @@ fn all_keys(def: &TableDef, meta: &TableMeta) -> Vec<(IndexDef, bool)> {
 
 /// The CREATE TABLE statement SHOW CREATE TABLE prints.
 pub(super) fn create_table_text(
+    db: &str,
     def: &TableDef,
     meta: &TableMeta,
     auto_increment: Option<u64>,
@@ -132,6 +133,9 @@ pub(super) fn create_table_text(
         }
         lines.push(l);
     }
+    for fk in &meta.foreign_keys {
+        lines.push(format!("  {}", fk.clause(&fk.column_names(def), db)));
+    }
     for (name, expr) in &meta.checks {
         lines.push(format!("  CONSTRAINT {} CHECK ({expr})", quote_ident(name)));
     }
@@ -169,7 +173,7 @@ pub(super) fn show_create_table(
     let table = s.visible_table_name(&db, &table);
     let mut def = entry.def;
     def.name = table.clone();
-    let mut body = create_table_text(&def, &meta, next);
+    let mut body = create_table_text(&db, &def, &meta, next);
     if temporary {
         body.replace_range(.."CREATE".len(), "CREATE TEMPORARY");
     }

@@ -15,6 +15,9 @@
 //!   database, in statement order, so `a TO tmp, b TO a, tmp TO b` swaps) and
 //!   undoes the renames already done if a later one fails. Renames may move a
 //!   table to another database.
+//! - FOREIGN KEYs (`foreign_ddl`): a parent another table references is not
+//!   dropped (1451) or truncated (1701) while `foreign_key_checks` is on;
+//!   a rename carries the constraints that reference the table.
 
 use std::collections::BTreeSet;
 
@@ -64,6 +67,7 @@ pub(super) fn drop_tables(
     let catalog = database.catalog();
     let _ddl = database.ddl_lock.lock();
     let mut missing = Vec::new();
+    let mut refused = None;
     let views = super::view::views_among(s, &written);
     for (db, t) in &written {
         if let Some(hidden) = s.temporary_table(db, t).map(str::to_owned) {
@@ -78,7 +82,15 @@ pub(super) fn drop_tables(
             missing.push(format!("{db}.{t}"));
             continue;
         }
+        // A parent another table still references stays; the others go.
+        if let Err(e) = super::foreign_ddl::check_drop_table(s, db, t) {
+            refused.get_or_insert(e);
+            continue;
+        }
         catalog.drop_table(db, t)?;
+    }
+    if let Some(e) = refused {
+        return Err(e);
     }
     // A view is not dropped by DROP TABLE: 1965 'db.v' is a view.
     if let Some(v) = views.first().filter(|_| !temporary) {
@@ -116,6 +128,7 @@ pub(super) fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<QueryResult
         s.lock_tables_exclusive(&[(db.clone(), name.clone())])?;
         let _ddl = database.ddl_lock.lock();
         let entry = table_entry(s, &db, &name)?;
+        super::foreign_ddl::check_truncate(s, &db, &name)?;
         let tmp = temp_name(catalog, &db, "truncate");
         let mut def = entry.def.clone();
         def.name = tmp.clone();
@@ -181,6 +194,7 @@ pub(super) fn rename(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Quer
             }
             return Err(e.into());
         }
+        super::foreign_ddl::after_rename(s, (&from.0, &from.1), (&to.0, &to.1))?;
         done.push(step);
     }
     Ok(QueryResult::ok())

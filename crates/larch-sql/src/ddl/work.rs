@@ -77,6 +77,12 @@ pub(super) struct Work {
     pub notes: Vec<crate::error::Warning>,
     /// Table CHECK constraints: name and expression text (`ddl::check`).
     pub checks: Vec<(String, String)>,
+    /// FOREIGN KEY constraints, their columns as column ids
+    /// (`ddl::foreign_ddl`).
+    pub foreign: Vec<super::foreign::ForeignKey>,
+    /// FOREIGN KEYs of the statement not yet resolved (resolved once all
+    /// its keys are known, by `foreign_ddl::add_pending`).
+    pub pending_foreign: Vec<super::foreign_ddl::FkSpec>,
 }
 
 /// What [`Work::finish`] produces.
@@ -102,6 +108,8 @@ impl Work {
             comment: String::new(),
             notes: Vec::new(),
             checks: Vec::new(),
+            foreign: Vec::new(),
+            pending_foreign: Vec::new(),
         }
     }
 
@@ -114,6 +122,8 @@ impl Work {
         w.row_format = meta.row_format.clone();
         w.comment = meta.comment.clone();
         w.checks = meta.checks.clone();
+        // Column ids are the original positions.
+        w.foreign = meta.foreign_keys.clone();
         for (i, c) in def.columns.iter().enumerate() {
             w.cols.push(WCol {
                 id: i,
@@ -230,6 +240,12 @@ impl Work {
                 "Incorrect table definition; there can be only one auto column and it must be defined as a key",
             ));
         }
+        if !self.pending_foreign.is_empty() {
+            return Err(SqlError::new(
+                crate::error::code::UNKNOWN,
+                "foreign keys of the statement were not resolved",
+            ));
+        }
         let pos_of = |id: usize| self.cols.iter().position(|c| c.id == id);
         let mut order: Vec<usize> = (0..self.keys.len()).collect();
         order.sort_by_key(|&i| self.key_rank(&self.keys[i]));
@@ -285,7 +301,26 @@ impl Work {
                 )),
             }
         }
+        let mut foreign_keys = Vec::with_capacity(self.foreign.len());
+        for fk in &self.foreign {
+            let columns = fk
+                .columns
+                .iter()
+                .map(|&id| pos_of(id))
+                .collect::<Option<Vec<usize>>>()
+                .ok_or_else(|| {
+                    SqlError::new(
+                        crate::error::code::UNKNOWN,
+                        format!("foreign key '{}' refers to a dropped column", fk.name),
+                    )
+                })?;
+            foreign_keys.push(super::foreign::ForeignKey {
+                columns,
+                ..fk.clone()
+            });
+        }
         let meta = TableMeta {
+            foreign_keys,
             columns: self.cols.iter().map(|c| c.meta.clone()).collect(),
             engine: self.engine.clone(),
             charset: self.collation.charset().name().to_string(),

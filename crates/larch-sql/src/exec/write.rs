@@ -19,6 +19,7 @@ use larch_engine::record::value::{ColumnType, Value};
 use larch_engine::table::{ReadContext, RowRef, Table, TxnContext};
 use sqlparser::ast;
 
+pub(crate) mod foreign;
 mod insert;
 mod multi;
 pub(crate) mod view;
@@ -93,6 +94,8 @@ struct Target {
     meta: TableMeta,
     /// The table's CHECK constraints, compiled for this statement.
     checks: crate::ddl::Checks,
+    /// The FOREIGN KEY constraints the table takes part in.
+    fks: foreign::ForeignKeys,
 }
 
 fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
@@ -105,12 +108,14 @@ fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
     let meta = TableMeta::decode(&entry.sql_meta, &entry.def)?;
     let name = s.visible_table_name(&db, &t);
     let checks = crate::ddl::Checks::compile(s, &db, &name, table.def(), &meta)?;
+    let fks = foreign::ForeignKeys::load(s, &db, &t, table.def(), &meta);
     Ok(Target {
         db,
         name,
         table,
         meta,
         checks,
+        fks,
     })
 }
 
@@ -120,6 +125,46 @@ impl Target {
     fn verify_checks(&self, s: &Session, row: &[Value], w: &mut Writer) -> Result<bool, SqlError> {
         self.checks
             .verify(s, self.table.def(), row, w.ignore, &mut w.warnings)
+    }
+
+    /// Checks that `new` has the parent rows its FOREIGN KEYs need (only
+    /// for keys that changed from `old`, for an update): false when one is
+    /// missing and IGNORE made that a warning.
+    fn verify_references(
+        &self,
+        s: &Session,
+        old: Option<&[Value]>,
+        new: &[Value],
+        w: &mut Writer,
+    ) -> Result<bool, SqlError> {
+        self.fks
+            .verify_parents(s, old, new, w.ignore, &mut w.warnings)
+    }
+
+    /// Deletes the row at `at` (`old`: its engine values), then applies
+    /// the ON DELETE actions of the tables that reference it.
+    fn delete_row(&self, s: &mut Session, at: &RowRef, old: &[Value]) -> Result<bool, SqlError> {
+        let deleted = self.table.delete(txn_ctx(s)?, at)?;
+        if deleted && self.fks.has_children(s) {
+            foreign::parent_deleted(s, &self.fks, old, 0)?;
+        }
+        Ok(deleted)
+    }
+
+    /// Updates the row at `at` from `old` to `new` (engine values), then
+    /// applies the ON UPDATE actions of the tables that reference it.
+    fn update_row(
+        &self,
+        s: &mut Session,
+        at: &RowRef,
+        old: &[Value],
+        new: &[Value],
+    ) -> Result<Option<RowRef>, SqlError> {
+        let r = self.table.update(txn_ctx(s)?, at, new)?;
+        if r.is_some() && self.fks.has_children(s) {
+            foreign::parent_updated(s, &self.fks, old, new, 0)?;
+        }
+        Ok(r)
     }
 }
 
@@ -491,10 +536,10 @@ fn update(
             let _ = &mut ctx;
             new[c] = convert(s, &t, c, &now, n as u64 + 1, w)?;
         }
-        if !t.verify_checks(s, &new, w)? {
+        if !t.verify_checks(s, &new, w)? || !t.verify_references(s, Some(&old), &new, w)? {
             continue;
         }
-        if let Some(_new_at) = t.table.update(txn_ctx(s)?, &at, &new)? {
+        if let Some(_new_at) = t.update_row(s, &at, &old, &new)? {
             changed += 1;
         }
     }
@@ -549,8 +594,8 @@ fn delete(
         params,
     )?;
     let mut deleted = 0u64;
-    for (at, _row) in found {
-        if t.table.delete(txn_ctx(s)?, &at)? {
+    for (at, row) in found {
+        if t.delete_row(s, &at, &engine_row(&t, &row))? {
             deleted += 1;
         }
     }

@@ -5,6 +5,7 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::ColumnType;
 use larch_engine::table::{ColumnDef, TableDef};
 
+use crate::ddl::foreign::{FkAction, ForeignKey};
 use crate::ddl::meta::{ColumnMeta, TableMeta};
 
 /// A small deterministic generator (xorshift).
@@ -97,6 +98,43 @@ fn generate(g: &mut Gen, ncols: usize) -> TableMeta {
         checks: (0..g.below(3))
             .map(|i| (format!("CONSTRAINT_{i}"), g.text()))
             .collect(),
+        foreign_keys: (0..g.below(3))
+            .map(|i| {
+                let n = g.below(3) as usize + 1;
+                let actions = [
+                    FkAction::Restrict,
+                    FkAction::Cascade,
+                    FkAction::SetNull,
+                    FkAction::NoAction,
+                ];
+                ForeignKey {
+                    name: format!("t_ibfk_{i}"),
+                    columns: (0..n).map(|_| g.below(ncols as u64) as usize).collect(),
+                    ref_db: g.text(),
+                    ref_table: g.text(),
+                    ref_columns: (0..n).map(|_| g.text()).collect(),
+                    on_delete: actions[g.below(4) as usize],
+                    on_update: actions[g.below(4) as usize],
+                }
+            })
+            .collect(),
+    }
+}
+
+/// Version 2 bytes (before FOREIGN KEYs) still decode, with no constraint.
+#[test]
+fn version_2_decodes_without_foreign_keys() {
+    let mut g = Gen(77);
+    for _ in 0..50 {
+        let ncols = g.below(4) as usize + 1;
+        let def = def_with(ncols);
+        let mut meta = generate(&mut g, ncols);
+        meta.foreign_keys.clear();
+        let mut bytes = meta.encode();
+        // Version 3 with no constraint ends with a zero count.
+        assert_eq!(bytes.split_off(bytes.len() - 4), vec![0, 0, 0, 0]);
+        bytes[2] = 2;
+        assert_eq!(TableMeta::decode(&bytes, &def).expect("version 2"), meta);
     }
 }
 

@@ -348,7 +348,7 @@ fn insert_counted(
                 }
             }
         }
-        if !t.verify_checks(s, &full, w)? {
+        if !t.verify_checks(s, &full, w)? || !t.verify_references(s, None, &full, w)? {
             skipped += 1;
             continue;
         }
@@ -365,8 +365,8 @@ fn insert_counted(
                 }
                 let conflicts = conflicts(t, &full, s)?;
                 if replace {
-                    for (at, _) in conflicts {
-                        if t.table.delete(txn_ctx(s)?, &at)? {
+                    for (at, old) in conflicts {
+                        if t.delete_row(s, &at, &old)? {
                             affected += 1;
                             dups += 1;
                         }
@@ -375,8 +375,11 @@ fn insert_counted(
                     affected += 1;
                 } else if let Some((at, old)) = conflicts.into_iter().next() {
                     let new = odku_row(s, t, &old, &full, odku, params, row_no, w)?;
-                    if new != old && t.verify_checks(s, &new, w)? {
-                        if let Some(_new_at) = t.table.update(txn_ctx(s)?, &at, &new)? {}
+                    if new != old
+                        && t.verify_checks(s, &new, w)?
+                        && t.verify_references(s, Some(&old), &new, w)?
+                    {
+                        if let Some(_new_at) = t.update_row(s, &at, &old, &new)? {}
                         affected += 2;
                     } else if s.client_found_rows {
                         affected += 1;

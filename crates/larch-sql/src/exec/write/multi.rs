@@ -153,10 +153,10 @@ pub(super) fn update(
             if new == old {
                 continue;
             }
-            if !t.verify_checks(s, &new, w)? {
+            if !t.verify_checks(s, &new, w)? || !t.verify_references(s, Some(&old), &new, w)? {
                 continue;
             }
-            if let Some(_new_at) = t.table.update(super::txn_ctx(s)?, at, &new)? {
+            if let Some(_new_at) = t.update_row(s, at, &old, &new)? {
                 changed += 1;
             }
         }
@@ -231,7 +231,7 @@ pub(super) fn delete(
     let found = matches(s, &sources, d.selection.as_ref(), params)?;
     let mut done: HashSet<(usize, Vec<u8>)> = HashSet::new();
     let mut deleted = 0u64;
-    for (_, refs) in &found {
+    for (row, refs) in &found {
         for (k, t) in target_of.iter().enumerate() {
             let (Some(t), Some(at)) = (t, &refs[k]) else {
                 continue;
@@ -239,7 +239,9 @@ pub(super) fn delete(
             if !done.insert((k, at.0.clone())) {
                 continue;
             }
-            if t.table.delete(super::txn_ctx(s)?, at)? {
+            let src = &sources[k];
+            let old = engine_row(t, &row[src.offset..src.offset + src.width()]);
+            if t.delete_row(s, at, &old)? {
                 deleted += 1;
             }
         }

@@ -1,6 +1,6 @@
 //! INFORMATION_SCHEMA tables of objects Larch does not have yet, so always
 //! empty with MariaDB's columns: TRIGGERS, ROUTINES, PARAMETERS,
-//! EVENTS, FILES, REFERENTIAL_CONSTRAINTS and the
+//! EVENTS, FILES and the
 //! privilege tables other than USER_PRIVILEGES.
 
 use larch_engine::record::value::Value;
@@ -158,19 +158,6 @@ pub(super) fn table(
             ("CHECKSUM", T::U, NULL),
             ("STATUS", T::S(20), NN),
             ("EXTRA", T::S(255), NULL),
-        ]),
-        "REFERENTIAL_CONSTRAINTS" => cols(&[
-            ("CONSTRAINT_CATALOG", T::S(512), NN),
-            ("CONSTRAINT_SCHEMA", T::S(64), NN),
-            ("CONSTRAINT_NAME", T::S(64), NN),
-            ("UNIQUE_CONSTRAINT_CATALOG", T::S(512), NN),
-            ("UNIQUE_CONSTRAINT_SCHEMA", T::S(64), NN),
-            ("UNIQUE_CONSTRAINT_NAME", T::S(64), NULL),
-            ("MATCH_OPTION", T::S(64), NN),
-            ("UPDATE_RULE", T::S(64), NN),
-            ("DELETE_RULE", T::S(64), NN),
-            ("TABLE_NAME", T::S(64), NN),
-            ("REFERENCED_TABLE_NAME", T::S(64), NN),
         ]),
         "COLUMN_PRIVILEGES" => cols(&[
             ("GRANTEE", T::S(385), NN),

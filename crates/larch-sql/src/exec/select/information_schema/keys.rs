@@ -1,6 +1,6 @@
 //! INFORMATION_SCHEMA tables about indexes, constraints and partitions:
 //! STATISTICS, KEY_COLUMN_USAGE, TABLE_CONSTRAINTS, CHECK_CONSTRAINTS,
-//! PARTITIONS.
+//! REFERENTIAL_CONSTRAINTS, PARTITIONS.
 
 use larch_engine::record::value::Value;
 
@@ -122,6 +122,25 @@ pub(super) fn table(
                         ]);
                     }
                 }
+                for fk in &t.meta.foreign_keys {
+                    let names = fk.column_names(def);
+                    for (i, (c, r)) in names.iter().zip(&fk.ref_columns).enumerate() {
+                        rows.push(vec![
+                            s("def"),
+                            s(&t.db),
+                            s(&fk.name),
+                            s("def"),
+                            s(&t.db),
+                            s(&t.name),
+                            s(c),
+                            u(i as u64 + 1),
+                            u(i as u64 + 1),
+                            s(&fk.ref_db),
+                            s(&fk.ref_table),
+                            s(r),
+                        ]);
+                    }
+                }
             }
             cols(&[
                 ("CONSTRAINT_CATALOG", T::S(512), NN),
@@ -167,6 +186,16 @@ pub(super) fn table(
                         s("CHECK"),
                     ]);
                 }
+                for fk in &t.meta.foreign_keys {
+                    rows.push(vec![
+                        s("def"),
+                        s(&t.db),
+                        s(&fk.name),
+                        s(&t.db),
+                        s(&t.name),
+                        s("FOREIGN KEY"),
+                    ]);
+                }
             }
             cols(&[
                 ("CONSTRAINT_CATALOG", T::S(512), NN),
@@ -197,6 +226,38 @@ pub(super) fn table(
                 ("CONSTRAINT_NAME", T::S(64), NN),
                 ("LEVEL", T::S(6), NN),
                 ("CHECK_CLAUSE", T::L, NN),
+            ])
+        }
+        "REFERENTIAL_CONSTRAINTS" => {
+            for t in base_tables(sess, None)? {
+                for fk in &t.meta.foreign_keys {
+                    rows.push(vec![
+                        s("def"),
+                        s(&t.db),
+                        s(&fk.name),
+                        s("def"),
+                        s(&fk.ref_db),
+                        referenced_index(sess, fk),
+                        s("NONE"),
+                        s(fk.on_update.rule()),
+                        s(fk.on_delete.rule()),
+                        s(&t.name),
+                        s(&fk.ref_table),
+                    ]);
+                }
+            }
+            cols(&[
+                ("CONSTRAINT_CATALOG", T::S(512), NN),
+                ("CONSTRAINT_SCHEMA", T::S(64), NN),
+                ("CONSTRAINT_NAME", T::S(64), NN),
+                ("UNIQUE_CONSTRAINT_CATALOG", T::S(512), NN),
+                ("UNIQUE_CONSTRAINT_SCHEMA", T::S(64), NN),
+                ("UNIQUE_CONSTRAINT_NAME", T::S(64), NULL),
+                ("MATCH_OPTION", T::S(64), NN),
+                ("UPDATE_RULE", T::S(64), NN),
+                ("DELETE_RULE", T::S(64), NN),
+                ("TABLE_NAME", T::S(64), NN),
+                ("REFERENCED_TABLE_NAME", T::S(64), NN),
             ])
         }
         "PARTITIONS" => {
@@ -256,4 +317,32 @@ fn checks_of(t: &super::BaseTable) -> Vec<(String, &'static str, String)> {
         .iter()
         .map(|(n, e)| (n.clone(), "Table", e.clone()));
     columns.chain(table).collect()
+}
+
+/// The name of the parent's index a FOREIGN KEY uses (NULL when the
+/// parent or the index does not exist).
+fn referenced_index(sess: &Session, fk: &crate::ddl::ForeignKey) -> Value {
+    let Some(e) = sess.db.catalog().table_entry(&fk.ref_db, &fk.ref_table) else {
+        return Value::Null;
+    };
+    let positions: Option<Vec<usize>> = fk
+        .ref_columns
+        .iter()
+        .map(|n| {
+            e.def
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(n))
+        })
+        .collect();
+    let index = positions.and_then(|p| crate::ddl::foreign_ddl::index_for(&e.def, &p));
+    match index {
+        Some(0) => s("PRIMARY"),
+        Some(n) => e
+            .def
+            .secondary
+            .get(n - 1)
+            .map_or(Value::Null, |i| s(&i.name)),
+        None => Value::Null,
+    }
 }

@@ -3,7 +3,8 @@
 //! 10.11's columns (names, order, types and nullability).
 //!
 //! - From the catalog: SCHEMATA, TABLES, COLUMNS, STATISTICS,
-//!   KEY_COLUMN_USAGE, TABLE_CONSTRAINTS, PARTITIONS (one row per table with
+//!   KEY_COLUMN_USAGE, TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS,
+//!   PARTITIONS (one row per table with
 //!   NULL partition fields, as for a table without partitions);
 //! - from the server: ENGINES, PLUGINS, CHARACTER_SETS, COLLATIONS,
 //!   COLLATION_CHARACTER_SET_APPLICABILITY, PROCESSLIST, GLOBAL_VARIABLES,
@@ -13,8 +14,7 @@
 //!   INNODB_LOCK_WAITS (in `super::innodb_tables`);
 //! - views (`views`): VIEWS, and their rows in TABLES and COLUMNS;
 //! - objects Larch does not have yet, so always empty: TRIGGERS,
-//!   ROUTINES, PARAMETERS, EVENTS, FILES, REFERENTIAL_CONSTRAINTS,
-//!   CHECK_CONSTRAINTS, SCHEMA_PRIVILEGES, TABLE_PRIVILEGES,
+//!   ROUTINES, PARAMETERS, EVENTS, FILES, SCHEMA_PRIVILEGES, TABLE_PRIVILEGES,
 //!   COLUMN_PRIVILEGES.
 //!
 //! Table names are case-insensitive here, as in MySQL. `TABLES` lists these

@@ -1,0 +1,522 @@
+//! FOREIGN KEY rules of CREATE TABLE and ALTER TABLE, and what other DDL
+//! must respect because of constraints, as MariaDB 10.11 with InnoDB:
+//!
+//! - A constraint as written ([`FkSpec`]) is resolved once every key of
+//!   the statement is known ([`add_pending`]): column counts must match
+//!   (1239); the child's columns get an index (`keys`); SET DEFAULT, SET
+//!   NULL on a NOT NULL column, a missing referenced table (unless
+//!   `foreign_key_checks = 0`), a missing referenced column, incompatible
+//!   types or no index of the parent starting with the referenced columns
+//!   are 1005 `Can't create table ... (errno: 150 "Foreign key constraint
+//!   is incorrectly formed")`; with `foreign_key_checks = 0` ALTER reports
+//!   the missing index as 1822; a temporary table cannot have one (150);
+//!   a duplicate name is errno 121.
+//! - ALTER TABLE ADD FOREIGN KEY checks the rows already there (1452)
+//!   unless `foreign_key_checks = 0`; DROP FOREIGN KEY name (1091 when
+//!   there is none).
+//! - Dropping an index a constraint needs (in the child or the parent) is
+//!   1553, dropping a referencing column 1828.
+//! - DROP TABLE of a parent that still has another child table is 1451
+//!   (tables are dropped in statement order, so `DROP TABLE child, parent`
+//!   works), TRUNCATE of one 1701; both unless `foreign_key_checks = 0`.
+//! - RENAME TABLE of a parent makes its children reference the new name;
+//!   a renamed child's generated names follow it (`old_ibfk_1` becomes
+//!   `new_ibfk_1`), as InnoDB does.
+
+use larch_engine::record::value::ColumnType;
+use larch_engine::table::TableDef;
+use sqlparser::ast;
+
+use super::foreign::{generated_number, FkAction, ForeignKey};
+use super::meta::TableMeta;
+use super::work::{KeyKind, Work};
+use crate::error::SqlError;
+use crate::session::Session;
+
+/// A FOREIGN KEY as written.
+#[derive(Debug, Clone)]
+pub(super) struct FkSpec {
+    pub name: Option<String>,
+    pub columns: Vec<String>,
+    pub ref_table: ast::ObjectName,
+    pub ref_columns: Vec<String>,
+    pub on_delete: Option<ast::ReferentialAction>,
+    pub on_update: Option<ast::ReferentialAction>,
+}
+
+impl FkSpec {
+    /// The constraint of `FOREIGN KEY` in CREATE TABLE or ALTER TABLE ADD.
+    /// Its name is the CONSTRAINT name, else the index name after FOREIGN
+    /// KEY (as MariaDB's grammar does).
+    pub fn from_ast(fk: &ast::ForeignKeyConstraint) -> FkSpec {
+        FkSpec {
+            name: fk
+                .name
+                .as_ref()
+                .or(fk.index_name.as_ref())
+                .map(|i| i.value.clone()),
+            columns: fk.columns.iter().map(|c| c.value.clone()).collect(),
+            ref_table: fk.foreign_table.clone(),
+            ref_columns: fk
+                .referred_columns
+                .iter()
+                .map(|c| c.value.clone())
+                .collect(),
+            on_delete: fk.on_delete,
+            on_update: fk.on_update,
+        }
+    }
+}
+
+/// 1005 with InnoDB's errno 150.
+fn incorrectly_formed(db: &str, table: &str) -> SqlError {
+    SqlError::new(
+        1005,
+        format!(
+            "Can't create table `{db}`.`{table}` (errno: 150 \"Foreign key constraint is incorrectly formed\")"
+        ),
+    )
+}
+
+/// True when `foreign_key_checks` is on.
+pub(crate) fn checks_on(s: &Session) -> bool {
+    s.int_var("foreign_key_checks") != 0
+}
+
+/// Where the constraints of a statement go.
+pub(super) struct Owner<'a> {
+    /// The table's database and its name as errors show it.
+    pub db: &'a str,
+    pub table: &'a str,
+    /// ALTER TABLE (rather than CREATE TABLE).
+    pub alter: bool,
+    pub temporary: bool,
+}
+
+/// Resolves the constraints `specs` of the statement into `w.foreign`
+/// (see the module documentation for the rules).
+pub(super) fn add_pending(
+    s: &Session,
+    w: &mut Work,
+    owner: &Owner<'_>,
+    specs: Vec<FkSpec>,
+) -> Result<(), SqlError> {
+    for spec in specs {
+        let fk = resolve(s, w, owner, spec)?;
+        w.foreign.push(fk);
+    }
+    Ok(())
+}
+
+fn action(a: Option<ast::ReferentialAction>) -> Option<FkAction> {
+    use ast::ReferentialAction as R;
+    Some(match a {
+        None | Some(R::Restrict) => FkAction::Restrict,
+        Some(R::Cascade) => FkAction::Cascade,
+        Some(R::SetNull) => FkAction::SetNull,
+        Some(R::NoAction) => FkAction::NoAction,
+        Some(R::SetDefault) => return None,
+    })
+}
+
+fn resolve(s: &Session, w: &Work, owner: &Owner<'_>, spec: FkSpec) -> Result<ForeignKey, SqlError> {
+    let bad = || incorrectly_formed(owner.db, owner.table);
+    if spec.columns.len() != spec.ref_columns.len() || spec.columns.is_empty() {
+        return Err(SqlError::new(
+            1239,
+            format!(
+                "Incorrect foreign key definition for '{}': Key reference and table reference don't match",
+                spec.name.as_deref().unwrap_or("foreign key without name")
+            ),
+        ));
+    }
+    if owner.temporary {
+        return Err(bad());
+    }
+    let (Some(on_delete), Some(on_update)) = (action(spec.on_delete), action(spec.on_update))
+    else {
+        return Err(bad());
+    };
+    let mut ids = Vec::with_capacity(spec.columns.len());
+    for c in &spec.columns {
+        let Some(pos) = w.col_pos(c) else {
+            return Err(SqlError::new(
+                1072,
+                format!("Key column '{c}' doesn't exist in table"),
+            ));
+        };
+        let col = &w.cols[pos];
+        if (on_delete == FkAction::SetNull || on_update == FkAction::SetNull) && !col.def.nullable {
+            return Err(bad());
+        }
+        ids.push(col.id);
+    }
+    let (ref_db, ref_table) = super::table_name_as_written(s, &spec.ref_table)?;
+    let self_reference = ref_db == owner.db && ref_table == owner.table;
+    let child_types: Vec<&ColumnType> = ids
+        .iter()
+        .filter_map(|&id| w.col_by_id(id).map(|c| &c.def.ty))
+        .collect();
+    let missing_index = || {
+        if owner.alter && !checks_on(s) {
+            SqlError::new(
+                1822,
+                format!(
+                    "Failed to add the foreign key constraint. Missing index for constraint '{}' in the referenced table '{ref_table}'",
+                    spec.name.as_deref().unwrap_or("")
+                ),
+            )
+        } else {
+            bad()
+        }
+    };
+    let mut ref_columns = Vec::with_capacity(ids.len());
+    if self_reference {
+        let mut ref_ids = Vec::new();
+        for (c, ty) in spec.ref_columns.iter().zip(&child_types) {
+            let pos = w.col_pos(c).ok_or_else(bad)?;
+            if !compatible(ty, &w.cols[pos].def.ty) {
+                return Err(bad());
+            }
+            ref_ids.push(w.cols[pos].id);
+            ref_columns.push(w.cols[pos].def.name.clone());
+        }
+        let indexed = w.keys.iter().any(|k| {
+            k.kind != KeyKind::Fulltext
+                && k.parts.len() >= ref_ids.len()
+                && k.parts
+                    .iter()
+                    .zip(&ref_ids)
+                    .all(|(p, id)| p.col == *id && p.prefix.is_none())
+        });
+        if !indexed {
+            return Err(missing_index());
+        }
+    } else {
+        match s.db.catalog().table_entry(&ref_db, &ref_table) {
+            None if checks_on(s) => return Err(bad()),
+            None => ref_columns = spec.ref_columns.clone(),
+            Some(parent) => {
+                let mut positions = Vec::new();
+                for (c, ty) in spec.ref_columns.iter().zip(&child_types) {
+                    let pos = parent
+                        .def
+                        .columns
+                        .iter()
+                        .position(|pc| pc.name.eq_ignore_ascii_case(c))
+                        .ok_or_else(bad)?;
+                    if !compatible(ty, &parent.def.columns[pos].ty) {
+                        return Err(bad());
+                    }
+                    positions.push(pos);
+                    ref_columns.push(parent.def.columns[pos].name.clone());
+                }
+                if index_for(&parent.def, &positions).is_none() {
+                    return Err(missing_index());
+                }
+            }
+        }
+    }
+    let name = match spec.name {
+        Some(n) => {
+            super::check_identifier(&n, super::Ident::Index)?;
+            if w.foreign.iter().any(|f| f.name.eq_ignore_ascii_case(&n)) {
+                return Err(SqlError::new(
+                    1005,
+                    format!(
+                        "Can't create table `{}`.`{}` (errno: 121 \"Duplicate key on write or update\")",
+                        owner.db, owner.table
+                    ),
+                ));
+            }
+            n
+        }
+        None => {
+            let next = w
+                .foreign
+                .iter()
+                .filter_map(|f| generated_number(owner.table, &f.name))
+                .max()
+                .unwrap_or(0)
+                + 1;
+            format!("{}_ibfk_{next}", owner.table)
+        }
+    };
+    Ok(ForeignKey {
+        name,
+        columns: ids,
+        ref_db,
+        ref_table,
+        ref_columns,
+        on_delete,
+        on_update,
+    })
+}
+
+/// The engine number (0 clustered, 1 + n secondary n) of an index of `def`
+/// whose leading whole-column parts are `positions`, in order.
+pub(crate) fn index_for(def: &TableDef, positions: &[usize]) -> Option<usize> {
+    let starts = |idx: &larch_engine::table::IndexDef| {
+        idx.columns.len() >= positions.len()
+            && idx
+                .columns
+                .iter()
+                .zip(positions)
+                .all(|(c, &p)| c.column == p && c.prefix_len.is_none())
+    };
+    if def.primary_key.as_ref().is_some_and(starts) {
+        return Some(0);
+    }
+    def.secondary.iter().position(starts).map(|i| i + 1)
+}
+
+/// InnoDB's compatibility of a referencing and a referenced column:
+/// integers of the same size and sign, character strings of the same
+/// character set (of any length), binary strings, otherwise the same kind
+/// of type.
+fn compatible(a: &ColumnType, b: &ColumnType) -> bool {
+    use ColumnType as T;
+    let charset = |t: &ColumnType| match t {
+        T::Char { collation, .. } | T::Varchar { collation, .. } => Some(collation.charset()),
+        T::Binary { .. } | T::Varbinary { .. } => {
+            Some(larch_engine::record::collation::Collation::Binary.charset())
+        }
+        _ => None,
+    };
+    match (a, b) {
+        (
+            T::Int {
+                bytes: x,
+                unsigned: u,
+            },
+            T::Int {
+                bytes: y,
+                unsigned: v,
+            },
+        ) => x == y && u == v,
+        _ => match (charset(a), charset(b)) {
+            (Some(x), Some(y)) => x == y,
+            (None, None) => std::mem::discriminant(a) == std::mem::discriminant(b),
+            _ => false,
+        },
+    }
+}
+
+/// ALTER TABLE DROP FOREIGN KEY `name` (1091 when there is none).
+pub(super) fn drop_foreign_key(w: &mut Work, name: &str) -> Result<(), SqlError> {
+    let before = w.foreign.len();
+    w.foreign.retain(|f| !f.name.eq_ignore_ascii_case(name));
+    if w.foreign.len() == before {
+        return Err(super::cant_drop("FOREIGN KEY", name));
+    }
+    Ok(())
+}
+
+/// 1828 when column `pos` of `w` is a referencing column.
+pub(super) fn check_drop_column(w: &Work, pos: usize) -> Result<(), SqlError> {
+    let col = &w.cols[pos];
+    match w.foreign.iter().find(|f| f.columns.contains(&col.id)) {
+        Some(fk) => Err(SqlError::new(
+            1828,
+            format!(
+                "Cannot drop column '{}': needed in a foreign key constraint '{}'",
+                col.def.name, fk.name
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// 1553 when an index of the original table that is gone from `w` was the
+/// one a constraint needs: the child's index over its referencing columns,
+/// or the parent's over the referenced ones (for every table referencing
+/// `db`.`table`, this one included).
+pub(super) fn check_dropped_indexes(
+    s: &Session,
+    w: &Work,
+    original: &TableDef,
+    db: &str,
+    table: &str,
+) -> Result<(), SqlError> {
+    let covered = |ids: &[usize]| {
+        w.keys.iter().any(|k| {
+            k.kind != KeyKind::Fulltext
+                && k.parts.len() >= ids.len()
+                && k.parts
+                    .iter()
+                    .zip(ids)
+                    .all(|(p, id)| p.col == *id && p.prefix.is_none())
+        })
+    };
+    let mut needed: Vec<Vec<usize>> = w.foreign.iter().map(|f| f.columns.clone()).collect();
+    for child in s.db.foreign_keys.children(s.db.catalog(), db, table) {
+        if child.db == db && child.table == table {
+            continue;
+        }
+        let ids: Option<Vec<usize>> = child
+            .fk
+            .ref_columns
+            .iter()
+            .map(|c| {
+                let pos = w.col_pos(c)?;
+                Some(w.cols[pos].id)
+            })
+            .collect();
+        if let Some(ids) = ids {
+            needed.push(ids);
+        }
+    }
+    for fk in w
+        .foreign
+        .iter()
+        .filter(|f| f.ref_db == db && f.ref_table == table)
+    {
+        let ids: Option<Vec<usize>> = fk
+            .ref_columns
+            .iter()
+            .map(|c| Some(w.cols[w.col_pos(c)?].id))
+            .collect();
+        if let Some(ids) = ids {
+            needed.push(ids);
+        }
+    }
+    for ids in needed {
+        if covered(&ids) {
+            continue;
+        }
+        // Name the original index that served these columns.
+        let positions: Vec<usize> = ids.clone();
+        let name = index_for(original, &positions)
+            .map(|i| match i {
+                0 => "PRIMARY".to_string(),
+                n => original.secondary[n - 1].name.clone(),
+            })
+            .unwrap_or_default();
+        return Err(SqlError::new(
+            1553,
+            format!("Cannot drop index '{name}': needed in a foreign key constraint"),
+        ));
+    }
+    Ok(())
+}
+
+/// The tables other than `db`.`table` itself that reference it.
+fn other_children(s: &Session, db: &str, table: &str) -> Vec<super::foreign_index::ChildKey> {
+    s.db.foreign_keys
+        .children(s.db.catalog(), db, table)
+        .into_iter()
+        .filter(|c| !(c.db == db && c.table == table))
+        .collect()
+}
+
+/// 1451 when `db`.`table` may not be dropped: another table references it
+/// and `foreign_key_checks` is on.
+pub(super) fn check_drop_table(s: &Session, db: &str, table: &str) -> Result<(), SqlError> {
+    if checks_on(s) && !other_children(s, db, table).is_empty() {
+        return Err(SqlError::new(
+            1451,
+            "Cannot delete or update a parent row: a foreign key constraint fails",
+        ));
+    }
+    Ok(())
+}
+
+/// 1701 when `db`.`table` may not be truncated: another table references
+/// it and `foreign_key_checks` is on.
+pub(super) fn check_truncate(s: &Session, db: &str, table: &str) -> Result<(), SqlError> {
+    if !checks_on(s) {
+        return Ok(());
+    }
+    let Some(c) = other_children(s, db, table).into_iter().next() else {
+        return Ok(());
+    };
+    let q = super::render::quote_ident;
+    let cols: Vec<String> = c.column_names.iter().map(|n| q(n)).collect();
+    let refs: Vec<String> = c.fk.ref_columns.iter().map(|n| q(n)).collect();
+    Err(SqlError::new(
+        1701,
+        format!(
+            "Cannot truncate a table referenced in a foreign key constraint ({}.{}, CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {}.{} ({}))",
+            q(&c.db),
+            q(&c.table),
+            q(&c.fk.name),
+            cols.join(", "),
+            q(db),
+            q(table),
+            refs.join(", ")
+        ),
+    ))
+}
+
+/// After `from` was renamed to `to`: the constraints that referenced
+/// `from` reference `to`, and the renamed table's generated constraint
+/// names follow its new name.
+pub(super) fn after_rename(
+    s: &Session,
+    from: (&str, &str),
+    to: (&str, &str),
+) -> Result<(), SqlError> {
+    let catalog = s.db.catalog();
+    let children = s.db.foreign_keys.children(catalog, from.0, from.1);
+    let mut tables: Vec<(String, String)> = children
+        .iter()
+        .map(|c| {
+            if (c.db.as_str(), c.table.as_str()) == from {
+                (to.0.to_string(), to.1.to_string())
+            } else {
+                (c.db.clone(), c.table.clone())
+            }
+        })
+        .collect();
+    tables.push((to.0.to_string(), to.1.to_string()));
+    tables.sort();
+    tables.dedup();
+    for (db, name) in tables {
+        let Some(e) = catalog.table_entry(&db, &name) else {
+            continue;
+        };
+        let mut meta = TableMeta::decode(&e.sql_meta, &e.def)?;
+        let mut changed = false;
+        for fk in &mut meta.foreign_keys {
+            if fk.references(from.0, from.1) {
+                fk.ref_db = to.0.to_string();
+                fk.ref_table = to.1.to_string();
+                changed = true;
+            }
+            if (db.as_str(), name.as_str()) == to && from.1 != to.1 {
+                if let Some(n) = generated_number(from.1, &fk.name) {
+                    fk.name = format!("{}_ibfk_{n}", to.1);
+                    changed = true;
+                }
+            }
+        }
+        if changed {
+            catalog.set_table_meta(&db, &name, &meta.encode())?;
+        }
+    }
+    Ok(())
+}
+
+/// ALTER TABLE ADD FOREIGN KEY: the rows of `db`.`table` must satisfy the
+/// constraints `added` of the new definition `fin` (1452), unless
+/// `foreign_key_checks = 0`.
+pub(super) fn verify_added(
+    s: &Session,
+    db: &str,
+    table: &str,
+    fin: &super::work::Finished,
+    added: &[String],
+) -> Result<(), SqlError> {
+    if added.is_empty() || !checks_on(s) {
+        return Ok(());
+    }
+    let fks: Vec<&ForeignKey> = fin
+        .meta
+        .foreign_keys
+        .iter()
+        .filter(|f| added.contains(&f.name))
+        .collect();
+    let t = s.db.catalog().table(db, table)?;
+    let shown = s.visible_table_name(db, table);
+    crate::exec::write::foreign::verify_existing(s, db, &shown, &t, &fin.def, &fin.origin, &fks)
+}
