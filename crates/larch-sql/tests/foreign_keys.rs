@@ -256,6 +256,43 @@ fn definitions_are_checked_with_mariadbs_errors() -> R<()> {
             "Cannot drop column 'a': needed in a foreign key constraint 'c'".to_string()
         )
     );
+    // Column changes a constraint cannot follow.
+    assert_eq!(
+        error(&mut s, "ALTER TABLE t2 MODIFY a BIGINT")?,
+        (
+            1832,
+            "Cannot change column 'a': used in a foreign key constraint 'c'".to_string()
+        )
+    );
+    assert_eq!(
+        error(&mut s, "ALTER TABLE t1 MODIFY id BIGINT NOT NULL")?,
+        (
+            1833,
+            "Cannot change column 'id': used in a foreign key constraint 'c' of table 'test.t2'"
+                .to_string()
+        )
+    );
+    s.execute("CREATE TABLE t3 (a INT, FOREIGN KEY (a) REFERENCES t1 (id) ON DELETE SET NULL)")?;
+    assert_eq!(
+        error(&mut s, "ALTER TABLE t3 MODIFY a INT NOT NULL")?,
+        (
+            1830,
+            "Column 'a' cannot be NOT NULL: needed in a foreign key constraint 't3_ibfk_1' SET NULL"
+                .to_string()
+        )
+    );
+    // Constraint names are unique in a database.
+    assert_eq!(
+        error(
+            &mut s,
+            "CREATE TABLE t4 (a INT, CONSTRAINT c FOREIGN KEY (a) REFERENCES t1 (id))"
+        )?,
+        (
+            1005,
+            "Can't create table `test`.`t4` (errno: 121 \"Duplicate key on write or update\")"
+                .to_string()
+        )
+    );
     Ok(())
 }
 

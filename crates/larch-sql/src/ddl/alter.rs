@@ -84,6 +84,7 @@ fn run_alter(
         w.foreign[before..].iter().map(|f| f.name.clone()).collect()
     };
     super::foreign_ddl::check_dropped_indexes(s, &w, &entry.def, &db, &table)?;
+    super::foreign_ddl::check_altered_columns(s, &w, &entry.def, &db, &table)?;
     w.primary_columns_not_null();
     w.name = st.to.1.clone();
     for n in std::mem::take(&mut w.notes) {

@@ -220,7 +220,10 @@ fn resolve(s: &Session, w: &Work, owner: &Owner<'_>, spec: FkSpec) -> Result<For
     let name = match spec.name {
         Some(n) => {
             super::check_identifier(&n, super::Ident::Index)?;
-            if w.foreign.iter().any(|f| f.name.eq_ignore_ascii_case(&n)) {
+            let taken_elsewhere =
+                s.db.foreign_keys
+                    .name_taken(s.db.catalog(), owner.db, &n, owner.table);
+            if taken_elsewhere || w.foreign.iter().any(|f| f.name.eq_ignore_ascii_case(&n)) {
                 return Err(SqlError::new(
                     1005,
                     format!(
@@ -308,6 +311,63 @@ pub(super) fn drop_foreign_key(w: &mut Work, name: &str) -> Result<(), SqlError>
     w.foreign.retain(|f| !f.name.eq_ignore_ascii_case(name));
     if w.foreign.len() == before {
         return Err(super::cant_drop("FOREIGN KEY", name));
+    }
+    Ok(())
+}
+
+/// After ALTER TABLE changed columns of `w` (the table `db`.`table`, whose
+/// definition was `original`): 1830 when a SET NULL constraint's column
+/// became NOT NULL, 1832 when a referencing column and 1833 when a column
+/// other tables reference changed to a type the constraint cannot use.
+pub(super) fn check_altered_columns(
+    s: &Session,
+    w: &Work,
+    original: &TableDef,
+    db: &str,
+    table: &str,
+) -> Result<(), SqlError> {
+    let old_type = |c: &super::work::WCol| c.origin.and_then(|o| original.columns.get(o));
+    for fk in &w.foreign {
+        let set_null = fk.on_delete == FkAction::SetNull || fk.on_update == FkAction::SetNull;
+        for c in fk.columns.iter().filter_map(|&id| w.col_by_id(id)) {
+            if set_null && !c.def.nullable {
+                return Err(SqlError::new(
+                    1830,
+                    format!(
+                        "Column '{}' cannot be NOT NULL: needed in a foreign key constraint '{}' SET NULL",
+                        c.def.name, fk.name
+                    ),
+                ));
+            }
+            if old_type(c).is_some_and(|o| !compatible(&o.ty, &c.def.ty)) && checks_on(s) {
+                return Err(SqlError::new(
+                    1832,
+                    format!(
+                        "Cannot change column '{}': used in a foreign key constraint '{}'",
+                        c.def.name, fk.name
+                    ),
+                ));
+            }
+        }
+    }
+    if !checks_on(s) {
+        return Ok(());
+    }
+    for child in s.db.foreign_keys.children(s.db.catalog(), db, table) {
+        for name in &child.fk.ref_columns {
+            let Some(c) = w.col_pos(name).map(|p| &w.cols[p]) else {
+                continue;
+            };
+            if old_type(c).is_some_and(|o| !compatible(&o.ty, &c.def.ty)) {
+                return Err(SqlError::new(
+                    1833,
+                    format!(
+                        "Cannot change column '{}': used in a foreign key constraint '{}' of table '{}.{}'",
+                        c.def.name, child.fk.name, child.db, child.table
+                    ),
+                ));
+            }
+        }
     }
     Ok(())
 }

@@ -65,6 +65,15 @@ impl ForeignKeyIndex {
         !map.is_empty() && map.contains_key(&(db.to_owned(), table.to_owned()))
     }
 
+    /// True when a table of `db` other than `except` has a constraint
+    /// called `name` (InnoDB's constraint names are unique per database).
+    pub(crate) fn name_taken(&self, catalog: &Catalog, db: &str, name: &str, except: &str) -> bool {
+        self.current(catalog)
+            .values()
+            .flatten()
+            .any(|c| c.db == db && c.table != except && c.fk.name.eq_ignore_ascii_case(name))
+    }
+
     fn current(&self, catalog: &Catalog) -> Arc<ByParent> {
         let generation = catalog.tables_generation();
         if let Some((g, map)) = self.built.read().as_ref() {
