@@ -212,3 +212,43 @@ fn nested_correlation_and_prepared_parameters() -> R<()> {
     assert_eq!(flat(rows(&mut s, "EXECUTE st USING @floor")?), ["bob"]);
     Ok(())
 }
+
+#[test]
+fn update_and_delete_with_subqueries() -> R<()> {
+    let t = setup()?;
+    let mut s = t.session(5)?;
+    // Uncorrelated, reading the target table itself (MariaDB reads first).
+    s.execute("DELETE FROM orders WHERE amount > (SELECT AVG(amount) FROM orders)")?;
+    assert_eq!(
+        flat(rows(&mut s, "SELECT id FROM orders ORDER BY id")?),
+        ["10", "11", "13", "14"]
+    );
+    // Correlated WHERE and a correlated SET value.
+    s.execute(
+        "UPDATE customer c SET city = 'none' WHERE NOT EXISTS \
+         (SELECT 1 FROM orders o WHERE o.customer_id = c.id)",
+    )?;
+    assert_eq!(
+        flat(rows(&mut s, "SELECT id, city FROM customer ORDER BY id")?),
+        ["1,oslo", "2,none", "3,oslo", "4,none"]
+    );
+    s.execute(
+        "UPDATE customer c SET name = CONCAT(name, ':', \
+         (SELECT COUNT(*) FROM orders o WHERE o.customer_id = c.id)) WHERE id IN \
+         (SELECT customer_id FROM orders)",
+    )?;
+    assert_eq!(
+        flat(rows(&mut s, "SELECT name FROM customer ORDER BY id")?),
+        ["ann:2", "bob", "cid:1", "dan"]
+    );
+    // Multi-table forms.
+    s.execute(
+        "DELETE o FROM orders o JOIN customer c ON c.id = o.customer_id \
+         WHERE c.id IN (SELECT id FROM customer WHERE city = 'oslo') AND o.amount < 7",
+    )?;
+    assert_eq!(
+        flat(rows(&mut s, "SELECT id FROM orders ORDER BY id")?),
+        ["11", "13", "14"]
+    );
+    Ok(())
+}

@@ -266,6 +266,10 @@ fn matching_rows(
     limit: Option<&ast::Expr>,
     params: &[Value],
 ) -> Result<Vec<(RowRef, Vec<Value>)>, SqlError> {
+    let selection = selection
+        .map(|e| with_subqueries(s, e, params))
+        .transpose()?;
+    let selection = selection.as_deref();
     let def = t.table.def();
     let resolve = |parts: &[ast::Ident]| {
         let (q, name) = match parts {
@@ -383,6 +387,22 @@ fn matching_rows(
     Ok(out)
 }
 
+/// `e` with its subqueries run once (uncorrelated) or turned into their
+/// per-row form (correlated; see `select::correlated`).
+pub(super) fn with_subqueries<'e>(
+    s: &Session,
+    e: &'e ast::Expr,
+    params: &[Value],
+) -> Result<std::borrow::Cow<'e, ast::Expr>, SqlError> {
+    use crate::exec::select::subquery;
+    if !subquery::expr_has_subquery(e) {
+        return Ok(std::borrow::Cow::Borrowed(e));
+    }
+    let mut copy = e.clone();
+    subquery::inline_expr(s, &mut copy, params)?;
+    Ok(std::borrow::Cow::Owned(copy))
+}
+
 fn single_table(twj: &ast::TableWithJoins) -> Result<(&ast::ObjectName, Option<String>), SqlError> {
     if !twj.joins.is_empty() {
         return Err(SqlError::not_supported("multi-table UPDATE and DELETE"));
@@ -418,7 +438,7 @@ fn update(
         .map(|a| match &a.target {
             ast::AssignmentTarget::ColumnName(n) => Ok((
                 column_index(&t, &names::object_last(n), "SET")?,
-                a.value.clone(),
+                with_subqueries(s, &a.value, params)?.into_owned(),
             )),
             _ => Err(SqlError::not_supported("tuple assignment")),
         })

@@ -34,7 +34,7 @@ mod order;
 mod project;
 mod query;
 pub(crate) mod source;
-mod subquery;
+pub(crate) mod subquery;
 pub(crate) mod system_variables;
 pub(crate) mod view;
 

@@ -55,6 +55,10 @@ fn matches(
     selection: Option<&ast::Expr>,
     params: &[Value],
 ) -> Result<Vec<(Vec<Value>, Vec<Option<RowRef>>)>, SqlError> {
+    let selection = selection
+        .map(|e| super::with_subqueries(s, e, params))
+        .transpose()?;
+    let selection = selection.as_deref();
     let resolve = |parts: &[ast::Ident]| source::resolve(sources, parts).ok().flatten();
     let opts = CompileOptions {
         collation: s.connection_collation(),
@@ -111,7 +115,11 @@ pub(super) fn update(
             .iter()
             .rposition(|src| src.offset <= pos)
             .ok_or_else(|| SqlError::unknown_column(&n.to_string(), "SET"))?;
-        let value = eval::compile(&a.value, &resolve, &opts)?;
+        let value = eval::compile(
+            &super::with_subqueries(s, &a.value, params)?,
+            &resolve,
+            &opts,
+        )?;
         sets.push((k, pos - sources[k].offset, value));
     }
     let targets: Vec<Option<Target>> = sources
