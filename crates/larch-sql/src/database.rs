@@ -153,6 +153,8 @@ pub struct Database {
     sha2_crypt: RwLock<Option<Sha2Crypt>>,
     /// FLUSH TABLES WITH READ LOCK (`exec::flush`).
     pub(crate) read_lock: crate::exec::flush::GlobalReadLock,
+    /// What the server plugs in (status variables, `SET GLOBAL` reactions).
+    server_hooks: crate::server_hooks::ServerHooks,
 }
 
 impl std::fmt::Debug for Database {
@@ -207,6 +209,7 @@ impl Database {
             acl,
             sha2_crypt: RwLock::new(None),
             read_lock: Default::default(),
+            server_hooks: Default::default(),
         }))
     }
 
@@ -383,6 +386,13 @@ impl Database {
 
     /// `SET GLOBAL name = value` (already checked against the definition).
     pub(crate) fn set_global(&self, def: &VarDef, value: Value) {
-        self.globals.write().insert(def.name, value);
+        self.globals.write().insert(def.name, value.clone());
+        self.server_hooks.global_set(def.name, &value);
+    }
+
+    /// The server's hooks: its status variables and its reactions to
+    /// `SET GLOBAL` (see [`crate::server_hooks`]).
+    pub fn server_hooks(&self) -> &crate::server_hooks::ServerHooks {
+        &self.server_hooks
     }
 }
