@@ -23,6 +23,8 @@
 
 pub mod completion;
 pub mod durable;
+#[cfg(test)]
+mod durable_tests;
 pub mod file;
 pub mod log;
 pub mod record;
