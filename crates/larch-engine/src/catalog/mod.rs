@@ -31,9 +31,11 @@ mod routines;
 mod system;
 #[cfg(test)]
 mod tests;
+mod triggers;
 mod views;
 
 pub use routines::{ProgramEntry, ProgramKind};
+pub use triggers::TriggerEntry;
 pub use views::ViewEntry;
 
 use std::collections::BTreeMap;
@@ -57,6 +59,8 @@ const KIND_TABLE: u64 = 2;
 const KIND_VIEW: u64 = 3;
 /// A stored procedure, function or trigger (see [`routines`]).
 const KIND_PROGRAM: u64 = 4;
+/// A trigger (see [`triggers`]).
+const KIND_TRIGGER: u64 = 5;
 /// A named system object (see [`system`]); a high number leaves room for
 /// more schema object kinds.
 const KIND_SYSTEM: u64 = 16;
@@ -141,6 +145,7 @@ struct Cache {
     tables: BTreeMap<(String, String), TableEntry>,
     views: BTreeMap<(String, String), ViewEntry>,
     programs: BTreeMap<routines::ProgramKey, ProgramEntry>,
+    triggers: BTreeMap<triggers::TriggerKey, TriggerEntry>,
     open: BTreeMap<u64, Arc<Table>>,
     /// System objects by name: (dictionary id, bytes).
     system: BTreeMap<String, (u64, Vec<u8>)>,
@@ -335,6 +340,21 @@ impl Catalog {
                         },
                     );
                 }
+                KIND_TRIGGER => {
+                    let table = String::from_utf8(meta).map_err(|_| {
+                        EngineError::Internal(format!("dictionary row {id} has a bad table name"))
+                    })?;
+                    cache.triggers.insert(
+                        (schema.clone(), name.clone()),
+                        TriggerEntry {
+                            id,
+                            schema,
+                            name,
+                            table,
+                            definition: def.clone(),
+                        },
+                    );
+                }
                 KIND_SYSTEM => {
                     cache.system.insert(name, (id, meta));
                 }
@@ -443,6 +463,7 @@ impl Catalog {
     pub fn drop_database(&self, name: &str) -> Result<Vec<String>> {
         let tables = self.tables(name)?;
         self.drop_programs_of(name)?;
+        self.drop_triggers_of(name)?;
         for v in self.views(name) {
             self.drop_view(name, &v)?;
         }
