@@ -143,6 +143,11 @@ fn replace_and_on_duplicate_key_update_fire_as_mariadb() -> R<()> {
     s.execute("INSERT INTO t1 VALUES (1, 'x', 3) ON DUPLICATE KEY UPDATE b = 'dup'")?;
     assert_eq!(log(&mut s)?, ["bi", "bu", "au"]);
     assert_eq!(one(&mut s, "SELECT b FROM t1 WHERE a = 1")?, "dup");
+    // A row left unchanged still fires AFTER UPDATE (MDEV-33083).
+    s.execute("DELETE FROM log")?;
+    s.execute("UPDATE t1 SET b = 'dup' WHERE a = 1")?;
+    s.execute("INSERT INTO t1 VALUES (1, 'x', 3) ON DUPLICATE KEY UPDATE b = 'dup'")?;
+    assert_eq!(log(&mut s)?, ["bu", "au", "bi", "bu", "au"]);
     Ok(())
 }
 

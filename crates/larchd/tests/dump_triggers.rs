@@ -139,7 +139,7 @@ fn a_dump_with_triggers_round_trips() -> Res {
     let text = String::from_utf8_lossy(&first);
     assert!(text.contains("DELIMITER ;;"), "{text}");
     assert!(
-        text.contains("/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER items_bi BEFORE INSERT ON shop.items FOR EACH ROW"),
+        text.contains("/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER shop.items_bi BEFORE INSERT ON shop.items FOR EACH ROW"),
         "{text}"
     );
     let path = dir.path().join("shop.sql");

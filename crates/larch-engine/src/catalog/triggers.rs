@@ -234,3 +234,84 @@ impl Catalog {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::catalog::Catalog;
+    use crate::config::EngineConfig;
+    use crate::error::Result;
+    use crate::io::{SimVfs, Vfs};
+    use crate::record::value::ColumnType;
+    use crate::storage::Storage;
+    use crate::table::{ColumnDef, TableDef};
+
+    fn open(vfs: &Arc<dyn Vfs>) -> Result<(Arc<Storage>, Catalog)> {
+        let mut c = EngineConfig::new("/d");
+        c.undo_tablespaces = 1;
+        c.log_file_size = 4 << 20;
+        let s = Arc::new(Storage::open_or_create(c, vfs.clone())?);
+        Ok((s.clone(), Catalog::open(s)?))
+    }
+
+    fn table(name: &str) -> TableDef {
+        TableDef {
+            name: name.into(),
+            columns: vec![ColumnDef::new(
+                "a",
+                ColumnType::Int {
+                    bytes: 4,
+                    unsigned: false,
+                },
+            )],
+            primary_key: None,
+            secondary: vec![],
+            auto_increment: None,
+        }
+    }
+
+    #[test]
+    fn triggers_persist_follow_renames_and_go_with_their_database() -> Result<()> {
+        let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+        {
+            let (_s, c) = open(&vfs)?;
+            c.create_database("d", &[])?;
+            c.create_table("d", table("t"), &[])?;
+            c.store_trigger("d", "tr", "t", b"one", false)?;
+            let e = c.store_trigger("d", "tr", "t", b"two", false);
+            assert!(matches!(
+                e,
+                Err(crate::error::EngineError::Schema { errno: 1359, .. })
+            ));
+            c.store_trigger("d", "tr", "t", b"two", true)?;
+            c.store_trigger("d", "tr2", "t", b"x", false)?;
+            let missing = c.store_trigger("d", "tr3", "nope", b"x", false);
+            assert!(matches!(
+                missing,
+                Err(crate::error::EngineError::Schema { errno: 1146, .. })
+            ));
+            c.rename_table("d", "t", "d", "u")?;
+            c.rename_table_triggers("d", "t", "d", "u", &|b| [b, b"!"].concat())?;
+            assert!(c.drop_trigger("d", "tr2")?);
+            assert!(!c.drop_trigger("d", "tr2")?);
+        }
+        let (_s, c) = open(&vfs)?;
+        let all = c.triggers(Some("d"));
+        assert_eq!(all.len(), 1);
+        assert_eq!(
+            (
+                all[0].name.as_str(),
+                all[0].table.as_str(),
+                all[0].definition.as_slice()
+            ),
+            ("tr", "u", b"two!".as_slice())
+        );
+        assert!(c.table_triggers("d", "t").is_empty());
+        c.create_database("e", &[])?;
+        assert!(c.check_trigger_schema("d", "u", "e").is_err());
+        c.drop_database("d")?;
+        assert!(!c.has_triggers());
+        Ok(())
+    }
+}

@@ -508,6 +508,8 @@ fn update(
         }
         t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
         if new == old {
+            // An unchanged row still fires AFTER UPDATE (MDEV-33083).
+            t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
             continue;
         }
         for &c in &on_update {

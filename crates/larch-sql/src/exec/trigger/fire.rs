@@ -176,9 +176,8 @@ fn run_one(
             )?;
         }
     }
-    it.run_body(&r.body).map_err(|e| {
+    it.run_body(&r.body).inspect_err(|e| {
         tracing::debug!(trigger = %r.name, error = %e.message(), "trigger failed");
-        e
     })?;
     if let (Some(new), Timing::Before) = (new, r.def.timing) {
         for (i, c) in def.columns.iter().enumerate() {

@@ -54,14 +54,16 @@ fn listing(
             .cmp(&(&b.schema, &b.table, y.event, y.timing, y.order))
     });
     let mut n = 0;
-    for i in 0..out.len() {
-        let same = i > 0 && {
-            let (a, x, _) = &out[i - 1];
-            let (b, y, _) = &out[i];
-            a.schema == b.schema && a.table == b.table && x.event == y.event && x.timing == y.timing
+    let mut prev = None;
+    for (e, d, order) in &mut out {
+        let key = (e.schema.clone(), e.table.clone(), d.event, d.timing);
+        n = if prev.as_ref() == Some(&key) {
+            n + 1
+        } else {
+            1
         };
-        n = if same { n + 1 } else { 1 };
-        out[i].2 = n;
+        *order = n;
+        prev = Some(key);
     }
     Ok(out)
 }

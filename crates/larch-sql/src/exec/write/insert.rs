@@ -382,7 +382,13 @@ fn insert_counted(
                 } else if let Some((at, old)) = conflicts.into_iter().next() {
                     let mut new = odku_row(s, t, &old, &full, odku, params, row_no, w)?;
                     t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
-                    if new != old && t.verify_checks(s, &new, w)? {
+                    if new == old {
+                        // An unchanged row still fires AFTER UPDATE (MDEV-33083).
+                        t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
+                        if s.client_found_rows {
+                            affected += 1;
+                        }
+                    } else if t.verify_checks(s, &new, w)? {
                         if let Some(_new_at) = t.table.update(txn_ctx(s)?, &at, &new)? {}
                         affected += 2;
                         t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;

@@ -153,6 +153,7 @@ pub(super) fn update(
             }
             t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
             if new == old {
+                t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
                 continue;
             }
             if !t.verify_checks(s, &new, w)? {
