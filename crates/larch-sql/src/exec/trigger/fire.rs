@@ -135,7 +135,7 @@ pub(crate) fn fire(
         .iter()
         .filter(|r| r.def.timing == timing && r.def.event == event)
     {
-        let saved_read = s.read.clone();
+        let saved_read = s.read;
         let saved_locking = s.locking.take();
         let saved_db = s.current_db.clone();
         s.triggers.depth += 1;
