@@ -229,6 +229,14 @@ fn an_error_in_a_trigger_undoes_the_statement() -> R<()> {
         "Can't update table 't1' in stored function/trigger because it is already used by statement which invoked this stored function/trigger"
     );
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t1")?, "1");
+    // A statement that would commit is refused when the trigger runs, and
+    // nothing of the firing statement stays.
+    s.execute("DROP TRIGGER t1_bd")?;
+    s.execute("CREATE PROCEDURE mk() CREATE TABLE made (a INT)")?;
+    s.execute("CREATE TRIGGER t1_bd BEFORE DELETE ON t1 FOR EACH ROW CALL mk()")?;
+    assert_eq!(code(&mut s, "DELETE FROM t1"), 1422);
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t1")?, "1");
+    assert_eq!(code(&mut s, "SELECT * FROM made"), 1146);
     Ok(())
 }
 

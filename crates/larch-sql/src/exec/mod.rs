@@ -83,6 +83,7 @@ pub(crate) fn execute_in_trigger(
     stmt: &Statement,
     params: &[Value],
 ) -> Result<QueryResult, SqlError> {
+    trigger::check_statement(stmt)?;
     let scope = crate::eval::uservar::StatementScope::enter();
     let result = crate::privileges::check::statement(s, stmt)
         .and_then(|()| execute_statement(s, stmt, params, None));

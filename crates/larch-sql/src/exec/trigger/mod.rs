@@ -24,6 +24,7 @@ use sqlparser::ast;
 
 use crate::error::{SqlError, Warning};
 use crate::parse::trigger::{CreateTrigger, TriggerStatement};
+use crate::parse::Statement;
 use crate::privileges::bits::Privs;
 use crate::result::QueryResult;
 use crate::session::Session;
@@ -289,6 +290,40 @@ fn order_key(
         catalog.store_trigger(&e.schema, &e.name, &e.table, &renumbered.encode(), true)?;
     }
     Ok(pos as i64 * ORDER_GAP)
+}
+
+/// Refuses what a trigger's statement may not do inside the statement
+/// that fired it: anything that would commit (DDL, transaction and lock
+/// statements: 1422) and LOAD DATA (1314). Queries, data changes, SET, DO
+/// and CALL run.
+pub(crate) fn check_statement(stmt: &Statement) -> Result<(), SqlError> {
+    use ast::Statement as S;
+    let allowed = match stmt {
+        Statement::Sql(a) => matches!(
+            a.as_ref(),
+            S::Query(_) | S::Insert(_) | S::Update(_) | S::Delete(_) | S::Set(_)
+        ),
+        Statement::SelectInto { .. } | Statement::Do(_) | Statement::SetCharset { .. } => true,
+        Statement::Routine(r) => matches!(
+            r.as_ref(),
+            crate::parse::routine::RoutineStatement::Call { .. }
+        ),
+        Statement::LoadData(_) => {
+            return Err(SqlError::new(
+                1314,
+                "LOAD DATA is not allowed in stored procedures",
+            ))
+        }
+        _ => false,
+    };
+    if allowed {
+        Ok(())
+    } else {
+        Err(SqlError::new(
+            1422,
+            "Explicit or implicit commit is not allowed in stored function or trigger",
+        ))
+    }
 }
 
 /// RENAME TABLE / ALTER TABLE ... RENAME: the table's triggers follow it
