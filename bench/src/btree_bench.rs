@@ -94,13 +94,7 @@ fn open_storage(dir: &Path, page_size: PageSize, pool_bytes: u64) -> Result<Stor
 }
 
 fn main() -> Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    larch_bench::harness::init_tracing();
     let args = Args::parse();
     let mode = Mode::new(args.quick);
     let n = args.rows.unwrap_or(mode.pick(200_000, 1_000_000)).max(1);
@@ -114,15 +108,8 @@ fn main() -> Result<()> {
     let pool_bytes = args
         .pool_mib
         .map_or_else(|| (n * 400).max(64 << 20), |m| m << 20);
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results"));
-    std::fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
-    let base = args.dir.unwrap_or_else(std::env::temp_dir);
-    let scratch = tempfile::Builder::new()
-        .prefix("larch-bench-btree-")
-        .tempdir_in(&base)
-        .map_err(|e| format!("creating a scratch dir in {}: {e}", base.display()))?;
+    let out = larch_bench::harness::results_dir(args.out.clone())?;
+    let scratch = larch_bench::harness::scratch_dir(args.dir.clone(), "larch-bench-btree-")?;
     let facts = format!(
         "btree {} mode, {} timed runs per figure after one warm-up, median reported\n\
          rows: {n}; page size: {} KiB; CHAR columns: {collation:?}; buffer pool: {} MiB; \

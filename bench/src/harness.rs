@@ -349,6 +349,77 @@ pub fn machine_facts(scratch: &Path) -> String {
     )
 }
 
+/// Logs warnings (or what `RUST_LOG` asks for) to stderr, as every benchmark
+/// binary does before it starts.
+pub fn init_tracing() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+/// A scratch directory named `prefix...` under `base` (the system temp dir
+/// when `None`), removed when dropped.
+pub fn scratch_dir(base: Option<std::path::PathBuf>, prefix: &str) -> Result<tempfile::TempDir> {
+    let base = base.unwrap_or_else(std::env::temp_dir);
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(&base)
+        .map_err(|e| format!("creating a scratch dir in {}: {e}", base.display()).into())
+}
+
+/// The directory result files go to (`bench/results` unless `out`), created.
+pub fn results_dir(out: Option<std::path::PathBuf>) -> Result<std::path::PathBuf> {
+    let out =
+        out.unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results"));
+    std::fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
+    Ok(out)
+}
+
+/// Runs `variants` variants in turn for one warm-up round and [`Mode::reps`]
+/// timed rounds (`run(v)` returns variant `v`'s figure); the timed figures of
+/// each variant, in variant order.
+pub fn rounds(
+    mode: Mode,
+    variants: usize,
+    mut run: impl FnMut(usize) -> Result<f64>,
+) -> Result<Vec<Vec<f64>>> {
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(mode.reps); variants];
+    for round in 0..=mode.reps {
+        for (v, s) in samples.iter_mut().enumerate() {
+            let figure = run(v)?;
+            if round > 0 {
+                s.push(figure);
+            }
+        }
+        eprintln!(
+            "   round {round}{}",
+            if round == 0 { " (warm-up)" } else { "" }
+        );
+    }
+    Ok(samples)
+}
+
+/// Writes `<out>/<stem>.tsv` (the report) and `<out>/<stem>.env` (the run's
+/// facts and duration); the TSV's path.
+pub fn write_results(
+    out: &Path,
+    stem: &str,
+    report: &Report,
+    facts: &str,
+    elapsed_secs: f64,
+) -> Result<std::path::PathBuf> {
+    let tsv = out.join(format!("{stem}.tsv"));
+    report.write_tsv(&tsv)?;
+    let env_file = out.join(format!("{stem}.env"));
+    std::fs::write(&env_file, format!("{facts}elapsed: {elapsed_secs:.1} s\n"))
+        .map_err(|e| format!("writing {}: {e}", env_file.display()))?;
+    Ok(tsv)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -381,13 +381,7 @@ impl Figures {
 }
 
 fn main() -> Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    larch_bench::harness::init_tracing();
     let args = Args::parse();
     let mode = Mode::new(args.quick);
     let rows = args.rows.unwrap_or(mode.pick(100_000, 1_000_000)).max(1);
@@ -405,15 +399,8 @@ fn main() -> Result<()> {
         drain_limit: Duration::from_secs(mode.pick(20, 300)),
     };
     let read_dur = Duration::from_millis(mode.pick(1000, 3000));
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results"));
-    std::fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
-    let base = args.dir.unwrap_or_else(std::env::temp_dir);
-    let scratch = tempfile::Builder::new()
-        .prefix("larch-bench-mvcc-")
-        .tempdir_in(&base)
-        .map_err(|e| format!("creating a scratch dir in {}: {e}", base.display()))?;
+    let out = larch_bench::harness::results_dir(args.out.clone())?;
+    let scratch = larch_bench::harness::scratch_dir(args.dir.clone(), "larch-bench-mvcc-")?;
     let facts = format!(
         "mvcc {} mode; rows: {rows}; buffer pool: {} MiB; redo log: 1 GiB (no flush per commit); \
          16 KiB pages; O_DIRECT data files; doublewrite on; purge thread running; \

@@ -33,7 +33,8 @@ use std::time::Instant;
 
 use clap::Parser;
 use larch_bench::harness::{
-    fmt_value, machine_facts, median, spread, utc_stamp, Mode, Report, Result,
+    fmt_value, machine_facts, median, rounds, spread, utc_stamp, write_results, Mode, Report,
+    Result,
 };
 use larch_bench::sbtest_sql::{load, Rng};
 use larch_engine::record::value::Value;
@@ -243,13 +244,7 @@ fn run_variant(env: &mut Env, v: usize) -> Result<f64> {
 }
 
 fn main() -> Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    larch_bench::harness::init_tracing();
     let args = Args::parse();
     let mode = Mode::new(args.quick);
     let rows = args.rows.unwrap_or(mode.pick(10_000, 1_000_000)).max(1);
@@ -257,15 +252,8 @@ fn main() -> Result<()> {
     let pool_bytes = args
         .pool_mib
         .map_or_else(|| (rows * 600).max(128 << 20), |m| m << 20);
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results"));
-    std::fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
-    let base = args.dir.unwrap_or_else(std::env::temp_dir);
-    let scratch = tempfile::Builder::new()
-        .prefix("larch-bench-sql-")
-        .tempdir_in(&base)
-        .map_err(|e| format!("creating a scratch dir in {}: {e}", base.display()))?;
+    let out = larch_bench::harness::results_dir(args.out.clone())?;
+    let scratch = larch_bench::harness::scratch_dir(args.dir.clone(), "larch-bench-sql-")?;
     let facts = format!(
         "sql-point {} mode, 1 warm-up round + {} timed rounds, median reported\n\
          rows: {rows}; statements per run: {ops}; buffer pool: {} MiB; redo log: 1 GiB; \
@@ -307,19 +295,7 @@ fn main() -> Result<()> {
     };
 
     eprintln!("== {} variants x {} rounds", VARIANTS.len(), mode.reps + 1);
-    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(mode.reps); VARIANTS.len()];
-    for round in 0..=mode.reps {
-        for (v, s) in samples.iter_mut().enumerate() {
-            let ns = run_variant(&mut env, v)?;
-            if round > 0 {
-                s.push(ns);
-            }
-        }
-        eprintln!(
-            "   round {round}{}",
-            if round == 0 { " (warm-up)" } else { "" }
-        );
-    }
+    let samples = rounds(mode, VARIANTS.len(), |v| run_variant(&mut env, v))?;
 
     let mut report = Report::default();
     let med: Vec<f64> = samples.iter().map(|s| median(s)).collect();
@@ -386,11 +362,7 @@ fn main() -> Result<()> {
     let load: Vec<&str> = load.split_whitespace().take(3).collect();
     let facts = format!("{facts}load average at end: {}\n", load.join(" "));
     let stem = format!("sql-point-{}-{}", utc_stamp(), mode.name());
-    let tsv = out.join(format!("{stem}.tsv"));
-    report.write_tsv(&tsv)?;
-    let env_file = out.join(format!("{stem}.env"));
-    std::fs::write(&env_file, format!("{facts}elapsed: {elapsed:.1} s\n"))
-        .map_err(|e| format!("writing {}: {e}", env_file.display()))?;
+    let tsv = write_results(&out, &stem, &report, &facts, elapsed)?;
     drop(env);
     db.close()?;
 

@@ -354,10 +354,7 @@ fn run_select(report: &mut Report, mode: Mode) -> Result<()> {
 fn main() -> Result<()> {
     let args = Args::parse();
     let mode = Mode::new(args.quick);
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results"));
-    std::fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
+    let out = larch_bench::harness::results_dir(args.out.clone())?;
     let facts = format!(
         "txn {} mode, {} timed runs per figure after one warm-up, median reported\n{}",
         mode.name(),

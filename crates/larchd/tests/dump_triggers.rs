@@ -8,77 +8,9 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
 use mysql::prelude::Queryable;
+use support::clients::{client, comparable, dump, installed};
 use support::{tempdir, Larchd, Res};
-
-fn installed(program: &str) -> bool {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !found {
-        println!(
-            "SKIPPED: `{program}` is not installed \
-             (crates/larchd/scripts/install-test-deps.sh installs it)"
-        );
-    }
-    found
-}
-
-fn run(
-    program: &str,
-    server: &Larchd,
-    args: &[&str],
-    stdin: Option<&Path>,
-) -> Result<Output, String> {
-    let mut cmd = Command::new(program);
-    cmd.args([
-        "-h127.0.0.1".to_owned(),
-        format!("-P{}", server.port),
-        "-uroot".to_owned(),
-        "--skip-ssl".to_owned(),
-    ])
-    .args(args)
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    match stdin {
-        Some(p) => {
-            let f = std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            cmd.stdin(f);
-        }
-        None => {
-            cmd.stdin(Stdio::null());
-        }
-    }
-    cmd.output()
-        .map_err(|e| format!("cannot run {program}: {e}"))
-}
-
-fn dump(server: &Larchd, db: &str) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
-    let out = run(
-        "mariadb-dump",
-        server,
-        &["--routines", "--triggers", db],
-        None,
-    )?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() || !stderr.trim().is_empty() {
-        return Err(format!("mariadb-dump failed ({}): {stderr}", out.status).into());
-    }
-    Ok(out.stdout)
-}
-
-fn comparable(dump: &[u8]) -> Vec<u8> {
-    dump.split_inclusive(|b| *b == b'\n')
-        .filter(|l| !l.starts_with(b"-- Host:") && !l.starts_with(b"-- Dump completed"))
-        .flatten()
-        .copied()
-        .collect()
-}
 
 /// A trigger as compared between servers: name, table, SHOW CREATE text.
 type TriggerDump = (String, String, String);
@@ -104,7 +36,9 @@ fn triggers(
 
 #[test]
 fn a_dump_with_triggers_round_trips() -> Res {
-    if !installed("mariadb") || !installed("mariadb-dump") {
+    if !installed("a_dump_with_triggers_round_trips", "mariadb")
+        || !installed("a_dump_with_triggers_round_trips", "mariadb-dump")
+    {
         return Ok(());
     }
     let dir = tempdir()?;
@@ -135,7 +69,7 @@ fn a_dump_with_triggers_round_trips() -> Res {
     }
     let original = triggers(&mut ca, "shop")?;
     assert_eq!(original.len(), 5);
-    let first = dump(&a, "shop")?;
+    let first = dump(&a, &["--routines", "--triggers", "shop"])?;
     let text = String::from_utf8_lossy(&first);
     assert!(text.contains("DELIMITER ;;"), "{text}");
     assert!(
@@ -148,14 +82,14 @@ fn a_dump_with_triggers_round_trips() -> Res {
     let b = Larchd::start(&dir.path().join("b"), &[])?;
     let mut cb = b.connect()?;
     cb.query_drop("CREATE DATABASE shop")?;
-    let out = run("mariadb", &b, &["shop"], Some(&path))?;
+    let out = client("mariadb", &b, &["shop"], Some(&path))?;
     assert!(
         out.status.success(),
         "loading the dump failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(triggers(&mut cb, "shop")?, original);
-    let second = dump(&b, "shop")?;
+    let second = dump(&b, &["--routines", "--triggers", "shop"])?;
     assert!(
         comparable(&first) == comparable(&second),
         "the dump of the copy differs:\n{}",

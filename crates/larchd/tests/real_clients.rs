@@ -20,91 +20,13 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
 use mysql::prelude::Queryable;
 use mysql::Value as V;
+use support::clients::{comparable, dump, installed, load, run};
 use support::{server_error, tempdir, Larchd, Res};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/shop-dump.sql");
-
-/// True when `program` is on the PATH; otherwise prints why `test` is skipped.
-fn installed(test: &str, program: &str) -> bool {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !found {
-        println!(
-            "SKIPPED {test}: `{program}` is not installed \
-             (crates/larchd/scripts/install-test-deps.sh installs it)"
-        );
-    }
-    found
-}
-
-/// Runs a client program, feeding `stdin` from a file when given.
-fn run(program: &str, args: &[String], stdin: Option<&Path>) -> Result<Output, String> {
-    let mut cmd = Command::new(program);
-    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
-    match stdin {
-        Some(p) => {
-            let f = std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            cmd.stdin(f);
-        }
-        None => {
-            cmd.stdin(Stdio::null());
-        }
-    }
-    cmd.output()
-        .map_err(|e| format!("cannot run {program}: {e}"))
-}
-
-fn client_args(server: &Larchd, extra: &[&str]) -> Vec<String> {
-    let mut a = vec![
-        "-h127.0.0.1".to_owned(),
-        format!("-P{}", server.port),
-        "-uroot".to_owned(),
-        "--skip-ssl".to_owned(),
-    ];
-    a.extend(extra.iter().map(|s| (*s).to_owned()));
-    a
-}
-
-/// `mariadb db < file`, failing with the client's message.
-fn load(server: &Larchd, db: &str, file: &Path) -> Res {
-    let out = run("mariadb", &client_args(server, &[db]), Some(file))?;
-    if !out.status.success() {
-        return Err(format!(
-            "loading {} into {db} failed: {}",
-            file.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )
-        .into());
-    }
-    Ok(())
-}
-
-/// `mariadb-dump [options] db`: the dump's bytes; fails on any message on
-/// stderr.
-fn dump(server: &Larchd, options: &[&str]) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
-    let out = run("mariadb-dump", &client_args(server, options), None)?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() || !stderr.trim().is_empty() {
-        return Err(format!("mariadb-dump {options:?} failed ({}): {stderr}", out.status).into());
-    }
-    Ok(out.stdout)
-}
-
-/// The dump without the lines that name the host or the time.
-fn comparable(dump: &[u8]) -> Vec<u8> {
-    dump.split_inclusive(|b| *b == b'\n')
-        .filter(|l| !l.starts_with(b"-- Host:") && !l.starts_with(b"-- Dump completed"))
-        .flatten()
-        .copied()
-        .collect()
-}
 
 /// A table's name, SHOW CREATE TABLE text and rows.
 type TableCopy = (String, String, Vec<Vec<V>>);

@@ -254,16 +254,7 @@ fn options_file_max_connections_and_kill() -> Res {
 
 #[test]
 fn mariadb_command_line_client() -> Res {
-    let found = Command::new("sh")
-        .args(["-c", "command -v mariadb"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !found {
-        println!(
-            "SKIPPED mariadb_command_line_client: the `mariadb` client is not installed \
-             (crates/larchd/scripts/install-test-deps.sh installs it)"
-        );
+    if !support::clients::installed("mariadb_command_line_client", "mariadb") {
         return Ok(());
     }
     let dir = tempdir()?;

@@ -11,39 +11,11 @@
 mod support;
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
+use support::clients::{client, installed};
 use support::{server_error, tempdir, Larchd, Res};
-
-fn installed(test: &str, program: &str) -> bool {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !found {
-        println!("SKIPPED {test}: `{program}` is not installed");
-    }
-    found
-}
-
-fn client(program: &str, server: &Larchd, args: &[&str]) -> Result<Output, String> {
-    Command::new(program)
-        .args([
-            "-h127.0.0.1".to_owned(),
-            format!("-P{}", server.port),
-            "-uroot".to_owned(),
-            "--skip-ssl".to_owned(),
-        ])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(|e| format!("cannot run {program}: {e}"))
-}
 
 #[test]
 fn load_data_local_through_the_protocol() -> Res {
@@ -151,7 +123,12 @@ fn mariadb_client_local_infile() -> Res {
          OPTIONALLY ENCLOSED BY '\"'; SELECT COUNT(*) FROM d.t",
         file.display()
     );
-    let out = client("mariadb", &server, &["--local-infile=1", "-N", "-e", &sql])?;
+    let out = client(
+        "mariadb",
+        &server,
+        &["--local-infile=1", "-N", "-e", &sql],
+        None,
+    )?;
     assert!(
         out.status.success(),
         "{}",
@@ -168,7 +145,7 @@ fn mariadb_client_local_infile() -> Res {
         ]
     );
     // A client that does not offer LOCAL files is refused cleanly.
-    let out = client("mariadb", &server, &["--local-infile=0", "-e", &sql])?;
+    let out = client("mariadb", &server, &["--local-infile=0", "-e", &sql], None)?;
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("1148") || err.contains("not allowed"), "{err}");
@@ -246,7 +223,7 @@ fn read_lock_across_connections_and_refresh() -> Res {
     assert!(waited >= Duration::from_millis(300), "{waited:?}");
     if installed("read_lock_across_connections_and_refresh", "mariadb-dump") {
         for mode in ["--lock-tables", "--lock-all-tables", "--single-transaction"] {
-            let out = client("mariadb-dump", &server, &[mode, "d"])?;
+            let out = client("mariadb-dump", &server, &[mode, "d"], None)?;
             assert!(
                 out.status.success(),
                 "{mode}: {}",
@@ -266,7 +243,7 @@ fn read_lock_across_connections_and_refresh() -> Res {
             "flush-hosts",
             "flush-status",
         ] {
-            let out = client("mariadb-admin", &server, &[cmd])?;
+            let out = client("mariadb-admin", &server, &[cmd], None)?;
             assert!(
                 out.status.success(),
                 "{cmd}: {}",

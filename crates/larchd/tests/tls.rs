@@ -291,16 +291,7 @@ fn raw_protocol_ssl_request_and_tls_handshake() -> Res {
 
 #[test]
 fn mariadb_client_over_tls() -> Res {
-    let found = Command::new("sh")
-        .args(["-c", "command -v mariadb"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !found {
-        println!(
-            "SKIPPED mariadb_client_over_tls: the `mariadb` client is not installed \
-             (crates/larchd/scripts/install-test-deps.sh installs it)"
-        );
+    if !support::clients::installed("mariadb_client_over_tls", "mariadb") {
         return Ok(());
     }
     let dir = tempdir()?;

@@ -15,7 +15,6 @@
 //! the call returns, so a crash leaves the old or the new program.
 
 use crate::error::Result;
-use crate::table::TxnContext;
 
 use super::{schema_err, Catalog, KIND_PROGRAM};
 
@@ -130,16 +129,7 @@ impl Catalog {
             definition.to_vec(),
             &[kind.byte()],
         );
-        match existing {
-            Some(id) => {
-                self.dictionary
-                    .update(&mut TxnContext::internal(), &self.row_ref(id)?, &row)?;
-            }
-            None => {
-                self.dictionary.insert(&mut TxnContext::internal(), &row)?;
-            }
-        }
-        self.storage.make_durable()?;
+        self.write_row(&row, existing.is_some())?;
         let mut c = self.cache.write();
         if existing.is_none() {
             c.next_id = id + 1;
@@ -164,9 +154,7 @@ impl Catalog {
         let Some(p) = self.cache.read().programs.get(&k).cloned() else {
             return Ok(false);
         };
-        self.dictionary
-            .delete(&mut TxnContext::internal(), &self.row_ref(p.id)?)?;
-        self.storage.make_durable()?;
+        self.delete_row(p.id)?;
         self.cache.write().programs.remove(&k);
         Ok(true)
     }

@@ -11,7 +11,6 @@
 
 use super::{Catalog, KIND_SYSTEM};
 use crate::error::Result;
-use crate::table::TxnContext;
 
 impl Catalog {
     /// The bytes of the system object `name` (`None`: never written).
@@ -31,18 +30,16 @@ impl Catalog {
         let id = match existing {
             Some(id) => {
                 let row = Self::row(id, KIND_SYSTEM, "", name, Vec::new(), bytes);
-                self.dictionary
-                    .update(&mut TxnContext::internal(), &self.row_ref(id)?, &row)?;
+                self.write_row(&row, true)?;
                 id
             }
             None => {
                 let id = self.cache.read().next_id;
                 let row = Self::row(id, KIND_SYSTEM, "", name, Vec::new(), bytes);
-                self.dictionary.insert(&mut TxnContext::internal(), &row)?;
+                self.write_row(&row, false)?;
                 id
             }
         };
-        self.storage.make_durable()?;
         let mut c = self.cache.write();
         c.next_id = c.next_id.max(id + 1);
         c.system.insert(name.to_string(), (id, bytes.to_vec()));

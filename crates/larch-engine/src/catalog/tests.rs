@@ -12,7 +12,11 @@ use crate::btree::check::check;
 use crate::config::EngineConfig;
 use crate::io::{SimFault, SimVfs, Vfs};
 use crate::page::PageSize;
-use crate::table::IndexColumn;
+use crate::record::collation::Collation;
+use crate::record::value::ColumnType;
+use crate::table::{
+    ColumnDef, IndexColumn, IndexDef, KeyRange, ReadContext, TxnContext, CLUSTERED,
+};
 
 fn config(ps: PageSize) -> EngineConfig {
     let mut c = EngineConfig::new("/d");

@@ -26,7 +26,6 @@
 //! the old table name, which DROP TRIGGER removes.
 
 use crate::error::Result;
-use crate::table::TxnContext;
 
 use super::{schema_err, Catalog, KIND_TRIGGER};
 
@@ -151,13 +150,7 @@ impl Catalog {
             t.definition.clone(),
             t.table.as_bytes(),
         );
-        if exists {
-            self.dictionary
-                .update(&mut TxnContext::internal(), &self.row_ref(t.id)?, &row)?;
-        } else {
-            self.dictionary.insert(&mut TxnContext::internal(), &row)?;
-        }
-        self.storage.make_durable()
+        self.write_row(&row, exists)
     }
 
     /// Drops a trigger; false when there is none of that name.
@@ -167,9 +160,7 @@ impl Catalog {
         let Some(t) = self.cache.read().triggers.get(&key).cloned() else {
             return Ok(false);
         };
-        self.dictionary
-            .delete(&mut TxnContext::internal(), &self.row_ref(t.id)?)?;
-        self.storage.make_durable()?;
+        self.delete_row(t.id)?;
         self.cache.write().triggers.remove(&key);
         Ok(true)
     }

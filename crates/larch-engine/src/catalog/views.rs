@@ -13,7 +13,6 @@
 //! durable before the call returns, so a crash leaves the old or the new view.
 
 use crate::error::Result;
-use crate::table::TxnContext;
 
 use super::{check_name, schema_err, Catalog, KIND_VIEW};
 
@@ -74,16 +73,7 @@ impl Catalog {
             (existing, existing.unwrap_or(c.next_id))
         };
         let row = Self::row(id, KIND_VIEW, schema, name, definition.to_vec(), &[]);
-        match existing {
-            Some(id) => {
-                self.dictionary
-                    .update(&mut TxnContext::internal(), &self.row_ref(id)?, &row)?;
-            }
-            None => {
-                self.dictionary.insert(&mut TxnContext::internal(), &row)?;
-            }
-        }
-        self.storage.make_durable()?;
+        self.write_row(&row, existing.is_some())?;
         let mut c = self.cache.write();
         if existing.is_none() {
             c.next_id = id + 1;
@@ -107,9 +97,7 @@ impl Catalog {
         let Some(v) = self.cache.read().views.get(&key).cloned() else {
             return Err(schema_err(1051, format!("Unknown table '{schema}.{name}'")));
         };
-        self.dictionary
-            .delete(&mut TxnContext::internal(), &self.row_ref(v.id)?)?;
-        self.storage.make_durable()?;
+        self.delete_row(v.id)?;
         self.cache.write().views.remove(&key);
         Ok(())
     }
@@ -158,9 +146,7 @@ impl Catalog {
             v.definition.clone(),
             &[],
         );
-        self.dictionary
-            .update(&mut TxnContext::internal(), &self.row_ref(v.id)?, &row)?;
-        self.storage.make_durable()?;
+        self.write_row(&row, true)?;
         let mut c = self.cache.write();
         c.views.remove(&key);
         c.views.insert(

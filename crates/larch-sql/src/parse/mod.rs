@@ -473,6 +473,17 @@ pub(crate) fn near_text(rest: &str) -> String {
     }
 }
 
+/// The query `text` holds (`None` when it is no single query).
+pub(crate) fn parse_query(text: &str) -> Option<ast::Query> {
+    match parse(text).ok()?.into_iter().next()? {
+        Statement::Sql(st) => match *st {
+            ast::Statement::Query(q) => Some(*q),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Parses one expression kept as text (a column's DEFAULT, a CHECK
 /// constraint) the way it would be read inside a SELECT list.
 pub(crate) fn parse_expression(text: &str) -> Result<ast::Expr, SqlError> {

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod clients;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};

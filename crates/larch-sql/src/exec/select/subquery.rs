@@ -85,6 +85,23 @@ pub(super) fn inline(s: &Session, q: &mut ast::Query, params: &[Value]) -> Resul
 }
 
 fn replace(s: &Session, x: &ast::Expr, params: &[Value]) -> Result<Option<ast::Expr>, SqlError> {
+    match run_uncorrelated(s, x, params) {
+        Err(e) if e.code() == crate::error::code::BAD_FIELD => {
+            match super::correlated::rewrite(s, x, params)? {
+                Some(rewritten) => Ok(Some(rewritten)),
+                None => Err(e),
+            }
+        }
+        other => other,
+    }
+}
+
+/// `x` replaced by its value, running its subquery once.
+fn run_uncorrelated(
+    s: &Session,
+    x: &ast::Expr,
+    params: &[Value],
+) -> Result<Option<ast::Expr>, SqlError> {
     Ok(Some(match x {
         ast::Expr::InSubquery {
             expr,

@@ -1,0 +1,256 @@
+//! Tables in the dictionary: opening (with the transaction services
+//! attached), CREATE, DROP, RENAME and the SQL layer's metadata of a table.
+//! Each change is one dictionary row change made durable before the cache
+//! changes, so a crash leaves the old or the new state (module docs of
+//! [`super`]).
+
+use std::sync::Arc;
+
+use super::{check_name, codec, file_name_of, schema_err, Catalog, TableEntry, KIND_TABLE};
+use crate::error::Result;
+use crate::table::{Table, TableDef, TransactionServices};
+
+impl Catalog {
+    /// Attaches the transaction services to user tables opened from now on.
+    /// Call before any user table is opened.
+    pub fn set_services(&self, services: Arc<TransactionServices>) {
+        if self.services.set(services).is_err() {
+            tracing::warn!("the catalog's transaction services were already set");
+        }
+    }
+
+    /// Wraps a user table, with the services attached and registered.
+    fn attach(&self, table: Table) -> Arc<Table> {
+        match self.services.get() {
+            Some(s) => {
+                let t = Arc::new(table.with_services(s));
+                s.register_table(&t);
+                t
+            }
+            None => Arc::new(table),
+        }
+    }
+
+    /// The table whose clustered index is `root` in tablespace `space` (what
+    /// undo records name), opened if needed.
+    pub fn table_by_identity(&self, space: u32, root: u32) -> Option<Arc<Table>> {
+        let (schema, name) = self
+            .cache
+            .read()
+            .tables
+            .values()
+            .find(|e| e.roots.space == space && e.roots.clustered == root)
+            .map(|e| (e.schema.clone(), e.name.clone()))?;
+        self.table(&schema, &name).ok()
+    }
+
+    /// The dictionary entry of a table, if it exists.
+    pub fn table_entry(&self, schema: &str, name: &str) -> Option<TableEntry> {
+        self.cache
+            .read()
+            .tables
+            .get(&(schema.to_string(), name.to_string()))
+            .cloned()
+    }
+
+    /// The open table `schema.name` (error 1146 if it does not exist).
+    pub fn table(&self, schema: &str, name: &str) -> Result<Arc<Table>> {
+        let key = (schema.to_string(), name.to_string());
+        let id = {
+            let c = self.cache.read();
+            let Some(e) = c.tables.get(&key) else {
+                return Err(schema_err(
+                    1146,
+                    format!("Table '{schema}.{name}' doesn't exist"),
+                ));
+            };
+            if let Some(t) = c.open.get(&e.id) {
+                return Ok(t.clone());
+            }
+            e.id
+        };
+        let mut c = self.cache.write();
+        if let Some(t) = c.open.get(&id) {
+            return Ok(t.clone());
+        }
+        let e = c
+            .tables
+            .get(&key)
+            .filter(|e| e.id == id)
+            .cloned()
+            .ok_or_else(|| schema_err(1146, format!("Table '{schema}.{name}' doesn't exist")))?;
+        let t = self.attach(Table::open(&self.storage, e.def, &e.roots)?);
+        c.open.insert(id, t.clone());
+        Ok(t)
+    }
+
+    /// Creates a table in its own tablespace (errors 1049, 1050, and the
+    /// definition errors of [`TableDef::validate`]).
+    pub fn create_table(&self, schema: &str, def: TableDef, sql_meta: &[u8]) -> Result<Arc<Table>> {
+        check_name("table", &def.name)?;
+        let name = def.name.clone();
+        let _ddl = self.ddl.lock();
+        let id = {
+            let c = self.cache.read();
+            if !c.databases.contains_key(schema) {
+                return Err(Self::unknown_database(schema));
+            }
+            let key = (schema.to_string(), name.clone());
+            if c.tables.contains_key(&key) || c.views.contains_key(&key) {
+                return Err(schema_err(1050, format!("Table '{name}' already exists")));
+            }
+            c.next_id
+        };
+        let file = self.free_file_name(schema, &name, id);
+        let table = Table::create_file_per_table(&self.storage, def.clone(), &file)?;
+        let roots = table.roots();
+        let row = Self::row(
+            id,
+            KIND_TABLE,
+            schema,
+            &name,
+            codec::encode(&def, &roots)?,
+            sql_meta,
+        );
+        if let Err(e) = self.write_row(&row, false) {
+            drop(table);
+            if let Err(drop_err) = self.storage.drop_tablespace(roots.space) {
+                tracing::warn!(error = %drop_err, "could not remove the tablespace of a failed CREATE TABLE");
+            }
+            return Err(e);
+        }
+        let table = self.attach(table);
+        let mut c = self.cache.write();
+        c.next_id = id + 1;
+        c.tables.insert(
+            (schema.to_string(), name.clone()),
+            TableEntry {
+                id,
+                schema: schema.to_string(),
+                name,
+                def,
+                roots,
+                sql_meta: sql_meta.to_vec(),
+            },
+        );
+        c.open.insert(id, table.clone());
+        Ok(table)
+    }
+
+    /// `<db>/<table>.ibd`, or with the dictionary id appended when a renamed
+    /// table still uses that file name.
+    fn free_file_name(&self, schema: &str, name: &str, id: u64) -> String {
+        let base = format!("{}/{}", file_name_of(schema), file_name_of(name));
+        let plain = format!("{base}.ibd");
+        let vfs = self.storage.spaces().vfs();
+        if vfs.exists(&self.storage.spaces().path_of(&plain)) {
+            format!("{base}@@{id}.ibd")
+        } else {
+            plain
+        }
+    }
+
+    /// Drops a table and its tablespace (error 1051 if it does not exist).
+    pub fn drop_table(&self, schema: &str, name: &str) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let key = (schema.to_string(), name.to_string());
+        let Some(e) = self.cache.read().tables.get(&key).cloned() else {
+            return Err(schema_err(1051, format!("Unknown table '{schema}.{name}'")));
+        };
+        self.delete_row(e.id)?;
+        {
+            let mut c = self.cache.write();
+            c.tables.remove(&key);
+            c.open.remove(&e.id);
+        }
+        self.storage.drop_tablespace(e.roots.space)
+    }
+
+    /// Renames a table, possibly into another database (errors 1049, 1050, 1146).
+    pub fn rename_table(
+        &self,
+        schema: &str,
+        name: &str,
+        new_schema: &str,
+        new_name: &str,
+    ) -> Result<()> {
+        check_name("table", new_name)?;
+        if self.is_view(schema, name) {
+            return self.rename_view(schema, name, new_schema, new_name);
+        }
+        let _ddl = self.ddl.lock();
+        let (e, id) = {
+            let c = self.cache.read();
+            let Some(e) = c
+                .tables
+                .get(&(schema.to_string(), name.to_string()))
+                .cloned()
+            else {
+                return Err(schema_err(
+                    1146,
+                    format!("Table '{schema}.{name}' doesn't exist"),
+                ));
+            };
+            if !c.databases.contains_key(new_schema) {
+                return Err(Self::unknown_database(new_schema));
+            }
+            let new_key = (new_schema.to_string(), new_name.to_string());
+            if c.tables.contains_key(&new_key) || c.views.contains_key(&new_key) {
+                return Err(schema_err(
+                    1050,
+                    format!("Table '{new_name}' already exists"),
+                ));
+            }
+            let id = e.id;
+            (e, id)
+        };
+        let mut def = e.def.clone();
+        def.name = new_name.to_string();
+        let row = Self::row(
+            id,
+            KIND_TABLE,
+            new_schema,
+            new_name,
+            codec::encode(&def, &e.roots)?,
+            &e.sql_meta,
+        );
+        self.write_row(&row, true)?;
+        let mut c = self.cache.write();
+        c.tables.remove(&(schema.to_string(), name.to_string()));
+        c.tables.insert(
+            (new_schema.to_string(), new_name.to_string()),
+            TableEntry {
+                schema: new_schema.to_string(),
+                name: new_name.to_string(),
+                def,
+                ..e
+            },
+        );
+        Ok(())
+    }
+
+    /// Replaces the SQL layer's metadata of a table (one atomic change).
+    pub fn set_table_meta(&self, schema: &str, name: &str, sql_meta: &[u8]) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let key = (schema.to_string(), name.to_string());
+        let Some(e) = self.cache.read().tables.get(&key).cloned() else {
+            return Err(schema_err(
+                1146,
+                format!("Table '{schema}.{name}' doesn't exist"),
+            ));
+        };
+        let row = Self::row(
+            e.id,
+            KIND_TABLE,
+            schema,
+            name,
+            codec::encode(&e.def, &e.roots)?,
+            sql_meta,
+        );
+        self.write_row(&row, true)?;
+        if let Some(t) = self.cache.write().tables.get_mut(&key) {
+            t.sql_meta = sql_meta.to_vec();
+        }
+        Ok(())
+    }
+}

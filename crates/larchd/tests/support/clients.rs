@@ -1,0 +1,103 @@
+//! Driving MariaDB's client programs (`mariadb`, `mariadb-dump`,
+//! `mariadb-admin`, `sysbench`) against a test server: whether one is
+//! installed (a test without it prints SKIPPED and passes, as the suite runs
+//! on machines without the Debian packages), running one with the server's
+//! address, loading a file, and dumping a database in a form two servers can
+//! be compared by.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use super::{Larchd, Res};
+
+/// True when `program` is on the PATH; otherwise prints why `test` is skipped.
+pub fn installed(test: &str, program: &str) -> bool {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !found {
+        println!(
+            "SKIPPED {test}: `{program}` is not installed \
+             (crates/larchd/scripts/install-test-deps.sh installs it)"
+        );
+    }
+    found
+}
+
+/// Runs a program, feeding `stdin` from a file when given.
+pub fn run(program: &str, args: &[String], stdin: Option<&Path>) -> Result<Output, String> {
+    let mut cmd = Command::new(program);
+    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    match stdin {
+        Some(p) => {
+            let f = std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            cmd.stdin(f);
+        }
+        None => {
+            cmd.stdin(Stdio::null());
+        }
+    }
+    cmd.output()
+        .map_err(|e| format!("cannot run {program}: {e}"))
+}
+
+/// The options that point a MariaDB client at `server` as root over TCP,
+/// then `extra`.
+pub fn client_args(server: &Larchd, extra: &[&str]) -> Vec<String> {
+    let mut a = vec![
+        "-h127.0.0.1".to_owned(),
+        format!("-P{}", server.port),
+        "-uroot".to_owned(),
+        "--skip-ssl".to_owned(),
+    ];
+    a.extend(extra.iter().map(|s| (*s).to_owned()));
+    a
+}
+
+/// Runs a MariaDB client program against `server`.
+pub fn client(
+    program: &str,
+    server: &Larchd,
+    args: &[&str],
+    stdin: Option<&Path>,
+) -> Result<Output, String> {
+    run(program, &client_args(server, args), stdin)
+}
+
+/// `mariadb db < file`, failing with the client's message.
+pub fn load(server: &Larchd, db: &str, file: &Path) -> Res {
+    let out = client("mariadb", server, &[db], Some(file))?;
+    if !out.status.success() {
+        return Err(format!(
+            "loading {} into {db} failed: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `mariadb-dump [options]`: the dump's bytes; fails on any message on
+/// stderr.
+pub fn dump(server: &Larchd, options: &[&str]) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+    let out = client("mariadb-dump", server, options, None)?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() || !stderr.trim().is_empty() {
+        return Err(format!("mariadb-dump {options:?} failed ({}): {stderr}", out.status).into());
+    }
+    Ok(out.stdout)
+}
+
+/// A dump without the lines that name the host or the time.
+pub fn comparable(dump: &[u8]) -> Vec<u8> {
+    dump.split_inclusive(|b| *b == b'\n')
+        .filter(|l| !l.starts_with(b"-- Host:") && !l.starts_with(b"-- Dump completed"))
+        .flatten()
+        .copied()
+        .collect()
+}
