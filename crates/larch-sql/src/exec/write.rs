@@ -30,6 +30,7 @@ use super::rows;
 use crate::ddl::TableMeta;
 use crate::error::{SqlError, Warning};
 use crate::eval::{self, CompileOptions, ExprType};
+use crate::parse::trigger::{Event, Timing};
 use crate::result::{OkInfo, QueryResult};
 use crate::session::Session;
 use crate::value::store::{store, StoreTarget};
@@ -93,10 +94,13 @@ struct Target {
     meta: TableMeta,
     /// The table's CHECK constraints, compiled for this statement.
     checks: crate::ddl::Checks,
+    /// The table's triggers (`None` without any).
+    triggers: Option<Arc<crate::exec::trigger::TableTriggers>>,
 }
 
 fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
     let (db, t) = names::table_name(s, name)?;
+    crate::exec::trigger::check_not_in_use(s, &db, &t)?;
     let table = names::open_table(s, &db, &t, None, true)?;
     let entry =
         s.db.catalog()
@@ -105,16 +109,36 @@ fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
     let meta = TableMeta::decode(&entry.sql_meta, &entry.def)?;
     let name = s.visible_table_name(&db, &t);
     let checks = crate::ddl::Checks::compile(s, &db, &name, table.def(), &meta)?;
+    let triggers = crate::exec::trigger::TableTriggers::load(s, &db, &t)?;
     Ok(Target {
         db,
         name,
         table,
         meta,
         checks,
+        triggers,
     })
 }
 
 impl Target {
+    /// Fires the table's triggers of `timing` and `event` for one row (see
+    /// `exec::trigger`); nothing when the table has none.
+    fn fire(
+        &self,
+        s: &mut Session,
+        timing: Timing,
+        event: Event,
+        old: Option<&[Value]>,
+        new: Option<&mut Vec<Value>>,
+    ) -> Result<(), SqlError> {
+        match &self.triggers {
+            Some(tt) => {
+                crate::exec::trigger::fire(s, tt, timing, event, self.table.def(), old, new)
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Checks `row` against the table's CHECK constraints: false when it
     /// fails and the statement's IGNORE made that a warning.
     fn verify_checks(&self, s: &Session, row: &[Value], w: &mut Writer) -> Result<bool, SqlError> {
@@ -502,7 +526,10 @@ fn update(
             };
             new[*c] = stored;
         }
+        t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
         if new == old {
+            // An unchanged row still fires AFTER UPDATE (MDEV-33083).
+            t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
             continue;
         }
         for &c in &on_update {
@@ -516,6 +543,7 @@ fn update(
         }
         if let Some(_new_at) = t.table.update(txn_ctx(s)?, &at, &new)? {
             changed += 1;
+            t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
         }
     }
     s.db.status
@@ -569,9 +597,12 @@ fn delete(
         params,
     )?;
     let mut deleted = 0u64;
-    for (at, _row) in found {
+    for (at, row) in found {
+        let old = engine_row(&t, &row);
+        t.fire(s, Timing::Before, Event::Delete, Some(&old), None)?;
         if t.table.delete(txn_ctx(s)?, &at)? {
             deleted += 1;
+            t.fire(s, Timing::After, Event::Delete, Some(&old), None)?;
         }
     }
     s.db.status

@@ -23,6 +23,7 @@ use crate::eval::{self, CompileOptions};
 use crate::exec::rows;
 use crate::exec::select::join::join;
 use crate::exec::select::source::{self, Source, SourceRows};
+use crate::parse::trigger::{Event, Timing};
 use crate::result::{OkInfo, QueryResult};
 use crate::session::Session;
 
@@ -158,7 +159,9 @@ pub(super) fn update(
                 ctx_warnings.extend(ctx.take_warnings());
                 new[*col] = convert(s, t, *col, &v, n as u64 + 1, w)?;
             }
+            t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
             if new == old {
+                t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
                 continue;
             }
             if !t.verify_checks(s, &new, w)? {
@@ -166,6 +169,7 @@ pub(super) fn update(
             }
             if let Some(_new_at) = t.table.update(super::txn_ctx(s)?, at, &new)? {
                 changed += 1;
+                t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
             }
         }
     }
@@ -239,7 +243,7 @@ pub(super) fn delete(
     let found = matches(s, &sources, d.selection.as_ref(), params)?;
     let mut done: HashSet<(usize, Vec<u8>)> = HashSet::new();
     let mut deleted = 0u64;
-    for (_, refs) in &found {
+    for (row, refs) in &found {
         for (k, t) in target_of.iter().enumerate() {
             let (Some(t), Some(at)) = (t, &refs[k]) else {
                 continue;
@@ -247,8 +251,12 @@ pub(super) fn delete(
             if !done.insert((k, at.0.clone())) {
                 continue;
             }
+            let src = &sources[k];
+            let old = engine_row(t, &row[src.offset..src.offset + src.width()]);
+            t.fire(s, Timing::Before, Event::Delete, Some(&old), None)?;
             if t.table.delete(super::txn_ctx(s)?, at)? {
                 deleted += 1;
+                t.fire(s, Timing::After, Event::Delete, Some(&old), None)?;
             }
         }
     }
