@@ -116,11 +116,8 @@ pub(super) fn update(
             .iter()
             .rposition(|src| src.offset <= pos)
             .ok_or_else(|| SqlError::unknown_column(&n.to_string(), "SET"))?;
-        let value = eval::compile(
-            &super::with_subqueries(s, &a.value, params)?,
-            &resolve,
-            &opts,
-        )?;
+        let value = super::with_subqueries(s, &a.value, params)?;
+        let value = eval::compile(&value, &resolve, &opts)?;
         sets.push((k, pos - sources[k].offset, value));
     }
     let targets: Vec<Option<Target>> = sources
