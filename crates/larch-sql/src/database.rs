@@ -155,6 +155,8 @@ pub struct Database {
     pub(crate) read_lock: crate::exec::flush::GlobalReadLock,
     /// FOREIGN KEY constraints by referenced table (`ddl::foreign_index`).
     pub(crate) foreign_keys: crate::ddl::ForeignKeyIndex,
+    /// What the server plugs in (status variables, `SET GLOBAL` reactions).
+    server_hooks: crate::server_hooks::ServerHooks,
 }
 
 impl std::fmt::Debug for Database {
@@ -210,6 +212,7 @@ impl Database {
             sha2_crypt: RwLock::new(None),
             read_lock: Default::default(),
             foreign_keys: Default::default(),
+            server_hooks: Default::default(),
         }))
     }
 
@@ -386,6 +389,13 @@ impl Database {
 
     /// `SET GLOBAL name = value` (already checked against the definition).
     pub(crate) fn set_global(&self, def: &VarDef, value: Value) {
-        self.globals.write().insert(def.name, value);
+        self.globals.write().insert(def.name, value.clone());
+        self.server_hooks.global_set(def.name, &value);
+    }
+
+    /// The server's hooks: its status variables and its reactions to
+    /// `SET GLOBAL` (see [`crate::server_hooks`]).
+    pub fn server_hooks(&self) -> &crate::server_hooks::ServerHooks {
+        &self.server_hooks
     }
 }

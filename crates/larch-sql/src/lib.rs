@@ -13,6 +13,8 @@
 //!   points that run SQL text and prepared statements;
 //! - `exec`: statement execution (SELECT with joins and aggregates, INSERT,
 //!   UPDATE, DELETE, SET, SHOW, transactions); [`ddl`]: table definitions;
+//! - [`server_hooks`]: status variables and `SET GLOBAL` reactions the
+//!   server plugs in (threads, connections);
 //! - [`user_locks`]: GET_LOCK's server-wide named locks;
 //! - [`result`]: what statements return (OK summaries and result sets);
 //! - [`error`]: the one error type, mapped to MySQL error numbers, SQLSTATEs and
@@ -27,6 +29,7 @@ pub mod metadata_locks;
 pub mod parse;
 pub mod privileges;
 pub mod result;
+pub mod server_hooks;
 pub mod session;
 pub mod user_locks;
 pub mod value;

@@ -156,6 +156,10 @@ where
             Some(rt) => rt,
             None => match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
+                // One connection's socket (and the kill waker): a few
+                // events per poll, not the default 1,024 (12 KiB per
+                // thread, touched by every poll).
+                .max_io_events_per_tick(CONNECTION_IO_EVENTS)
                 .build()
             {
                 Ok(rt) => rt,
@@ -198,6 +202,9 @@ where
         }
     }
 }
+
+/// Room for I/O events per poll of a connection thread's runtime.
+const CONNECTION_IO_EVENTS: usize = 16;
 
 thread_local! {
     /// A connection thread's single-threaded runtime, made for its first

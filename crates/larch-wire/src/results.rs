@@ -307,9 +307,13 @@ impl<'a> ResultWriter<'a> {
             }
         } else {
             for (value, &(_, decimals)) in values.iter().zip(&open.columns) {
-                match value.to_text(decimals) {
-                    None => out.push(0xfb),
-                    Some(text) => out.put_lenenc_str(&text),
+                match value {
+                    // Strings go out as they are, without a copy.
+                    Value::Bytes(b) => out.put_lenenc_str(b),
+                    _ => match value.to_text(decimals) {
+                        None => out.push(0xfb),
+                        Some(text) => out.put_lenenc_str(&text),
+                    },
                 }
             }
         }

@@ -32,7 +32,7 @@ use mysql_common::proto::MySerialize;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -134,6 +134,9 @@ pub struct Server {
     rsa: Option<RsaPrivateKey>,
     auth_cache: AuthCache,
     next_connection_id: AtomicU32,
+    /// Connections accepted so far, refused logins included
+    /// (`Connections`).
+    accepted: AtomicU64,
     connections: Mutex<HashMap<u32, Arc<ConnectionControl>>>,
 }
 
@@ -161,6 +164,7 @@ impl Server {
             rsa,
             auth_cache: AuthCache::default(),
             next_connection_id: AtomicU32::new(1),
+            accepted: AtomicU64::new(0),
             connections: Mutex::new(HashMap::new()),
         }))
     }
@@ -187,6 +191,18 @@ impl Server {
         ids
     }
 
+    /// Connections that exist, from the greeting to the close, logged in
+    /// or not (`Threads_connected`).
+    pub fn connected(&self) -> usize {
+        self.connections.lock().len()
+    }
+
+    /// Connection identities handed out so far: every accepted connection,
+    /// also those whose login failed (`Connections`).
+    pub fn accepted(&self) -> u64 {
+        self.accepted.load(Ordering::Relaxed)
+    }
+
     /// `KILL [CONNECTION | QUERY] id`; false if no such connection.
     pub fn kill(&self, connection_id: u32, query_only: bool) -> bool {
         let Some(control) = self.connections.lock().get(&connection_id).cloned() else {
@@ -202,6 +218,7 @@ impl Server {
 
     /// A new connection identity for a client at `host`.
     pub fn connection_info(&self, host: String, transport: Transport) -> ConnectionInfo {
+        self.accepted.fetch_add(1, Ordering::Relaxed);
         let mut id = self.next_connection_id.fetch_add(1, Ordering::Relaxed);
         if id == 0 {
             id = self.next_connection_id.fetch_add(1, Ordering::Relaxed);

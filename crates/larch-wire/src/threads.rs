@@ -30,7 +30,7 @@
 //!   served as a task of the caller's runtime instead.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// Stack size of a connection thread (as tokio's worker threads have).
@@ -45,6 +45,8 @@ pub type ConnectionJob = Box<dyn FnOnce() + Send + 'static>;
 pub struct ConnectionThreads {
     name: String,
     cache: AtomicUsize,
+    /// Threads started so far (`Threads_created`).
+    created: AtomicU64,
     state: Mutex<Queue>,
     ready: Condvar,
 }
@@ -75,6 +77,7 @@ impl ConnectionThreads {
         Arc::new(ConnectionThreads {
             name: name.to_owned(),
             cache: AtomicUsize::new(cache),
+            created: AtomicU64::new(0),
             state: Mutex::new(Queue::default()),
             ready: Condvar::new(),
         })
@@ -86,6 +89,12 @@ impl ConnectionThreads {
         self.cache.store(cache, Ordering::Relaxed);
         // Idle threads beyond the new size end.
         self.ready.notify_all();
+    }
+
+    /// Threads started since the start (`Threads_created`: a connection
+    /// served by a cached thread does not count).
+    pub fn created(&self) -> u64 {
+        self.created.load(Ordering::Relaxed)
     }
 
     /// Threads that exist, busy or idle.
@@ -131,7 +140,10 @@ impl ConnectionThreads {
                 threads.work(first);
             });
         match spawned {
-            Ok(_) => Ok(()),
+            Ok(_) => {
+                self.created.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "cannot start a connection thread");
                 self.lock().threads -= 1;
@@ -227,6 +239,7 @@ mod tests {
         }
         wait_until("the threads idle again", || threads.idle() == 2);
         assert_eq!(threads.threads(), 2);
+        assert_eq!(threads.created(), 3);
     }
 
     #[test]

@@ -12,6 +12,10 @@
 //!    installs the `SHUTDOWN` hook and the SIGTERM/SIGINT handlers, and logs
 //!    MariaDB's "ready for connections" lines (with the real port, also for
 //!    `--port=0`);
+//!    installs the status variables of threads and connections
+//!    (`Threads_cached`, `Threads_created`, `Threads_connected`,
+//!    `Connections`) and the resizing of the thread cache by `SET GLOBAL
+//!    thread_cache_size`;
 //! 3. waits for SIGTERM, SIGINT or `SHUTDOWN`, then stops accepting (the
 //!    Unix socket file goes with its listener), kills every session (a
 //!    running statement stops with ER 1317 at its next row; idle
@@ -249,6 +253,7 @@ pub async fn serve(
         )),
         ThreadHandling::PoolOfThreads => Threading::Pool,
     };
+    install_thread_status(&db, &server, &threading);
     let mut tasks = Vec::new();
     for listener in listeners {
         let factory = factory.clone();
@@ -292,6 +297,43 @@ pub async fn serve(
     }
     drain(&db, &server, log).await;
     Ok(reason)
+}
+
+/// Serves the status variables of threads and connections (`Threads_*`,
+/// `Connections`, counted as MariaDB counts them) and makes `SET GLOBAL
+/// thread_cache_size` resize the running thread cache.
+fn install_thread_status(db: &Database, server: &Arc<Server>, threading: &Threading) {
+    // Pool: the runtime's worker threads, none cached.
+    let workers = tokio::runtime::Handle::try_current()
+        .map(|h| h.metrics().num_workers())
+        .unwrap_or(0);
+    let (server, threads) = (server.clone(), threading.clone());
+    db.server_hooks().set_status_provider(Box::new(move || {
+        let (cached, created) = match &threads {
+            Threading::PerConnection(t) => (t.idle(), t.created()),
+            Threading::Pool => (0, workers as u64),
+        };
+        vec![
+            ("Connections", server.accepted().to_string()),
+            ("Threads_cached", cached.to_string()),
+            ("Threads_connected", server.connected().to_string()),
+            ("Threads_created", created.to_string()),
+        ]
+    }));
+    if let Threading::PerConnection(threads) = threading {
+        let threads = threads.clone();
+        db.server_hooks()
+            .set_global_set_hook(Box::new(move |name, value| {
+                let size = match value {
+                    EValue::UInt(n) => usize::try_from(*n).ok(),
+                    EValue::Int(n) => usize::try_from(*n).ok(),
+                    _ => None,
+                };
+                if let ("thread_cache_size", Some(size)) = (name, size) {
+                    threads.set_cache_size(size);
+                }
+            }));
+    }
 }
 
 /// Kills every session and waits for the connections to end.

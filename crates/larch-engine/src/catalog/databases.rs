@@ -40,6 +40,7 @@ impl Catalog {
     pub fn drop_database(&self, name: &str) -> Result<Vec<String>> {
         let tables = self.tables(name)?;
         self.drop_programs_of(name)?;
+        self.drop_triggers_of(name)?;
         for v in self.views(name) {
             self.drop_view(name, &v)?;
         }

@@ -8,11 +8,12 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
+use super::TriggerEntry;
 use super::{
     codec, routines, Cache, Catalog, DatabaseEntry, DictionaryCheck, ProgramEntry, ProgramKind,
     TableEntry, ViewEntry,
 };
-use super::{KIND_DATABASE, KIND_PROGRAM, KIND_SYSTEM, KIND_TABLE, KIND_VIEW};
+use super::{KIND_DATABASE, KIND_PROGRAM, KIND_SYSTEM, KIND_TABLE, KIND_TRIGGER, KIND_VIEW};
 use crate::error::{EngineError, Result};
 use crate::record::collation::Collation;
 use crate::record::value::{ColumnType, LobKind, Value};
@@ -189,6 +190,21 @@ impl Catalog {
                             kind,
                             schema,
                             name,
+                            definition: def.clone(),
+                        },
+                    );
+                }
+                KIND_TRIGGER => {
+                    let table = String::from_utf8(meta).map_err(|_| {
+                        EngineError::Internal(format!("dictionary row {id} has a bad table name"))
+                    })?;
+                    cache.triggers.insert(
+                        (schema.clone(), name.clone()),
+                        TriggerEntry {
+                            id,
+                            schema,
+                            name,
+                            table,
                             definition: def.clone(),
                         },
                     );

@@ -34,9 +34,11 @@ mod system;
 mod tables;
 #[cfg(test)]
 mod tests;
+mod triggers;
 mod views;
 
 pub use routines::{ProgramEntry, ProgramKind};
+pub use triggers::TriggerEntry;
 pub use views::ViewEntry;
 
 use std::collections::BTreeMap;
@@ -57,6 +59,8 @@ const KIND_TABLE: u64 = 2;
 const KIND_VIEW: u64 = 3;
 /// A stored procedure, function or trigger (see [`routines`]).
 const KIND_PROGRAM: u64 = 4;
+/// A trigger (see [`triggers`]).
+const KIND_TRIGGER: u64 = 5;
 /// A named system object (see [`system`]); a high number leaves room for
 /// more schema object kinds.
 const KIND_SYSTEM: u64 = 16;
@@ -94,6 +98,7 @@ struct Cache {
     tables: BTreeMap<(String, String), TableEntry>,
     views: BTreeMap<(String, String), ViewEntry>,
     programs: BTreeMap<routines::ProgramKey, ProgramEntry>,
+    triggers: BTreeMap<triggers::TriggerKey, TriggerEntry>,
     open: BTreeMap<u64, Arc<Table>>,
     /// System objects by name: (dictionary id, bytes).
     system: BTreeMap<String, (u64, Vec<u8>)>,

@@ -24,6 +24,12 @@ pub fn set_thread_hook(hook: Option<BlockingHook>) -> Option<BlockingHook> {
     HOOK.with(|h| h.replace(hook))
 }
 
+/// Whether this thread has a hook (it is shared by other work that a long
+/// wait would hold up; see the module documentation).
+pub fn thread_has_hook() -> bool {
+    HOOK.with(|h| h.get().is_some())
+}
+
 /// Runs `f`, which may wait for a long time, through this thread's hook.
 pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     let Some(hook) = HOOK.with(|h| h.take()) else {

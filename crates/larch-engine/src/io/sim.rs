@@ -164,6 +164,7 @@ struct State {
     /// Successful writes left before a `CrashAfterWrites` fires.
     writes_left: u64,
     write_count: u64,
+    bytes_written: u64,
 }
 
 #[derive(Default)]
@@ -318,6 +319,7 @@ impl State {
             fault: None,
             writes_left: 0,
             write_count: 0,
+            bytes_written: 0,
         }
     }
 
@@ -467,6 +469,11 @@ impl SimVfs {
     /// Total successful `write_at` calls so far, on all files.
     pub fn write_count(&self) -> u64 {
         self.shared.state.lock().write_count
+    }
+
+    /// Total bytes of the successful `write_at` calls so far, on all files.
+    pub fn bytes_written(&self) -> u64 {
+        self.shared.state.lock().bytes_written
     }
 
     /// Power loss: each write pending since its file's last sync is independently
@@ -748,6 +755,7 @@ impl IoFile for SimFile {
             return Err(self.err("write", os_err(libc::EIO)));
         }
         st.write_count += 1;
+        st.bytes_written += buf.len() as u64;
         if matches!(st.fault, Some(SimFault::CrashAfterWrites { .. })) {
             st.writes_left = st.writes_left.saturating_sub(1);
         }

@@ -1,24 +1,36 @@
-//! Waiting for a commit to be durable without holding a thread: the
-//! [`CommitFlusher`] thread and the [`DurableWait`] future.
+//! Waiting for a commit to be durable as a future: [`DurableWait`], the
+//! group commit it takes part in, and the [`CommitFlusher`] thread.
 //!
-//! A server that runs statements on the worker threads of an async runtime
-//! should not park a worker while the log is synced for a commit (that
-//! means handing the worker's other connections to another thread for every
-//! commit). Instead the statement returns once its commit is in the log
-//! buffer (its locks are released then, as InnoDB releases them before the
-//! log flush); the connection awaits [`RedoLog::durable`] before it answers
-//! the client, and its worker serves other connections meanwhile.
+//! A commit returns once its log records are in the log buffer (its locks
+//! are released then, as InnoDB releases them before the log flush); the
+//! connection awaits [`RedoLog::durable`] before it answers the client.
 //!
-//! One flusher thread makes every requested LSN durable: it sleeps until a
-//! wait asks for an LSN beyond `flushed_lsn`, then writes and syncs the log
-//! up to the highest LSN asked for (`RedoLog::flush_up_to`, so the waits of
-//! every commit since the last sync share one sync: group commit), and
-//! wakes the waits it covered. A log that failed wakes every wait with the
-//! failure.
+//! Group commit, as InnoDB's: the first wait that finds no sync under way
+//! becomes the leader and syncs the log on its own thread
+//! ([`RedoLog::flush_up_to`]: everything in the log buffer, so every commit
+//! copied in by then shares the sync); waits that come while it syncs
+//! register and sleep. When the leader is done it wakes the waits its sync
+//! covered and hands the lead to the waiting one with the highest LSN (it
+//! syncs again at once, for all the commits that came during the first
+//! sync). No other thread is involved, so a commit costs no wake-up of a
+//! helper thread and the leader none at all.
 //!
-//! Without a running flusher (embedded use before the background threads
-//! start, or after they stop) a wait syncs the log itself, on the polling
-//! thread, so a wait always ends.
+//! Who may lead: a wait polled on a thread without a blocking hook
+//! ([`crate::io::blocking`]): a connection's own thread, or embedded use.
+//! Such a thread waits for nothing else meanwhile. A wait polled on the
+//! worker of a shared runtime (a thread with a hook) should not park that
+//! worker for a sync: it registers instead, and the [`CommitFlusher`] thread
+//! syncs for it (sleeping until a wait asks for an LSN beyond `flushed_lsn`,
+//! then syncing up to the highest LSN asked for) and wakes it. Without a
+//! running flusher (before the background threads start, or after they stop)
+//! every wait may lead, so a wait always ends. A log that failed wakes every
+//! wait with the failure.
+//!
+//! Invariants: at most one wait leads at a time (`Lead::Syncing`), or one
+//! waiting wait has been handed the lead and not yet taken it
+//! (`Lead::Handed`); while any registered wait may lead and is not covered,
+//! the lead is held or handed, so no wait sleeps with nobody to sync for it
+//! (a handed wait that is dropped passes the lead on).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -29,6 +41,7 @@ use parking_lot::{Condvar, Mutex};
 
 use super::RedoLog;
 use crate::error::Result;
+use crate::io::blocking;
 
 /// The pending waits of a log (a field of [`RedoLog`]).
 #[derive(Debug, Default)]
@@ -37,16 +50,69 @@ pub(crate) struct CommitWaits {
     wake_flusher: Condvar,
 }
 
+/// Who syncs for the waits that may lead (see the module documentation).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Lead {
+    /// Nobody: the next wait that may lead takes the lead.
+    #[default]
+    Free,
+    /// A wait is syncing the log on its thread.
+    Syncing,
+    /// The wait with this id was woken to take the lead.
+    Handed(u64),
+}
+
+#[derive(Debug)]
+struct Waiter {
+    lsn: u64,
+    id: u64,
+    /// The wait may lead (else the flusher thread syncs for it).
+    may_lead: bool,
+    waker: Waker,
+}
+
 #[derive(Debug, Default)]
 struct WaitState {
-    /// Highest LSN a wait asked for.
+    /// Highest LSN a wait served by the flusher thread asked for.
     target: u64,
     /// Tasks to wake once the log is durable up to their LSN.
-    wakers: Vec<(u64, Waker)>,
+    waiters: Vec<Waiter>,
+    lead: Lead,
+    /// Last id given to a registered wait.
+    last_id: u64,
     /// A flusher thread is serving the waits.
     flusher_running: bool,
     /// The flusher is asked to stop.
     stop: bool,
+}
+
+impl WaitState {
+    /// Takes the wakers of the waits the log covers (all when it failed),
+    /// and, with the lead free, hands it to the waiting wait that may lead
+    /// with the highest LSN (its waker is among those returned).
+    fn release(&mut self, flushed: u64, failed: bool) -> Vec<Waker> {
+        let mut wake = Vec::new();
+        self.waiters.retain(|w| {
+            if failed || w.lsn <= flushed {
+                wake.push(w.waker.clone());
+                false
+            } else {
+                true
+            }
+        });
+        if self.lead == Lead::Free {
+            if let Some(next) = self
+                .waiters
+                .iter()
+                .filter(|w| w.may_lead)
+                .max_by_key(|w| w.lsn)
+            {
+                self.lead = Lead::Handed(next.id);
+                wake.push(next.waker.clone());
+            }
+        }
+        wake
+    }
 }
 
 /// Resolves once every log record below `lsn` is durable (see the module
@@ -55,6 +121,8 @@ struct WaitState {
 pub struct DurableWait {
     log: Arc<RedoLog>,
     lsn: u64,
+    /// Id of this wait once registered (0: never registered).
+    id: u64,
 }
 
 impl RedoLog {
@@ -63,6 +131,7 @@ impl RedoLog {
         DurableWait {
             log: self.clone(),
             lsn,
+            id: 0,
         }
     }
 }
@@ -71,31 +140,56 @@ impl Future for DurableWait {
     type Output = Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
-        let log = &self.log;
-        let lsn = self.lsn;
-        if log.flushed_lsn() >= lsn {
+        let this = self.get_mut();
+        let log = this.log.clone();
+        let lsn = this.lsn;
+        if this.id == 0 && log.flushed_lsn() >= lsn {
             return Poll::Ready(Ok(()));
         }
         log.check_writable()?;
         let waits = &log.commit_waits;
         let mut st = waits.state.lock();
-        if !st.flusher_running {
-            drop(st);
-            return Poll::Ready(log.flush_up_to(lsn));
+        let id = this.id;
+        if id != 0 {
+            st.waiters.retain(|w| w.id != id);
+            if st.lead == Lead::Handed(id) {
+                st.lead = Lead::Free;
+            }
         }
-        // Checked again under the lock: the flusher wakes under it.
+        // Checked again under the lock: wakers are taken under it.
         if log.flushed_lsn() >= lsn {
+            // Done; a lead handed to this wait goes to the next one.
+            let wake = st.release(log.flushed_lsn(), false);
+            this.id = 0;
+            drop(st);
+            wake_all(wake);
             return Poll::Ready(Ok(()));
         }
-        match st
-            .wakers
-            .iter_mut()
-            .find(|(l, w)| *l == lsn && w.will_wake(cx.waker()))
-        {
-            Some(_) => {}
-            None => st.wakers.push((lsn, cx.waker().clone())),
+        let may_lead = !st.flusher_running || !blocking::thread_has_hook();
+        if may_lead && st.lead == Lead::Free {
+            st.lead = Lead::Syncing;
+            drop(st);
+            this.id = 0;
+            let r = blocking::blocking(|| log.flush_up_to(lsn));
+            let mut st = waits.state.lock();
+            st.lead = Lead::Free;
+            let failed = log.check_writable().is_err();
+            let wake = st.release(log.flushed_lsn(), failed);
+            drop(st);
+            wake_all(wake);
+            return Poll::Ready(r);
         }
-        if lsn > st.target {
+        if this.id == 0 {
+            st.last_id += 1;
+            this.id = st.last_id;
+        }
+        st.waiters.push(Waiter {
+            lsn,
+            id: this.id,
+            may_lead,
+            waker: cx.waker().clone(),
+        });
+        if !may_lead && lsn > st.target {
             st.target = lsn;
             waits.wake_flusher.notify_one();
         }
@@ -103,8 +197,33 @@ impl Future for DurableWait {
     }
 }
 
-/// The thread that serves [`DurableWait`]s (started with the other
-/// background threads).
+impl Drop for DurableWait {
+    fn drop(&mut self) {
+        if self.id == 0 {
+            return;
+        }
+        let id = self.id;
+        let log = &self.log;
+        let mut st = log.commit_waits.state.lock();
+        st.waiters.retain(|w| w.id != id);
+        if st.lead == Lead::Handed(id) {
+            st.lead = Lead::Free;
+            let failed = log.check_writable().is_err();
+            let wake = st.release(log.flushed_lsn(), failed);
+            drop(st);
+            wake_all(wake);
+        }
+    }
+}
+
+fn wake_all(wakers: Vec<Waker>) {
+    for w in wakers {
+        w.wake();
+    }
+}
+
+/// The thread that serves the [`DurableWait`]s that may not lead (started
+/// with the other background threads).
 #[derive(Debug)]
 pub struct CommitFlusher {
     log: Arc<RedoLog>,
@@ -148,14 +267,12 @@ impl CommitFlusher {
             st.stop = true;
             st.flusher_running = false;
             waits.wake_flusher.notify_all();
-            std::mem::take(&mut st.wakers)
+            st.waiters.drain(..).map(|w| w.waker).collect::<Vec<_>>()
         };
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
-        for (_, w) in wakers {
-            w.wake();
-        }
+        wake_all(wakers);
     }
 }
 
@@ -178,20 +295,10 @@ fn run(log: &RedoLog) {
         // thread, or another flush such as the page cleaner's).
         let flushed = log.flushed_lsn();
         let failed = log.check_writable().is_err();
-        let mut ready = Vec::new();
-        st.wakers.retain(|(lsn, w)| {
-            if failed || *lsn <= flushed {
-                ready.push(w.clone());
-                false
-            } else {
-                true
-            }
-        });
+        let ready = st.release(flushed, failed);
         if !ready.is_empty() {
             drop(st);
-            for w in ready {
-                w.wake();
-            }
+            wake_all(ready);
             st = waits.state.lock();
             continue;
         }
@@ -209,75 +316,5 @@ fn run(log: &RedoLog) {
         waits
             .wake_flusher
             .wait_for(&mut st, std::time::Duration::from_millis(100));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::future::Future;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
-    use std::task::{Context, Poll, Wake, Waker};
-
-    use super::CommitFlusher;
-    use crate::config::EngineConfig;
-    use crate::io::{SimVfs, Vfs};
-    use crate::storage::Storage;
-
-    struct Count(AtomicUsize);
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-
-    fn storage() -> crate::error::Result<Storage> {
-        let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
-        let mut c = EngineConfig::new("/d");
-        c.log_file_size = 8 << 20;
-        c.undo_tablespaces = 0;
-        Storage::open_or_create(c, vfs)
-    }
-
-    /// Writes redo (a new tablespace) so the log has something to sync;
-    /// returns the log's end.
-    fn append(s: &Storage, name: &str) -> crate::error::Result<u64> {
-        s.create_tablespace(name)?;
-        Ok(s.log().current_lsn())
-    }
-
-    #[test]
-    fn a_wait_ends_once_the_flusher_synced_its_lsn() -> crate::error::Result<()> {
-        let s = storage()?;
-        let log = s.pool().log().clone();
-        append(&s, "db/t1.ibd")?;
-        let count = Arc::new(Count(AtomicUsize::new(0)));
-        let waker = Waker::from(count.clone());
-        let mut cx = Context::from_waker(&waker);
-        let flusher = CommitFlusher::start(log.clone())
-            .map_err(|e| crate::error::EngineError::io("spawn", std::path::Path::new("/d"), e))?;
-        let target = log.current_lsn();
-        let mut wait = std::pin::pin!(log.durable(target));
-        let mut spins = 0;
-        loop {
-            match wait.as_mut().poll(&mut cx) {
-                Poll::Ready(r) => {
-                    r?;
-                    break;
-                }
-                Poll::Pending => {
-                    spins += 1;
-                    assert!(spins < 10_000, "the flusher never made the log durable");
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                }
-            }
-        }
-        assert!(log.flushed_lsn() >= target);
-        flusher.stop();
-        // Without a flusher a wait syncs the log itself.
-        let more = append(&s, "db/t2.ibd")?;
-        let mut wait = std::pin::pin!(log.durable(more));
-        assert!(matches!(wait.as_mut().poll(&mut cx), Poll::Ready(Ok(()))));
-        Ok(())
     }
 }

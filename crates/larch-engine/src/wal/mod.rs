@@ -5,8 +5,9 @@
 //! - [`log`]: [`RedoLog`], the in-memory log buffer with concurrent appends,
 //!   group commit, `innodb_flush_log_at_trx_commit` semantics and checkpoints;
 //! - [`completion`]: in-order completion tracking for concurrent appends;
-//! - [`durable`]: waiting for a commit's durability as a future, served by
-//!   the commit flusher thread (group commit without parking the caller);
+//! - [`durable`]: waiting for a commit's durability as a future; the waits
+//!   lead the group commit themselves (the commit flusher thread serves the
+//!   waits of shared worker threads);
 //! - [`scan`]: reading log blocks back during recovery.
 //!
 //! LSN = byte offset in the (unbounded) log stream. A block (one mini-transaction)
@@ -23,6 +24,8 @@
 
 pub mod completion;
 pub mod durable;
+#[cfg(test)]
+mod durable_tests;
 pub mod file;
 pub mod log;
 pub mod record;

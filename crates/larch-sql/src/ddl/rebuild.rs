@@ -93,7 +93,9 @@ pub(super) fn apply(
             verify_rows(s, &*catalog.table(db, name)?, fin, to)?;
         }
         if (db, name) != to {
+            crate::exec::trigger::check_rename(s, (db, name), to)?;
             catalog.rename_table(db, name, to.0, to.1)?;
+            crate::exec::trigger::table_renamed(s, (db, name), to)?;
         }
         let bytes = fin.meta.encode();
         if bytes != old.sql_meta {
@@ -129,6 +131,9 @@ pub(super) fn apply(
     drop(new_table);
     drop(old_table);
     swap(catalog, (db, name), (to.0, &tmp), to.1)?;
+    if (db, name) != to {
+        crate::exec::trigger::table_renamed(s, (db, name), to)?;
+    }
     Ok(applied)
 }
 

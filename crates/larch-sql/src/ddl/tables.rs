@@ -87,6 +87,7 @@ pub(super) fn drop_tables(
             refused.get_or_insert(e);
             continue;
         }
+        crate::exec::trigger::table_dropped(s, db, t)?;
         catalog.drop_table(db, t)?;
     }
     if let Some(e) = refused {
@@ -182,17 +183,30 @@ pub(super) fn rename(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Quer
         if !existing.insert(to.clone()) {
             return Err(SqlError::table_exists(&to.1));
         }
+        crate::exec::trigger::check_rename(s, (&from.0, &from.1), (&to.0, &to.1))?;
     }
     let mut done: Vec<&Step> = Vec::new();
     for step in &steps {
         let (from, to) = step;
-        if let Err(e) = catalog.rename_table(&from.0, &from.1, &to.0, &to.1) {
+        let renamed = catalog
+            .rename_table(&from.0, &from.1, &to.0, &to.1)
+            .map_err(SqlError::from)
+            .and_then(|()| {
+                crate::exec::trigger::table_renamed(s, (&from.0, &from.1), (&to.0, &to.1))
+            });
+        if let Err(e) = renamed {
             for (f, t) in done.iter().rev() {
-                if let Err(u) = catalog.rename_table(&t.0, &t.1, &f.0, &f.1) {
-                    tracing::error!(error = %u, "could not undo a rename of a failed RENAME TABLE");
+                if let Err(u) = catalog
+                    .rename_table(&t.0, &t.1, &f.0, &f.1)
+                    .map_err(SqlError::from)
+                    .and_then(|()| {
+                        crate::exec::trigger::table_renamed(s, (&t.0, &t.1), (&f.0, &f.1))
+                    })
+                {
+                    tracing::error!(error = %u.message(), "could not undo a rename of a failed RENAME TABLE");
                 }
             }
-            return Err(e.into());
+            return Err(e);
         }
         super::foreign_ddl::after_rename(s, (&from.0, &from.1), (&to.0, &to.1))?;
         done.push(step);

@@ -114,6 +114,56 @@ pub trait Session {
         let _ = (schema, args);
         Err(SqlError::unknown_function(name))
     }
+    /// The rows of a correlated subquery's `template` with its outer
+    /// references bound to `outer` (in marker order).
+    fn run_subquery(
+        &self,
+        template: &sqlparser::ast::Query,
+        id: u64,
+        outer: &[Value],
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let _ = (template, id, outer, params);
+        Err(SqlError::not_supported("subqueries in this context"))
+    }
+}
+
+/// The function name under which the planner hands a correlated subquery to
+/// [`compile`]: `<name>('<kind>:<id>', '<template text>', [probe |
+/// CAST(NULL AS type)], outer...)` with kind `exists`, `not exists`, `in`, `not in` or
+/// `scalar`. No SQL text can name it (it starts with a control character).
+pub const CORRELATED_SUBQUERY_FUNCTION: &str = "\u{1}subquery";
+/// Outer references in a correlated subquery's template are identifiers
+/// named this prefix, the subquery's id, `_` and their index (the id keeps
+/// apart the markers of subqueries nested in one another).
+pub const OUTER_REFERENCE_PREFIX: &str = "\u{1}outer";
+
+/// What a correlated subquery yields for a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubqueryKind {
+    /// `[NOT] EXISTS (...)`: 1 or 0.
+    Exists { negated: bool },
+    /// `probe [NOT] IN (...)`: 1, 0 or NULL by MySQL's rules.
+    In { negated: bool, collation: Collation },
+    /// `(...)`: the one value of the one row, NULL without rows, 1242 for
+    /// more than one row.
+    Scalar,
+}
+
+/// A subquery that reads columns of its enclosing query (built by the
+/// planner's subquery step: `crate::exec::select::correlated`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CorrelatedSubquery {
+    pub kind: SubqueryKind,
+    /// Names this subquery's markers.
+    pub id: u64,
+    /// The subquery with each outer column reference replaced by a marker
+    /// (see [`Session::run_subquery`]).
+    pub template: sqlparser::ast::Query,
+    /// IN's left operand.
+    pub probe: Option<Expr>,
+    /// The outer column references, in marker order.
+    pub outer: Vec<Expr>,
 }
 
 /// Per-statement evaluation state.
@@ -300,6 +350,9 @@ pub enum Expr {
         name: String,
         args: Vec<Expr>,
     },
+    /// A subquery that reads columns of the enclosing query, run for each
+    /// row through [`Session::run_subquery`].
+    Subquery(Box<CorrelatedSubquery>),
     /// `@name := value`.
     AssignUserVar {
         name: String,

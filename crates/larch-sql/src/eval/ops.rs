@@ -34,6 +34,7 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             ctx.session
                 .call_stored_function(schema.as_deref(), name, values)?
         }
+        Expr::Subquery(q) => correlated_subquery(q, row, ctx)?,
         Expr::AssignUserVar { name, value } => {
             let v = value.eval(row, ctx)?;
             super::uservar::assign(name, v.clone());
@@ -573,4 +574,67 @@ pub fn like(s: &str, pattern: &str, esc: char, coll: Collation) -> bool {
         }
     }
     pat[pi..].iter().all(|p| matches!(p, Pat::Any))
+}
+
+/// Runs a correlated subquery for `row` (see [`super::CorrelatedSubquery`]).
+fn correlated_subquery(
+    q: &super::CorrelatedSubquery,
+    row: &[Value],
+    ctx: &mut EvalContext<'_>,
+) -> Result<Value, SqlError> {
+    use super::SubqueryKind;
+    let outer = q
+        .outer
+        .iter()
+        .map(|e| e.eval(row, ctx))
+        .collect::<Result<Vec<_>, _>>()?;
+    let probe = match &q.probe {
+        Some(p) => Some(p.eval(row, ctx)?),
+        None => None,
+    };
+    let rows = ctx
+        .session
+        .run_subquery(&q.template, q.id, &outer, ctx.params)?;
+    let flag = |b: bool| Value::Int(i64::from(b));
+    Ok(match q.kind {
+        SubqueryKind::Exists { negated } => flag(rows.is_empty() == negated),
+        SubqueryKind::Scalar => {
+            if rows.len() > 1 {
+                return Err(SqlError::new(1242, "Subquery returns more than 1 row"));
+            }
+            match rows.into_iter().next() {
+                Some(r) if r.len() != 1 => return Err(SqlError::operand_columns(1)),
+                Some(r) => r.into_iter().next().unwrap_or(Value::Null),
+                None => Value::Null,
+            }
+        }
+        SubqueryKind::In { negated, collation } => {
+            if rows.first().is_some_and(|r| r.len() != 1) {
+                return Err(SqlError::operand_columns(1));
+            }
+            if rows.is_empty() {
+                // x IN (empty) is false, even for a NULL x.
+                return Ok(flag(negated));
+            }
+            let probe = probe.unwrap_or(Value::Null);
+            if probe.is_null() {
+                return Ok(Value::Null);
+            }
+            let mut saw_null = false;
+            for r in &rows {
+                match r.first() {
+                    Some(v) if v.is_null() => saw_null = true,
+                    Some(v) if compare(&probe, v, collation, ctx) == Some(Ordering::Equal) => {
+                        return Ok(flag(!negated));
+                    }
+                    _ => {}
+                }
+            }
+            if saw_null {
+                Value::Null
+            } else {
+                flag(negated)
+            }
+        }
+    })
 }

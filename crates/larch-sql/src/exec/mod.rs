@@ -31,6 +31,7 @@ mod select_into;
 mod set;
 mod set_statement;
 mod show;
+pub(crate) mod trigger;
 pub(crate) mod write;
 
 use larch_engine::record::value::Value;
@@ -68,6 +69,24 @@ pub(crate) fn execute_with(
             flush::end_write(s, write);
             r
         });
+    for (name, value) in scope.finish() {
+        s.user_vars.insert(name, value);
+    }
+    result
+}
+
+/// Runs a statement of a trigger body inside the statement that fired the
+/// trigger: privileges are checked, but the firing statement already waited
+/// for the global read lock and ends the transaction's statement.
+pub(crate) fn execute_in_trigger(
+    s: &mut Session,
+    stmt: &Statement,
+    params: &[Value],
+) -> Result<QueryResult, SqlError> {
+    trigger::check_statement(stmt)?;
+    let scope = crate::eval::uservar::StatementScope::enter();
+    let result = crate::privileges::check::statement(s, stmt)
+        .and_then(|()| execute_statement(s, stmt, params, None));
     for (name, value) in scope.finish() {
         s.user_vars.insert(name, value);
     }
@@ -131,6 +150,7 @@ fn execute_statement(
         }
         Statement::Deallocate { name } => crate::session::sql_prepared::deallocate(s, name),
         Statement::Routine(r) => routine::execute(s, r),
+        Statement::Trigger(t) => trigger::execute(s, t),
         Statement::LockTables(items) => lock_tables::lock(s, items),
         other => match larch_engine::io::blocking::blocking(|| crate::ddl::execute_extra(s, other))
         {

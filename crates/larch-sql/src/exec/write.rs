@@ -31,6 +31,7 @@ use super::rows;
 use crate::ddl::TableMeta;
 use crate::error::{SqlError, Warning};
 use crate::eval::{self, CompileOptions, ExprType};
+use crate::parse::trigger::{Event, Timing};
 use crate::result::{OkInfo, QueryResult};
 use crate::session::Session;
 use crate::value::store::{store, StoreTarget};
@@ -96,10 +97,13 @@ struct Target {
     checks: crate::ddl::Checks,
     /// The FOREIGN KEY constraints the table takes part in.
     fks: foreign::ForeignKeys,
+    /// The table's triggers (`None` without any).
+    triggers: Option<Arc<crate::exec::trigger::TableTriggers>>,
 }
 
 fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
     let (db, t) = names::table_name(s, name)?;
+    crate::exec::trigger::check_not_in_use(s, &db, &t)?;
     let table = names::open_table(s, &db, &t, None, true)?;
     let entry =
         s.db.catalog()
@@ -109,6 +113,7 @@ fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
     let name = s.visible_table_name(&db, &t);
     let checks = crate::ddl::Checks::compile(s, &db, &name, table.def(), &meta)?;
     let fks = foreign::ForeignKeys::load(s, &db, &t, table.def(), &meta);
+    let triggers = crate::exec::trigger::TableTriggers::load(s, &db, &t)?;
     Ok(Target {
         db,
         name,
@@ -116,10 +121,29 @@ fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
         meta,
         checks,
         fks,
+        triggers,
     })
 }
 
 impl Target {
+    /// Fires the table's triggers of `timing` and `event` for one row (see
+    /// `exec::trigger`); nothing when the table has none.
+    fn fire(
+        &self,
+        s: &mut Session,
+        timing: Timing,
+        event: Event,
+        old: Option<&[Value]>,
+        new: Option<&mut Vec<Value>>,
+    ) -> Result<(), SqlError> {
+        match &self.triggers {
+            Some(tt) => {
+                crate::exec::trigger::fire(s, tt, timing, event, self.table.def(), old, new)
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Checks `row` against the table's CHECK constraints: false when it
     /// fails and the statement's IGNORE made that a warning.
     fn verify_checks(&self, s: &Session, row: &[Value], w: &mut Writer) -> Result<bool, SqlError> {
@@ -311,6 +335,10 @@ fn matching_rows(
     limit: Option<&ast::Expr>,
     params: &[Value],
 ) -> Result<Vec<(RowRef, Vec<Value>)>, SqlError> {
+    let selection = selection
+        .map(|e| with_subqueries(s, e, params))
+        .transpose()?;
+    let selection = selection.as_deref();
     let def = t.table.def();
     let resolve = |parts: &[ast::Ident]| {
         let (q, name) = match parts {
@@ -428,6 +456,22 @@ fn matching_rows(
     Ok(out)
 }
 
+/// `e` with its subqueries run once (uncorrelated) or turned into their
+/// per-row form (correlated; see `select::correlated`).
+pub(super) fn with_subqueries<'e>(
+    s: &Session,
+    e: &'e ast::Expr,
+    params: &[Value],
+) -> Result<std::borrow::Cow<'e, ast::Expr>, SqlError> {
+    use crate::exec::select::subquery;
+    if !subquery::expr_has_subquery(e) {
+        return Ok(std::borrow::Cow::Borrowed(e));
+    }
+    let mut copy = e.clone();
+    subquery::inline_expr(s, &mut copy, params)?;
+    Ok(std::borrow::Cow::Owned(copy))
+}
+
 fn single_table(twj: &ast::TableWithJoins) -> Result<(&ast::ObjectName, Option<String>), SqlError> {
     if !twj.joins.is_empty() {
         return Err(SqlError::not_supported("multi-table UPDATE and DELETE"));
@@ -463,7 +507,7 @@ fn update(
         .map(|a| match &a.target {
             ast::AssignmentTarget::ColumnName(n) => Ok((
                 column_index(&t, &names::object_last(n), "SET")?,
-                a.value.clone(),
+                with_subqueries(s, &a.value, params)?.into_owned(),
             )),
             _ => Err(SqlError::not_supported("tuple assignment")),
         })
@@ -527,7 +571,10 @@ fn update(
             };
             new[*c] = stored;
         }
+        t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
         if new == old {
+            // An unchanged row still fires AFTER UPDATE (MDEV-33083).
+            t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
             continue;
         }
         for &c in &on_update {
@@ -541,6 +588,7 @@ fn update(
         }
         if let Some(_new_at) = t.update_row(s, &at, &old, &new)? {
             changed += 1;
+            t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
         }
     }
     s.db.status
@@ -595,8 +643,11 @@ fn delete(
     )?;
     let mut deleted = 0u64;
     for (at, row) in found {
-        if t.delete_row(s, &at, &engine_row(&t, &row))? {
+        let old = engine_row(&t, &row);
+        t.fire(s, Timing::Before, Event::Delete, Some(&old), None)?;
+        if t.delete_row(s, &at, &old)? {
             deleted += 1;
+            t.fire(s, Timing::After, Event::Delete, Some(&old), None)?;
         }
     }
     s.db.status

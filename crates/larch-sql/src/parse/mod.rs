@@ -104,6 +104,7 @@ pub mod split;
 mod sql_prepared;
 #[cfg(test)]
 mod tests;
+pub mod trigger;
 mod view;
 
 use sqlparser::ast;
@@ -225,6 +226,8 @@ pub enum Statement {
     /// Stored procedures and functions: CREATE, DROP, ALTER, CALL, SHOW
     /// ([`routine`]).
     Routine(Box<routine::RoutineStatement>),
+    /// Triggers: CREATE, DROP, SHOW ([`trigger`]).
+    Trigger(Box<trigger::TriggerStatement>),
 }
 
 /// A statement with where it came from.
@@ -333,6 +336,9 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
         .tokenize_with_location()
         .map_err(|e| syntax_error(text, original, e.location))?;
     if let Some(r) = set_statement::parse(text, original, &tokens) {
+        return r;
+    }
+    if let Some(r) = trigger::parse(text, original, &tokens) {
         return r;
     }
     if let Some(r) = routine::parse(text, original, &tokens) {
@@ -464,6 +470,17 @@ pub(crate) fn near_text(rest: &str) -> String {
         format!("{}...", &rest[..cut])
     } else {
         rest.to_string()
+    }
+}
+
+/// The query `text` holds (`None` when it is no single query).
+pub(crate) fn parse_query(text: &str) -> Option<ast::Query> {
+    match parse(text).ok()?.into_iter().next()? {
+        Statement::Sql(st) => match *st {
+            ast::Statement::Query(q) => Some(*q),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -102,6 +102,8 @@ pub struct Session {
     pub(crate) row_count: i64,
     /// Result sets of the SELECTs a CALL ran, sent before its final OK.
     pub(crate) routine_results: Vec<QueryResult>,
+    /// Running triggers and the tables their firing statements change.
+    pub(crate) triggers: crate::exec::trigger::TriggerState,
     /// Set when the client asked for CLIENT_FOUND_ROWS (affected rows of an
     /// UPDATE count matched rows).
     pub client_found_rows: bool,
@@ -169,6 +171,7 @@ impl Session {
             found_rows: 0,
             row_count: -1,
             routine_results: Vec::new(),
+            triggers: Default::default(),
             client_found_rows: false,
             ssl_version: String::new(),
             ssl_cipher: String::new(),

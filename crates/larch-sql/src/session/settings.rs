@@ -325,6 +325,16 @@ impl eval::Session for Session {
         crate::exec::routine::call_function(self, schema, name, args)
     }
 
+    fn run_subquery(
+        &self,
+        template: &sqlparser::ast::Query,
+        id: u64,
+        outer: &[Value],
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        crate::exec::select::run_correlated(self, template, id, outer, params)
+    }
+
     fn current_database(&self) -> Option<String> {
         self.current_db.clone()
     }

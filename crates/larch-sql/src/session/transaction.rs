@@ -124,6 +124,14 @@ impl Session {
         error: Option<&SqlError>,
         mark: UndoMark,
     ) -> Result<(), SqlError> {
+        if self.triggers.depth > 0 {
+            // A statement of a trigger: the firing statement ends the
+            // transaction's statement; a failed one reverts only itself.
+            if let (Some(_), Some(t)) = (error, self.txn.as_mut()) {
+                t.ctx.rollback_to(mark)?;
+            }
+            return Ok(());
+        }
         let rollback_on_timeout = self.rollback_on_timeout_var();
         let whole =
             error.is_some_and(|e| e.code() == 1213 || (e.code() == 1205 && rollback_on_timeout));

@@ -59,6 +59,42 @@ pub fn text_value(v: &EValue, ty: &EType) -> WValue {
     }
 }
 
+/// [`text_value`] (or, for the binary protocol, [`binary_value`]) of a
+/// value the caller gives up: a string or byte string moves into the
+/// protocol value instead of being copied, where the result would be those
+/// same bytes.
+pub fn owned_value(v: EValue, ty: &EType, wire: WType, binary: bool) -> WValue {
+    let as_bytes = !binary || !converts_strings(wire);
+    match v {
+        EValue::Str(s) if as_bytes => WValue::Bytes(s.into_bytes()),
+        EValue::Bytes(b) if as_bytes => WValue::Bytes(b),
+        v if binary => binary_value(&v, ty, wire),
+        v => text_value(&v, ty),
+    }
+}
+
+/// True for the binary protocol's column types into which [`fit`] turns a
+/// string value (numbers and temporal types); strings stay bytes in the
+/// others.
+fn converts_strings(wire: WType) -> bool {
+    use WType::*;
+    matches!(
+        wire,
+        MYSQL_TYPE_TINY
+            | MYSQL_TYPE_SHORT
+            | MYSQL_TYPE_INT24
+            | MYSQL_TYPE_LONG
+            | MYSQL_TYPE_LONGLONG
+            | MYSQL_TYPE_YEAR
+            | MYSQL_TYPE_FLOAT
+            | MYSQL_TYPE_DOUBLE
+            | MYSQL_TYPE_DATE
+            | MYSQL_TYPE_DATETIME
+            | MYSQL_TYPE_TIMESTAMP
+            | MYSQL_TYPE_TIME
+    )
+}
+
 fn wire_date(d: &ev::Date) -> WDate {
     WDate {
         year: d.year,

@@ -108,3 +108,50 @@ fn params_and_credentials() {
     ));
     assert!(credential(b"garbage").is_none());
 }
+
+#[test]
+fn owned_values_equal_the_copied_ones() {
+    let text = EType::Varchar {
+        max_len: 10,
+        collation: Collation::Utf8mb4GeneralCi,
+    };
+    let int = EType::Int {
+        bytes: 8,
+        unsigned: false,
+    };
+    let cases = [
+        (
+            EValue::Str("abc".into()),
+            text.clone(),
+            WType::MYSQL_TYPE_VAR_STRING,
+        ),
+        (
+            EValue::Bytes(vec![0, 255]),
+            text.clone(),
+            WType::MYSQL_TYPE_BLOB,
+        ),
+        (
+            EValue::Str("42".into()),
+            int.clone(),
+            WType::MYSQL_TYPE_LONGLONG,
+        ),
+        (
+            EValue::Str("2.5".into()),
+            int.clone(),
+            WType::MYSQL_TYPE_DOUBLE,
+        ),
+        (EValue::Int(-7), int.clone(), WType::MYSQL_TYPE_LONGLONG),
+        (EValue::Null, text.clone(), WType::MYSQL_TYPE_VAR_STRING),
+    ];
+    for (v, ty, wire) in cases {
+        assert_eq!(
+            owned_value(v.clone(), &ty, wire, true),
+            binary_value(&v, &ty, wire),
+            "{v:?} as {wire:?}"
+        );
+        assert_eq!(
+            owned_value(v.clone(), &ty, wire, false),
+            text_value(&v, &ty)
+        );
+    }
+}

@@ -90,6 +90,12 @@ impl Compiler<'_, '_> {
 
     pub(super) fn function(&mut self, f: &ast::Function) -> Result<Typed, SqlError> {
         let name = f.name.to_string().to_ascii_lowercase();
+        if f.name.0.len() == 1
+            && f.name.0[0].as_ident().map(|i| i.value.as_str())
+                == Some(super::super::CORRELATED_SUBQUERY_FUNCTION)
+        {
+            return self.correlated_subquery(f);
+        }
         let mut args: Vec<&ast::Expr> = Vec::new();
         if let ast::FunctionArguments::List(list) = &f.args {
             if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
@@ -215,6 +221,109 @@ impl Compiler<'_, '_> {
             Expr::StoredCall { schema, name, args },
             ty,
             true,
+        ))
+    }
+
+    /// A correlated subquery as the planner passes it (see
+    /// [`super::super::CORRELATED_SUBQUERY_FUNCTION`]).
+    fn correlated_subquery(&mut self, f: &ast::Function) -> Result<Typed, SqlError> {
+        use super::super::{CorrelatedSubquery, SubqueryKind};
+        let bad = || SqlError::new(code::UNKNOWN, "malformed correlated subquery");
+        let ast::FunctionArguments::List(list) = &f.args else {
+            return Err(bad());
+        };
+        let args: Vec<&ast::Expr> = list
+            .args
+            .iter()
+            .map(|a| match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => Ok(e),
+                _ => Err(bad()),
+            })
+            .collect::<Result<_, _>>()?;
+        let (kind, id, template, rest) = match args.as_slice() {
+            [ast::Expr::Value(k), ast::Expr::Value(q), rest @ ..] => match (&k.value, &q.value) {
+                (ast::Value::SingleQuotedString(k), ast::Value::SingleQuotedString(q)) => {
+                    let (kind, id) = k.split_once(':').ok_or_else(bad)?;
+                    let id = id.parse::<u64>().map_err(|_| bad())?;
+                    (
+                        kind,
+                        id,
+                        crate::parse::parse_query(q).ok_or_else(bad)?,
+                        rest,
+                    )
+                }
+                _ => return Err(bad()),
+            },
+            _ => return Err(bad()),
+        };
+        let (kind, probe, ty, outer) = match kind {
+            "exists" | "not exists" => (
+                SubqueryKind::Exists {
+                    negated: kind == "not exists",
+                },
+                None,
+                ExprType {
+                    ty: ColumnType::Int {
+                        bytes: 4,
+                        unsigned: false,
+                    },
+                    nullable: false,
+                },
+                rest,
+            ),
+            "in" | "not in" => {
+                let [probe, outer @ ..] = rest else {
+                    return Err(bad());
+                };
+                let probe = self.expr(probe)?;
+                let collation = probe.ty.ty.collation().unwrap_or(self.opts.collation);
+                (
+                    SubqueryKind::In {
+                        negated: kind == "not in",
+                        collation,
+                    },
+                    Some(probe.expr),
+                    ExprType {
+                        ty: ColumnType::Int {
+                            bytes: 4,
+                            unsigned: false,
+                        },
+                        nullable: true,
+                    },
+                    outer,
+                )
+            }
+            "scalar" => {
+                let [sample, outer @ ..] = rest else {
+                    return Err(bad());
+                };
+                let sample = self.expr(sample)?;
+                (
+                    SubqueryKind::Scalar,
+                    None,
+                    ExprType {
+                        ty: sample.ty.ty,
+                        nullable: true,
+                    },
+                    outer,
+                )
+            }
+            _ => return Err(bad()),
+        };
+        let outer = outer
+            .iter()
+            .map(|e| self.expr(e).map(|t| t.expr))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Typed::computed(
+            Expr::Subquery(Box::new(CorrelatedSubquery {
+                kind,
+                id,
+                template,
+                probe,
+                outer,
+            })),
+            ty.ty,
+            ty.nullable,
         ))
     }
 }

@@ -163,7 +163,8 @@ impl<'h> Interp<'h> {
         let target = crate::value::store::StoreTarget {
             db: "",
             table: "",
-            column: name,
+            // A trigger's NEW.col converts as the column.
+            column: name.strip_prefix("NEW.").unwrap_or(name),
             row: 1,
             strict: self.host.session().strict(),
         };

@@ -42,7 +42,7 @@ use crate::parse::Statement;
 use crate::result::QueryResult;
 use crate::session::Session;
 use hosts::{FuncHost, ProcHost};
-use interp::{Host, Interp};
+pub(crate) use interp::{Host, Interp};
 pub(crate) use store::RoutineDef;
 
 thread_local! {

@@ -8,6 +8,7 @@
 //! by alias are encoded as positions counted down from `usize::MAX`.
 //! Under EXPLAIN the block is planned and recorded, not read.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -18,7 +19,7 @@ use sqlparser::ast;
 use super::aggregate::{self, AggCall, CompiledAgg, AGG_PREFIX};
 use super::naming::expr_name;
 use super::order::{apply_limit, compile_order, distinct_rows, sort_rows, OUTPUT_TAIL};
-use super::project::{project_into, residual_where};
+use super::project::{movable_outputs, project_into, residual_where};
 use super::source::{self, sources, JoinKind, Source};
 use super::{explain, join, DESCRIBE_ONLY};
 use crate::error::SqlError;
@@ -76,35 +77,37 @@ pub(super) fn run_select(
         clause: clause.into(),
     };
 
-    // Aggregation: rewrite aggregate calls into hidden columns.
-    let mut projection: Vec<ast::SelectItem> = sel.projection.clone();
-    let mut having = sel.having.clone();
-    let mut order: Vec<ast::OrderByExpr> = order.to_vec();
-    let group_exprs: Vec<ast::Expr> = match &sel.group_by {
-        ast::GroupByExpr::Expressions(v, _) => v.clone(),
+    // Aggregation: rewrite aggregate calls into hidden columns (on copies
+    // of the clauses; without aggregation the statement's own are used).
+    let group_exprs: &[ast::Expr] = match &sel.group_by {
+        ast::GroupByExpr::Expressions(v, _) => v,
         ast::GroupByExpr::All(_) => return Err(SqlError::not_supported("GROUP BY ALL")),
     };
     let aggregating = !group_exprs.is_empty()
-        || projection.iter().any(|p| match p {
+        || sel.projection.iter().any(|p| match p {
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
                 aggregate::has_aggregate(e)
             }
             _ => false,
         })
-        || having.as_ref().is_some_and(aggregate::has_aggregate);
+        || sel.having.as_ref().is_some_and(aggregate::has_aggregate);
+    let mut projection: Cow<'_, [ast::SelectItem]> = Cow::Borrowed(&sel.projection);
+    let mut having: Cow<'_, Option<ast::Expr>> = Cow::Borrowed(&sel.having);
+    let mut order: Cow<'_, [ast::OrderByExpr]> = Cow::Borrowed(order);
     let mut calls: Vec<AggCall> = Vec::new();
     if aggregating {
-        for p in &mut projection {
+        let (projection, having, order) = (projection.to_mut(), having.to_mut(), order.to_mut());
+        for p in projection.iter_mut() {
             if let ast::SelectItem::UnnamedExpr(e)
             | ast::SelectItem::ExprWithAlias { expr: e, .. } = p
             {
                 aggregate::rewrite(e, &mut calls)?;
             }
         }
-        if let Some(h) = &mut having {
+        if let Some(h) = having {
             aggregate::rewrite(h, &mut calls)?;
         }
-        for o in &mut order {
+        for o in order.iter_mut() {
             aggregate::rewrite(&mut o.expr, &mut calls)?;
         }
     }
@@ -154,7 +157,7 @@ pub(super) fn run_select(
 
     // The select list.
     let mut outputs: Vec<Output> = Vec::new();
-    for item in &projection {
+    for item in projection.iter() {
         match item {
             ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
                 let only = match item {
@@ -237,16 +240,20 @@ pub(super) fn run_select(
         Some(w) => Some(check(eval::compile(w, &resolve_source, &opts("WHERE")))?),
         None => None,
     };
-    let having_c = match &having {
+    let having_c = match having.as_ref() {
         Some(h) => Some(check(eval::compile(h, &resolve_out, &opts("HAVING")))?),
         None => None,
     };
-    let order_keys = compile_order(
-        s,
-        &order,
-        &resolve_out,
-        &outputs.iter().map(|o| o.column.clone()).collect::<Vec<_>>(),
-    )?;
+    let order_keys = if order.is_empty() {
+        Vec::new()
+    } else {
+        compile_order(
+            s,
+            &order,
+            &resolve_out,
+            &outputs.iter().map(|o| o.column.clone()).collect::<Vec<_>>(),
+        )?
+    };
     let group_c: Vec<Compiled> = group_exprs
         .iter()
         .map(|g| {
@@ -357,12 +364,17 @@ pub(super) fn run_select(
     let project_early = !aggregating && having_c.is_none() && (order_keys.is_empty() || sorted);
     let mut ctx = s.eval_context(params);
     let mut matched: Vec<Vec<Value>> = Vec::new();
+    // The join's last source's values may be moved out of its row (see
+    // `join::Emit`): into the kept rows, and into the outputs that alone
+    // read them.
+    let movable_from = sources.last().map_or(width, |src| src.offset);
+    let moves = movable_outputs(&outputs, movable_from);
     // Aggregation runs as rows arrive: groups keep their first row and
     // their accumulators.
     let mut groups = aggregate::Groups::default();
     let mut rows_read = 0u64;
     if stop_after != Some(0) {
-        let mut emit = |row: &[Value],
+        let mut emit = |row: &mut [Value],
                         _: &[Option<larch_engine::table::RowRef>],
                         ctx: &mut eval::EvalContext<'_>|
          -> Result<bool, SqlError> {
@@ -374,14 +386,16 @@ pub(super) fn run_select(
             rows_read += 1;
             if project_early {
                 let mut out = Vec::with_capacity(n_out);
-                project_into(row, &outputs, ctx, &mut out)?;
+                project_into(row, &outputs, &moves, ctx, &mut out)?;
                 matched.push(out);
                 return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
             }
             if !aggregating {
                 // Room for the output columns appended below.
                 let mut kept = Vec::with_capacity(row.len() + n_out);
-                kept.extend_from_slice(row);
+                let (earlier, last) = row.split_at_mut(movable_from.min(row.len()));
+                kept.extend_from_slice(earlier);
+                kept.extend(last.iter_mut().map(|v| std::mem::replace(v, Value::Null)));
                 matched.push(kept);
                 return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
             }
@@ -389,7 +403,7 @@ pub(super) fn run_select(
             Ok(true)
         };
         if sources.is_empty() {
-            emit(&[], &[], &mut ctx)?;
+            emit(&mut [], &[], &mut ctx)?;
         } else {
             join::run(s, &sources, &plan, &mut ctx, &mut emit)?;
         }

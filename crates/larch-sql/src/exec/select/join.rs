@@ -23,7 +23,12 @@ use crate::session::Session;
 
 /// What a join hands to its consumer: the combined row, each source's row
 /// address (`None` for derived tables and NULL-extended rows).
-pub(crate) type Emit<'a> = dyn FnMut(&[Value], &[Option<RowRef>], &mut eval::EvalContext<'_>) -> Result<bool, SqlError>
+///
+/// The consumer may take (move out, leaving anything) the values of the
+/// last source's columns (from its `offset` on): they are read anew for
+/// every combination, while the earlier sources' values stay for the next
+/// combinations and must be left as they are.
+pub(crate) type Emit<'a> = dyn FnMut(&mut [Value], &[Option<RowRef>], &mut eval::EvalContext<'_>) -> Result<bool, SqlError>
     + 'a;
 
 /// The combination being built.
@@ -126,6 +131,10 @@ pub(crate) fn plan(
     Ok(JoinPlan { first, needed, ons })
 }
 
+/// What [`join`] hands to its consumer: as [`Emit`], the row only lent.
+pub(crate) type ReadEmit<'a> = dyn FnMut(&[Value], &[Option<RowRef>], &mut eval::EvalContext<'_>) -> Result<bool, SqlError>
+    + 'a;
+
 /// Nested-loop join of the sources; `emit` gets each combined row and
 /// returns false to stop.
 pub(crate) fn join(
@@ -134,10 +143,12 @@ pub(crate) fn join(
     conds: &[&ast::Expr],
     params: &[Value],
     ctx: &mut eval::EvalContext<'_>,
-    emit: &mut Emit<'_>,
+    emit: &mut ReadEmit<'_>,
 ) -> Result<(), SqlError> {
     let p = plan(s, sources, conds, params, JoinWant::default())?;
-    run(s, sources, &p, ctx, emit)
+    run(s, sources, &p, ctx, &mut |row, refs, ctx| {
+        emit(row, refs, ctx)
+    })
 }
 
 /// Runs a planned join; `emit` gets each combined row and returns false to

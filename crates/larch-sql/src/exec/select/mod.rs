@@ -23,6 +23,7 @@
 
 mod aggregate;
 mod block;
+mod correlated;
 pub(crate) mod cte;
 pub(crate) mod explain;
 pub(crate) mod information_schema;
@@ -33,7 +34,7 @@ mod order;
 mod project;
 mod query;
 pub(crate) mod source;
-mod subquery;
+pub(crate) mod subquery;
 pub(crate) mod system_variables;
 pub(crate) mod view;
 
@@ -138,6 +139,18 @@ pub(crate) fn describe(
 }
 
 /// Runs a query (also used for derived tables, subqueries and INSERT ... SELECT).
+/// The rows of a correlated subquery for one row of the enclosing query
+/// (see [`correlated`]).
+pub(crate) fn run_correlated(
+    s: &Session,
+    template: &ast::Query,
+    id: u64,
+    outer: &[Value],
+    params: &[Value],
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    correlated::run_template(s, template, id, outer, params)
+}
+
 pub(crate) fn run_query(s: &Session, q: &ast::Query, params: &[Value]) -> Result<RowSet, SqlError> {
     let warnings = RefCell::new(Vec::new());
     run_query_collect(s, q, params, &warnings)

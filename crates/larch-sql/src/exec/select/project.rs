@@ -1,7 +1,9 @@
 //! Per-row work of a SELECT block that is settled once per statement: the
 //! WHERE left to check once the access path enforces some conjuncts, and the
 //! select list evaluated as rows arrive (when no aggregation, HAVING or sort
-//! needs the input rows, only the output values are kept).
+//! needs the input rows, only the output values are kept). An output that
+//! is the only reader of a column of the join's last source moves the
+//! value instead of copying it (`join::Emit` allows it).
 
 use larch_engine::record::value::Value;
 use sqlparser::ast;
@@ -11,23 +13,52 @@ use crate::error::SqlError;
 use crate::eval::{self, Compiled};
 
 /// Appends the select list's values for `row` to `out` (an output naming
-/// an earlier output by alias reads it from `out`).
+/// an earlier output by alias reads it from `out`); the outputs `moves`
+/// marks take their column's value out of `row` instead of copying it.
 pub(super) fn project_into(
-    row: &[Value],
+    row: &mut [Value],
     outputs: &[Output],
+    moves: &[bool],
     ctx: &mut eval::EvalContext<'_>,
     out: &mut Vec<Value>,
 ) -> Result<(), SqlError> {
-    for o in outputs {
+    for (i, o) in outputs.iter().enumerate() {
         let v = match o.expr.expr {
             eval::Expr::Column(c) if c > usize::MAX / 2 => {
                 out.get(usize::MAX - c).cloned().unwrap_or(Value::Null)
+            }
+            eval::Expr::Column(c) if moves.get(i) == Some(&true) && c < row.len() => {
+                std::mem::replace(&mut row[c], Value::Null)
             }
             _ => o.expr.eval(row, ctx)?,
         };
         out.push(v);
     }
     Ok(())
+}
+
+/// Per output: may it move its value out of the row (see
+/// [`project_into`])? Only when every output is a plain column or an
+/// alias (no expression reads the row after it), and this one's column, at
+/// or after `movable_from`, is named by no other output.
+pub(super) fn movable_outputs(outputs: &[Output], movable_from: usize) -> Vec<bool> {
+    let column = |o: &Output| match o.expr.expr {
+        eval::Expr::Column(c) => Some(c),
+        _ => None,
+    };
+    if outputs.iter().any(|o| column(o).is_none()) {
+        return vec![false; outputs.len()];
+    }
+    outputs
+        .iter()
+        .map(|o| {
+            column(o).is_some_and(|c| {
+                c >= movable_from
+                    && c <= usize::MAX / 2
+                    && outputs.iter().filter(|p| column(p) == Some(c)).count() == 1
+            })
+        })
+        .collect()
 }
 
 /// The WHERE left to check per row: the conjuncts `conds` but those the

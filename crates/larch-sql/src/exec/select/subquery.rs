@@ -64,18 +64,8 @@ pub(super) fn inline(s: &Session, q: &mut ast::Query, params: &[Value]) -> Resul
             exprs.push(h);
         }
         for e in exprs {
-            let _ = ast::visit_expressions_mut(e, |x| {
-                match replace(s, x, params) {
-                    Ok(Some(new)) => *x = new,
-                    Ok(None) => {}
-                    Err(e) => {
-                        err = Some(e);
-                        return ControlFlow::Break(());
-                    }
-                }
-                ControlFlow::Continue(())
-            });
-            if err.is_some() {
+            if let Err(e) = inline_expr(s, e, params) {
+                err = Some(e);
                 break;
             }
         }
@@ -84,7 +74,57 @@ pub(super) fn inline(s: &Session, q: &mut ast::Query, params: &[Value]) -> Resul
     err.map_or(Ok(()), Err)
 }
 
+/// Replaces the subqueries of one expression: uncorrelated ones by their
+/// values, correlated ones by their per-row form.
+pub(crate) fn inline_expr(
+    s: &Session,
+    e: &mut ast::Expr,
+    params: &[Value],
+) -> Result<(), SqlError> {
+    let mut err = None;
+    let _ = ast::visit_expressions_mut(e, |x| {
+        match replace(s, x, params) {
+            Ok(Some(new)) => *x = new,
+            Ok(None) => {}
+            Err(e) => {
+                err = Some(e);
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    err.map_or(Ok(()), Err)
+}
+
+/// True when `e` holds a subquery.
+pub(crate) fn expr_has_subquery(e: &ast::Expr) -> bool {
+    ast::visit_expressions(e, |x| match x {
+        ast::Expr::InSubquery { .. } | ast::Expr::Exists { .. } | ast::Expr::Subquery(_) => {
+            ControlFlow::Break(())
+        }
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
 fn replace(s: &Session, x: &ast::Expr, params: &[Value]) -> Result<Option<ast::Expr>, SqlError> {
+    match run_uncorrelated(s, x, params) {
+        Err(e) if e.code() == crate::error::code::BAD_FIELD => {
+            match super::correlated::rewrite(s, x, params)? {
+                Some(rewritten) => Ok(Some(rewritten)),
+                None => Err(e),
+            }
+        }
+        other => other,
+    }
+}
+
+/// `x` replaced by its value, running its subquery once.
+fn run_uncorrelated(
+    s: &Session,
+    x: &ast::Expr,
+    params: &[Value],
+) -> Result<Option<ast::Expr>, SqlError> {
     Ok(Some(match x {
         ast::Expr::InSubquery {
             expr,

@@ -262,6 +262,11 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
         ("Uptime", s.db.uptime_secs().to_string()),
     ];
     list.extend(c.prepared.status());
+    // The server's own counts (threads, accepted connections) replace the
+    // SQL layer's.
+    let from_server = s.db.server_hooks().status();
+    list.retain(|(name, _)| !from_server.iter().any(|(n, _)| n == name));
+    list.extend(from_server);
     list.sort_by(|a, b| a.0.cmp(b.0));
     list
 }

@@ -17,6 +17,7 @@ use super::{
 };
 use crate::error::{SqlError, Warning};
 use crate::eval::{self, CompileOptions};
+use crate::parse::trigger::{Event, Timing};
 use crate::result::{OkInfo, QueryResult};
 use crate::session::Session;
 
@@ -338,6 +339,7 @@ fn insert_counted(
                 None => default_value(s, t, c, row_no, w)?,
             });
         }
+        t.fire(s, Timing::Before, Event::Insert, None, Some(&mut full))?;
         if let Some(a) = auto {
             let zero = matches!(full[a], Value::Int(0) | Value::UInt(0)) && !no_auto_on_zero;
             if full[a].is_null() || zero {
@@ -355,6 +357,7 @@ fn insert_counted(
         match t.table.insert(txn_ctx(s)?, &full) {
             Ok(_) => {
                 affected += 1;
+                t.fire(s, Timing::After, Event::Insert, None, Some(&mut full))?;
             }
             Err(e) if is_duplicate(&e) && (replace || !odku.is_empty() || ignore) => {
                 if ignore && !replace && odku.is_empty() {
@@ -366,21 +369,31 @@ fn insert_counted(
                 let conflicts = conflicts(t, &full, s)?;
                 if replace {
                     for (at, old) in conflicts {
+                        t.fire(s, Timing::Before, Event::Delete, Some(&old), None)?;
                         if t.delete_row(s, &at, &old)? {
                             affected += 1;
                             dups += 1;
+                            t.fire(s, Timing::After, Event::Delete, Some(&old), None)?;
                         }
                     }
                     t.table.insert(txn_ctx(s)?, &full)?;
                     affected += 1;
+                    t.fire(s, Timing::After, Event::Insert, None, Some(&mut full))?;
                 } else if let Some((at, old)) = conflicts.into_iter().next() {
-                    let new = odku_row(s, t, &old, &full, odku, params, row_no, w)?;
-                    if new != old
-                        && t.verify_checks(s, &new, w)?
+                    let mut new = odku_row(s, t, &old, &full, odku, params, row_no, w)?;
+                    t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
+                    if new == old {
+                        // An unchanged row still fires AFTER UPDATE (MDEV-33083).
+                        t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
+                        if s.client_found_rows {
+                            affected += 1;
+                        }
+                    } else if t.verify_checks(s, &new, w)?
                         && t.verify_references(s, Some(&old), &new, w)?
                     {
                         if let Some(_new_at) = t.update_row(s, &at, &old, &new)? {}
                         affected += 2;
+                        t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
                     } else if s.client_found_rows {
                         affected += 1;
                     }

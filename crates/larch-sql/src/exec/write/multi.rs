@@ -23,6 +23,7 @@ use crate::eval::{self, CompileOptions};
 use crate::exec::rows;
 use crate::exec::select::join::join;
 use crate::exec::select::source::{self, Source, SourceRows};
+use crate::parse::trigger::{Event, Timing};
 use crate::result::{OkInfo, QueryResult};
 use crate::session::Session;
 
@@ -55,6 +56,10 @@ fn matches(
     selection: Option<&ast::Expr>,
     params: &[Value],
 ) -> Result<Vec<(Vec<Value>, Vec<Option<RowRef>>)>, SqlError> {
+    let selection = selection
+        .map(|e| super::with_subqueries(s, e, params))
+        .transpose()?;
+    let selection = selection.as_deref();
     let resolve = |parts: &[ast::Ident]| source::resolve(sources, parts).ok().flatten();
     let opts = CompileOptions {
         collation: s.connection_collation(),
@@ -111,7 +116,8 @@ pub(super) fn update(
             .iter()
             .rposition(|src| src.offset <= pos)
             .ok_or_else(|| SqlError::unknown_column(&n.to_string(), "SET"))?;
-        let value = eval::compile(&a.value, &resolve, &opts)?;
+        let value = super::with_subqueries(s, &a.value, params)?;
+        let value = eval::compile(&value, &resolve, &opts)?;
         sets.push((k, pos - sources[k].offset, value));
     }
     let targets: Vec<Option<Target>> = sources
@@ -150,7 +156,9 @@ pub(super) fn update(
                 ctx_warnings.extend(ctx.take_warnings());
                 new[*col] = convert(s, t, *col, &v, n as u64 + 1, w)?;
             }
+            t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
             if new == old {
+                t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
                 continue;
             }
             if !t.verify_checks(s, &new, w)? || !t.verify_references(s, Some(&old), &new, w)? {
@@ -158,6 +166,7 @@ pub(super) fn update(
             }
             if let Some(_new_at) = t.update_row(s, at, &old, &new)? {
                 changed += 1;
+                t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
             }
         }
     }
@@ -241,8 +250,10 @@ pub(super) fn delete(
             }
             let src = &sources[k];
             let old = engine_row(t, &row[src.offset..src.offset + src.width()]);
+            t.fire(s, Timing::Before, Event::Delete, Some(&old), None)?;
             if t.delete_row(s, at, &old)? {
                 deleted += 1;
+                t.fire(s, Timing::After, Event::Delete, Some(&old), None)?;
             }
         }
     }

@@ -25,6 +25,7 @@ mod columns;
 mod keys;
 mod routines;
 mod server;
+mod triggers;
 mod views;
 
 use larch_engine::catalog::TableEntry;
@@ -353,6 +354,7 @@ pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
         columns::table,
         keys::table,
         routines::table,
+        triggers::table,
         absent::table,
         server::table,
     ] {
