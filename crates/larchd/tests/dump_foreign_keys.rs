@@ -10,7 +10,7 @@
 mod support;
 
 use mysql::prelude::Queryable;
-use support::clients::{client, comparable, dump, installed};
+use support::clients::{assert_dumps_to, dump, installed, server_loaded_from, text_rows};
 use support::{server_error, tempdir, Larchd, Res};
 
 /// A table as compared between servers: name, SHOW CREATE TABLE text, rows.
@@ -23,21 +23,10 @@ fn tables(conn: &mut mysql::Conn, db: &str) -> Result<Vec<TableDump>, Box<dyn st
         let create: Option<(String, String)> =
             conn.query_first(format!("SHOW CREATE TABLE `{db}`.`{name}`"))?;
         let create = create.ok_or("no SHOW CREATE TABLE row")?.1;
-        let rows: Vec<mysql::Row> =
-            conn.query(format!("SELECT * FROM `{db}`.`{name}` ORDER BY 1, 2"))?;
-        let rows = rows
-            .into_iter()
-            .map(|r| {
-                r.unwrap()
-                    .into_iter()
-                    .map(|v| match v {
-                        mysql::Value::NULL => None,
-                        mysql::Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
-                        other => Some(format!("{other:?}")),
-                    })
-                    .collect()
-            })
-            .collect();
+        let rows = text_rows(
+            conn,
+            &format!("SELECT * FROM `{db}`.`{name}` ORDER BY 1, 2"),
+        )?;
         out.push((name, create, rows));
     }
     Ok(out)
@@ -87,15 +76,8 @@ fn a_dump_with_foreign_keys_round_trips() -> Res {
     let path = dir.path().join("shop.sql");
     std::fs::write(&path, &first)?;
 
-    let b = Larchd::start(&dir.path().join("b"), &[])?;
+    let b = server_loaded_from(dir.path(), "b", "shop", &path)?;
     let mut cb = b.connect()?;
-    cb.query_drop("CREATE DATABASE shop")?;
-    let out = client("mariadb", &b, &["shop"], Some(&path))?;
-    assert!(
-        out.status.success(),
-        "loading the dump failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert_eq!(tables(&mut cb, "shop")?, original);
     // The copy enforces its constraints and cascades.
     let e = cb
@@ -107,15 +89,7 @@ fn a_dump_with_foreign_keys_round_trips() -> Res {
     let lines: Vec<(i32, i32)> = cb.query("SELECT order_id, line FROM shop.order_lines")?;
     assert_eq!(lines, vec![(20, 1)]);
     // A second copy of the original dumps to the same file.
-    let c = Larchd::start(&dir.path().join("c"), &[])?;
-    c.connect()?.query_drop("CREATE DATABASE shop")?;
-    let out = client("mariadb", &c, &["shop"], Some(&path))?;
-    assert!(out.status.success());
-    let second = dump(&c, &["shop"])?;
-    assert!(
-        comparable(&first) == comparable(&second),
-        "the dump of the copy differs:\n{}",
-        String::from_utf8_lossy(&second)
-    );
+    let c = server_loaded_from(dir.path(), "c", "shop", &path)?;
+    assert_dumps_to(&c, &["shop"], &first)?;
     Ok(())
 }

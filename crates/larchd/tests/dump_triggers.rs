@@ -9,7 +9,7 @@
 mod support;
 
 use mysql::prelude::Queryable;
-use support::clients::{client, comparable, dump, installed};
+use support::clients::{assert_dumps_to, dump, installed, server_loaded_from};
 use support::{tempdir, Larchd, Res};
 
 /// A trigger as compared between servers: name, table, SHOW CREATE text.
@@ -79,22 +79,10 @@ fn a_dump_with_triggers_round_trips() -> Res {
     let path = dir.path().join("shop.sql");
     std::fs::write(&path, &first)?;
 
-    let b = Larchd::start(&dir.path().join("b"), &[])?;
+    let b = server_loaded_from(dir.path(), "b", "shop", &path)?;
     let mut cb = b.connect()?;
-    cb.query_drop("CREATE DATABASE shop")?;
-    let out = client("mariadb", &b, &["shop"], Some(&path))?;
-    assert!(
-        out.status.success(),
-        "loading the dump failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert_eq!(triggers(&mut cb, "shop")?, original);
-    let second = dump(&b, &["--routines", "--triggers", "shop"])?;
-    assert!(
-        comparable(&first) == comparable(&second),
-        "the dump of the copy differs:\n{}",
-        String::from_utf8_lossy(&second)
-    );
+    assert_dumps_to(&b, &["--routines", "--triggers", "shop"], &first)?;
     // The copies fire, in the same order.
     cb.query_drop("USE shop")?;
     cb.query_drop("INSERT INTO items VALUES (3, 'lamp', -5)")?;

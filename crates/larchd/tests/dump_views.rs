@@ -9,7 +9,7 @@
 mod support;
 
 use mysql::prelude::Queryable;
-use support::clients::{client, comparable, dump, installed};
+use support::clients::{assert_dumps_to, dump, installed, server_loaded_from, text_rows};
 use support::{tempdir, Larchd, Res};
 
 /// A view as compared between servers: name, SHOW CREATE VIEW text, rows as
@@ -27,21 +27,7 @@ fn views(conn: &mut mysql::Conn, db: &str) -> Result<Vec<ViewDump>, Box<dyn std:
         let create: Option<(String, String, String, String)> =
             conn.query_first(format!("SHOW CREATE VIEW `{db}`.`{name}`"))?;
         let create = create.ok_or("no SHOW CREATE VIEW row")?.1;
-        let rows: Vec<mysql::Row> =
-            conn.query(format!("SELECT * FROM `{db}`.`{name}` ORDER BY 1"))?;
-        let rows = rows
-            .into_iter()
-            .map(|r| {
-                r.unwrap()
-                    .into_iter()
-                    .map(|v| match v {
-                        mysql::Value::NULL => None,
-                        mysql::Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
-                        other => Some(format!("{other:?}")),
-                    })
-                    .collect()
-            })
-            .collect();
+        let rows = text_rows(conn, &format!("SELECT * FROM `{db}`.`{name}` ORDER BY 1"))?;
         out.push((name, create, rows));
     }
     Ok(out)
@@ -76,25 +62,13 @@ fn a_dump_with_views_round_trips() -> Res {
     let path = dir.path().join("shop.sql");
     std::fs::write(&path, &first)?;
 
-    let b = Larchd::start(&dir.path().join("b"), &[])?;
+    let b = server_loaded_from(dir.path(), "b", "shop", &path)?;
     let mut cb = b.connect()?;
-    cb.query_drop("CREATE DATABASE shop")?;
-    let out = client("mariadb", &b, &["shop"], Some(&path))?;
-    assert!(
-        out.status.success(),
-        "loading the dump failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert_eq!(views(&mut cb, "shop")?, original);
     // The copy's check option works, and it dumps to the same file.
     assert!(cb
         .query_drop("INSERT INTO shop.guarded VALUES (9, 1)")
         .is_err());
-    let second = dump(&b, &["shop"])?;
-    assert!(
-        comparable(&first) == comparable(&second),
-        "the dump of the copy differs:\n{}",
-        String::from_utf8_lossy(&second)
-    );
+    assert_dumps_to(&b, &["shop"], &first)?;
     Ok(())
 }

@@ -101,3 +101,63 @@ pub fn comparable(dump: &[u8]) -> Vec<u8> {
         .copied()
         .collect()
 }
+
+/// A new server on `dir/name` with database `db` created and the dump file
+/// `path` loaded into it by the `mariadb` client.
+pub fn server_loaded_from(
+    dir: &Path,
+    name: &str,
+    db: &str,
+    path: &Path,
+) -> Result<Larchd, Box<dyn std::error::Error>> {
+    use mysql::prelude::Queryable;
+    let server = Larchd::start(&dir.join(name), &[])?;
+    server
+        .connect()?
+        .query_drop(format!("CREATE DATABASE `{db}`"))?;
+    let out = client("mariadb", &server, &[db], Some(path))?;
+    if !out.status.success() {
+        return Err(format!(
+            "loading the dump failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    Ok(server)
+}
+
+/// Fails unless `server` dumps (with `options`) to the same text as
+/// `first`, the host and time lines aside.
+pub fn assert_dumps_to(server: &Larchd, options: &[&str], first: &[u8]) -> Res {
+    let second = dump(server, options)?;
+    if comparable(first) != comparable(&second) {
+        return Err(format!(
+            "the dump of the copy differs:\n{}",
+            String::from_utf8_lossy(&second)
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// The rows of `sql` as text (NULL as `None`).
+pub fn text_rows(
+    conn: &mut mysql::Conn,
+    sql: &str,
+) -> Result<Vec<Vec<Option<String>>>, Box<dyn std::error::Error>> {
+    use mysql::prelude::Queryable;
+    let rows: Vec<mysql::Row> = conn.query(sql)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            r.unwrap()
+                .into_iter()
+                .map(|v| match v {
+                    mysql::Value::NULL => None,
+                    mysql::Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+                    other => Some(format!("{other:?}")),
+                })
+                .collect()
+        })
+        .collect())
+}

@@ -350,7 +350,14 @@ fn insert_counted(
                 }
             }
         }
-        if !t.verify_checks(s, &full, w)? || !t.verify_references(s, None, &full, w)? {
+        // A row REPLACE or ON DUPLICATE KEY UPDATE turns into a change of
+        // an existing row has its references checked there, as InnoDB
+        // finds the duplicate before it checks the row's foreign keys
+        // (MDEV-13206).
+        let conflicting = (replace || !odku.is_empty()) && !conflicts(t, &full, s)?.is_empty();
+        if !t.verify_checks(s, &full, w)?
+            || (!conflicting && !t.verify_references(s, None, &full, w)?)
+        {
             skipped += 1;
             continue;
         }
@@ -375,6 +382,10 @@ fn insert_counted(
                             dups += 1;
                             t.fire(s, Timing::After, Event::Delete, Some(&old), None)?;
                         }
+                    }
+                    if !t.verify_references(s, None, &full, w)? {
+                        skipped += 1;
+                        continue;
                     }
                     t.table.insert(txn_ctx(s)?, &full)?;
                     affected += 1;
