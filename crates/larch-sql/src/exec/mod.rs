@@ -17,6 +17,7 @@
 
 pub(crate) mod access;
 mod account;
+pub(crate) mod definition_bytes;
 mod file_access;
 pub(crate) mod flush;
 mod grants;

@@ -16,6 +16,7 @@ use parking_lot::Mutex;
 use sqlparser::ast;
 
 use crate::error::SqlError;
+use crate::exec::definition_bytes::{put_str, Reader};
 use crate::parse::routine::{DataAccess, Param, RoutineStatement};
 use crate::parse::routine_body::SpStmt;
 use crate::parse::Statement;
@@ -41,45 +42,6 @@ pub(crate) struct RoutineDef {
     /// Microseconds since the epoch.
     pub created: i64,
     pub modified: i64,
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
-
-struct Reader<'a> {
-    b: &'a [u8],
-}
-
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], SqlError> {
-        if self.b.len() < n {
-            return Err(corrupt());
-        }
-        let (a, rest) = self.b.split_at(n);
-        self.b = rest;
-        Ok(a)
-    }
-
-    fn u8(&mut self) -> Result<u8, SqlError> {
-        Ok(self.take(1)?[0])
-    }
-
-    fn i64(&mut self) -> Result<i64, SqlError> {
-        let b = self.take(8)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(i64::from_le_bytes(a))
-    }
-
-    fn str(&mut self) -> Result<String, SqlError> {
-        let b = self.take(4)?;
-        let mut a = [0u8; 4];
-        a.copy_from_slice(b);
-        let n = u32::from_le_bytes(a) as usize;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| corrupt())
-    }
 }
 
 fn corrupt() -> SqlError {
@@ -120,7 +82,7 @@ impl RoutineDef {
     }
 
     pub fn decode(b: &[u8]) -> Result<RoutineDef, SqlError> {
-        let mut r = Reader { b };
+        let mut r = Reader::new(b, corrupt);
         if r.u8()? != VERSION {
             return Err(corrupt());
         }

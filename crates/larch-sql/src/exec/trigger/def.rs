@@ -14,6 +14,7 @@ use std::sync::{Arc, LazyLock};
 use parking_lot::Mutex;
 
 use crate::error::SqlError;
+use crate::exec::definition_bytes::{put_str, Reader};
 use crate::parse::routine_body::SpStmt;
 use crate::parse::trigger::{Event, Timing, TriggerStatement};
 use crate::parse::Statement;
@@ -39,47 +40,6 @@ pub(crate) struct TriggerDef {
     pub db_collation: String,
     /// Microseconds since the epoch.
     pub created: i64,
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
-
-struct Reader<'a> {
-    b: &'a [u8],
-}
-
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], SqlError> {
-        if self.b.len() < n {
-            return Err(corrupt());
-        }
-        let (a, rest) = self.b.split_at(n);
-        self.b = rest;
-        Ok(a)
-    }
-
-    fn u8(&mut self) -> Result<u8, SqlError> {
-        Ok(self.take(1)?[0])
-    }
-
-    fn u32(&mut self) -> Result<u32, SqlError> {
-        let mut a = [0u8; 4];
-        a.copy_from_slice(self.take(4)?);
-        Ok(u32::from_le_bytes(a))
-    }
-
-    fn i64(&mut self) -> Result<i64, SqlError> {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(self.take(8)?);
-        Ok(i64::from_le_bytes(a))
-    }
-
-    fn str(&mut self) -> Result<String, SqlError> {
-        let n = self.u32()? as usize;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| corrupt())
-    }
 }
 
 fn corrupt() -> SqlError {
@@ -120,7 +80,7 @@ impl TriggerDef {
     }
 
     pub fn decode(b: &[u8]) -> Result<TriggerDef, SqlError> {
-        let mut r = Reader { b };
+        let mut r = Reader::new(b, corrupt);
         if r.u8()? != VERSION {
             return Err(corrupt());
         }
