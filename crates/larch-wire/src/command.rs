@@ -96,6 +96,9 @@ where
 
     /// Waits for the next command, a kill, or the idle timeout.
     async fn read_command(&mut self, packet: &mut Vec<u8>) -> Result<(), WireError> {
+        if self.stream.is_blocking() {
+            return self.read_command_blocking(packet).await;
+        }
         let control = self.info.control.clone();
         let idle = self.server.config().idle_timeout;
         let read = async {
@@ -113,6 +116,30 @@ where
             biased;
             () = control.killed() => Err(WireError::Killed),
             r = read => r,
+        }
+    }
+
+    /// [`read_command`](Self::read_command) on a transport in blocking mode
+    /// ([`crate::blocking`]): the read waits at most `wait_timeout`, and a
+    /// kill wakes it by shutting the socket's read side down (also when the
+    /// kill came before the read started). The rest of the command's reads
+    /// (LOAD DATA LOCAL) wait at most `net_read_timeout`.
+    async fn read_command_blocking(&mut self, packet: &mut Vec<u8>) -> Result<(), WireError> {
+        let config = self.server.config();
+        self.stream.set_read_timeout(config.idle_timeout)?;
+        let read = self.stream.read_packet(packet).await;
+        if self.info.control.connection_killed() {
+            return Err(WireError::Killed);
+        }
+        match read {
+            Ok(()) => {
+                self.stream.set_read_timeout(config.net_read_timeout)?;
+                Ok(())
+            }
+            Err(WireError::Io(e)) if e.kind() == std::io::ErrorKind::TimedOut => {
+                Err(WireError::Closed)
+            }
+            Err(e) => Err(e),
         }
     }
 

@@ -20,7 +20,9 @@
 //! - [`session`]: the [`SqlSession`] trait and connection facts;
 //! - `stmt` and `command`: prepared-statement state and the command loop;
 //! - [`stream`]: [`ClientStream`], the transport under a connection (TCP,
-//!   TLS, Unix socket);
+//!   TLS, Unix socket), with tokio sockets or sockets in blocking mode;
+//! - [`blocking`]: connections on threads of their own served with blocking
+//!   socket calls and no event loop;
 //! - [`tls`]: certificates ([`TlsSettings`]) and the switch to TLS after
 //!   the client's SSL request;
 //! - [`server`]: [`Server`] (shared state, handshake, connection life);
@@ -51,6 +53,7 @@
 //! The protocol details supported are listed in `docs/wire-protocol.md`.
 
 pub mod auth;
+pub mod blocking;
 pub mod column;
 mod command;
 pub mod error;

@@ -21,8 +21,8 @@ use std::time::Duration;
 pub enum Threading {
     /// Each connection is a task of the runtime the listener runs in.
     Pool,
-    /// Each connection runs on a thread of its own, with a single-threaded
-    /// runtime (see [`crate::threads`]).
+    /// Each connection runs on a thread of its own, with blocking socket
+    /// calls (see [`crate::threads`] and [`crate::blocking`]).
     PerConnection(Arc<ConnectionThreads>),
 }
 
@@ -131,8 +131,8 @@ where
     H: SqlSession + 'static,
     F: Fn(&ConnectionInfo) -> H + Send + Sync + 'static,
 {
-    // Detached from this runtime's I/O driver; the connection's own
-    // runtime registers it again.
+    // Detached from this runtime's I/O driver; the connection's thread
+    // switches it to blocking mode.
     let detached = match stream {
         Accepted::Tcp(s) => s.into_std().map(Detached::Tcp),
         Accepted::Unix(s) => s.into_std().map(Detached::Unix),
@@ -152,41 +152,15 @@ where
         let Some(detached) = taken else {
             return;
         };
-        let runtime = match CONNECTION_RUNTIME.with(|r| r.borrow_mut().take()) {
-            Some(rt) => rt,
-            None => match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                // One connection's socket (and the kill waker): a few
-                // events per poll, not the default 1,024 (12 KiB per
-                // thread, touched by every poll).
-                .max_io_events_per_tick(CONNECTION_IO_EVENTS)
-                .build()
-            {
-                Ok(rt) => rt,
-                Err(e) => {
-                    tracing::warn!(error = %e, "cannot create a connection's runtime");
-                    return;
-                }
-            },
+        // Blocking socket calls on this thread, no event loop
+        // (`crate::blocking`).
+        let result = match detached {
+            Detached::Tcp(s) => server.serve_tcp_blocking(s, |info| make_session(info)),
+            Detached::Unix(s) => server.serve_unix_blocking(s, |info| make_session(info)),
         };
-        let result = runtime.block_on(async move {
-            match detached {
-                Detached::Tcp(s) => {
-                    let s = tokio::net::TcpStream::from_std(s)?;
-                    server.serve_tcp(s, |info| make_session(info)).await
-                }
-                Detached::Unix(s) => {
-                    let s = tokio::net::UnixStream::from_std(s)?;
-                    server.serve_unix(s, |info| make_session(info)).await
-                }
-            }
-        });
         if let Err(e) = result {
             tracing::debug!(error = %e, "connection ended with an error");
         }
-        // Kept for the thread's next connection (a connection spawns no
-        // tasks, so nothing of this one is left in it).
-        CONNECTION_RUNTIME.with(|r| *r.borrow_mut() = Some(runtime));
     });
     match threads.run(job) {
         Ok(()) => None,
@@ -203,22 +177,8 @@ where
     }
 }
 
-/// Room for I/O events per poll of a connection thread's runtime.
-const CONNECTION_IO_EVENTS: usize = 16;
-
-thread_local! {
-    /// A connection thread's single-threaded runtime, made for its first
-    /// connection and used again for the next ones: building one (epoll
-    /// instance, waker, timer wheel) per connection took the server's CPU
-    /// per connection from 46 to 82 µs with 8 clients connecting in a loop
-    /// (the `connect` scenario of `bench/compare`), reusing it brought it
-    /// back to 69 µs. It holds two file descriptors (epoll, waker) for as
-    /// long as the thread is cached, and goes with the thread.
-    static CONNECTION_RUNTIME: std::cell::RefCell<Option<tokio::runtime::Runtime>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// An accepted connection between runtimes (non-blocking, as tokio left it).
+/// An accepted connection on its way to a thread (non-blocking, as tokio
+/// left it).
 enum Detached {
     Tcp(std::net::TcpStream),
     Unix(std::os::unix::net::UnixStream),

@@ -11,8 +11,9 @@
 //! packets through [`LocalInfileReader`] (a `std::io::Read`), which drives
 //! the connection's asynchronous stream with `block_in_place` +
 //! `Handle::block_on` on a multi-threaded runtime, and with blocking socket
-//! calls ([`BlockingAccess`]) on a connection's own single-threaded runtime
-//! (`crate::threads`), which cannot run while the statement does. The reader always consumes the stream up to the empty packet
+//! calls ([`BlockingAccess`]) on a connection's own thread
+//! (`crate::threads`, `crate::blocking`). The reader always consumes the
+//! stream up to the empty packet
 //! (in `Drop` if the SQL layer stopped early), so the connection stays in
 //! step; the outbox then continues at the stream's sequence id.
 //! `ResultWriter::local_infile` starts the exchange; a client without
@@ -43,7 +44,7 @@ enum Blocking {
     /// `block_in_place` + `Handle::block_on` (a multi-threaded runtime).
     Runtime(tokio::runtime::Handle),
     /// Blocking socket calls ([`BlockingAccess`]): the connection has a
-    /// single-threaded runtime of its own, which cannot run meanwhile.
+    /// thread of its own.
     Socket,
 }
 

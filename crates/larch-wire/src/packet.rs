@@ -33,7 +33,13 @@ pub struct PacketStream<S> {
     /// Sequence id of the next packet read or written.
     seq: u8,
     max_allowed_packet: usize,
+    /// The buffer of the last outbox sent, reused by the next one (so a
+    /// response of some kilobytes is not grown by reallocation every time).
+    spare: Vec<u8>,
 }
+
+/// Largest outbox buffer kept for the next response.
+const SPARE_LIMIT: usize = 256 * 1024;
 
 impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
     /// Wraps `stream`; packets longer than `max_allowed_packet` are refused.
@@ -42,6 +48,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
             stream: BufReader::with_capacity(16 * 1024, stream),
             seq: 0,
             max_allowed_packet,
+            spare: Vec::new(),
         }
     }
 
@@ -52,6 +59,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
             stream: BufReader::with_capacity(16 * 1024, stream),
             seq,
             max_allowed_packet,
+            spare: Vec::new(),
         }
     }
 
@@ -157,13 +165,30 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
         stream.write_all(&outbox.buf).await?;
         stream.flush().await?;
         self.seq = outbox.seq;
-        outbox.buf.clear();
+        self.recycle(outbox);
         Ok(())
     }
 
-    /// A fresh outbox whose first packet takes the current sequence id.
-    pub fn outbox(&self) -> Outbox {
-        Outbox::new(self.seq)
+    /// A fresh outbox whose first packet takes the current sequence id (in
+    /// the buffer of the last one sent).
+    pub fn outbox(&mut self) -> Outbox {
+        let mut buf = std::mem::take(&mut self.spare);
+        if buf.capacity() == 0 {
+            buf.reserve(256);
+        }
+        Outbox {
+            buf,
+            seq: self.seq,
+            open: None,
+        }
+    }
+
+    /// Empties a sent outbox, keeping its buffer for the next one.
+    fn recycle(&mut self, outbox: &mut Outbox) {
+        outbox.buf.clear();
+        if outbox.buf.capacity() <= SPARE_LIMIT && outbox.buf.capacity() > self.spare.capacity() {
+            self.spare = std::mem::take(&mut outbox.buf);
+        }
     }
 
     /// Shuts the write side down (best effort) before the stream is dropped.
@@ -173,6 +198,23 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin + BlockingAccess> PacketStream<S> {
+    /// True when the transport is in blocking mode (see
+    /// [`crate::blocking`]): reads and writes complete without an event
+    /// loop, and a read waits as long as
+    /// [`set_read_timeout`](Self::set_read_timeout) says.
+    pub(crate) fn is_blocking(&self) -> bool {
+        self.stream.get_ref().is_blocking()
+    }
+
+    /// How long a read waits on a transport in blocking mode (`None`: for
+    /// ever); no effect on other transports.
+    pub(crate) fn set_read_timeout(
+        &mut self,
+        limit: Option<std::time::Duration>,
+    ) -> std::io::Result<()> {
+        self.stream.get_mut().set_read_timeout(limit)
+    }
+
     /// [`read_packet`](Self::read_packet) with synchronous I/O
     /// ([`BlockingAccess`]): bytes already buffered first, then the socket.
     pub(crate) fn read_packet_blocking(&mut self, payload: &mut Vec<u8>) -> Result<(), WireError> {
@@ -219,7 +261,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + BlockingAccess> PacketStream<S> {
     pub(crate) fn send_blocking(&mut self, outbox: &mut Outbox) -> Result<(), WireError> {
         self.stream.get_mut().blocking_write_all(&outbox.buf)?;
         self.seq = outbox.seq;
-        outbox.buf.clear();
+        self.recycle(outbox);
         Ok(())
     }
 

@@ -70,8 +70,8 @@ pub const DEFAULT_SERVER_VERSION: &str = concat!("11.4.0-Larch-", env!("CARGO_PK
 /// How handler methods run on the connection's task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExecutionMode {
-    /// Call directly. Right for a current-thread runtime per connection or
-    /// handlers that never block for long.
+    /// Call directly. Right for a thread per connection or handlers that
+    /// never block for long.
     Inline,
     /// Call inside `tokio::task::block_in_place` on a multi-thread runtime,
     /// so other connections' tasks move to other workers while a statement
@@ -105,6 +105,15 @@ pub struct ServerConfig {
     pub execution: ExecutionMode,
     /// Idle time after which a connection is closed (`wait_timeout`).
     pub idle_timeout: Option<Duration>,
+    /// How long a read inside a command (the rest of a packet, the file of
+    /// LOAD DATA LOCAL) or the handshake waits before the connection is
+    /// closed (`net_read_timeout`). Applies to connections served with
+    /// blocking calls ([`crate::blocking`]).
+    pub net_read_timeout: Option<Duration>,
+    /// How long a write waits for the client to take the bytes before the
+    /// connection is closed (`net_write_timeout`). Applies to connections
+    /// served with blocking calls ([`crate::blocking`]).
+    pub net_write_timeout: Option<Duration>,
     /// Default collation id announced in the handshake.
     pub collation: u8,
     /// Certificate and key for TLS on TCP connections; `None`: TLS is not
@@ -121,6 +130,8 @@ impl Default for ServerConfig {
             rsa_key_bits: Some(DEFAULT_KEY_BITS),
             execution: ExecutionMode::Inline,
             idle_timeout: Some(Duration::from_secs(28_800)),
+            net_read_timeout: Some(Duration::from_secs(30)),
+            net_write_timeout: Some(Duration::from_secs(60)),
             collation: 45,
             tls: None,
         }
@@ -289,7 +300,7 @@ impl Server {
             id: info.connection_id,
         };
         let offer_tls = match stream {
-            ClientStream::Tcp(_) => self.config.tls.as_ref(),
+            ClientStream::Tcp(_) | ClientStream::SyncTcp(_) => self.config.tls.as_ref(),
             _ => None,
         };
         let mut stream = PacketStream::new(stream, self.config.max_allowed_packet);

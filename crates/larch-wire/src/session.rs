@@ -17,6 +17,7 @@
 //!   completed (the multi-statement rule).
 
 use crate::auth::Credential;
+use crate::blocking::SocketShutdown;
 use crate::column::ColumnDef;
 use crate::error::MysqlError;
 use crate::results::ResultWriter;
@@ -52,11 +53,25 @@ pub struct ConnectionInfo {
 }
 
 /// Kill requests for one connection, set by `KILL` from other connections.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct ConnectionControl {
     kill_connection: AtomicBool,
     kill_query: AtomicBool,
+    /// Wakes a connection task waiting for a command (tokio sockets).
     wake: tokio::sync::Notify,
+    /// The socket of a connection served with blocking calls
+    /// ([`crate::blocking`]): a kill shuts its read side down, which wakes
+    /// the thread if it waits for a command.
+    socket: parking_lot::Mutex<Option<Arc<dyn SocketShutdown>>>,
+}
+
+impl std::fmt::Debug for ConnectionControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectionControl")
+            .field("kill_connection", &self.connection_killed())
+            .field("kill_query", &self.query_killed())
+            .finish()
+    }
 }
 
 impl ConnectionControl {
@@ -66,6 +81,21 @@ impl ConnectionControl {
         self.kill_query.store(true, Ordering::Release);
         // Wakes the connection if it is idle, waiting for a command.
         self.wake.notify_one();
+        if let Some(socket) = self.socket.lock().as_ref() {
+            socket.shutdown_read();
+        }
+    }
+
+    /// Makes kills wake a thread blocked reading `socket` (or forgets the
+    /// socket, with `None`, when the connection ends).
+    pub(crate) fn set_socket(&self, socket: Option<Arc<dyn SocketShutdown>>) {
+        *self.socket.lock() = socket;
+        // A kill that came before the socket was known still wakes it.
+        if self.connection_killed() {
+            if let Some(socket) = self.socket.lock().as_ref() {
+                socket.shutdown_read();
+            }
+        }
     }
 
     /// Asks the running statement to stop (`KILL QUERY`).

@@ -2,12 +2,17 @@
 //! TCP, TCP with TLS (after the client's SSL request, see [`crate::tls`]),
 //! a Unix-domain socket, or any other async stream (tests, embedding).
 //!
+//! On a connection's own thread the sockets are in blocking mode
+//! ([`crate::blocking::SyncSocket`]: `SyncTcp`, `SyncTls`, `SyncUnix`);
+//! with a pool of threads they are tokio's (`Tcp`, `Tls`, `Unix`).
+//!
 //! It is an enum rather than a `Box<dyn ...>` so the common case, plain TCP,
 //! costs one branch per read or write and no allocation; only the TLS state
 //! (large, and needed by few connections) is boxed. The packet layer
 //! ([`crate::packet::PacketStream`]) buffers reads on top of it and writes
 //! each response with one `write_all`.
 
+use crate::blocking::{SyncSocket, SyncTls};
 use std::io::IoSlice;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -31,6 +36,12 @@ pub enum ClientStream {
     /// Another stream (an in-memory pipe in tests, say); it cannot be
     /// upgraded to TLS.
     Other(Box<dyn AsyncStream>),
+    /// Plain TCP in blocking mode (a connection on its own thread).
+    SyncTcp(SyncSocket<std::net::TcpStream>),
+    /// TCP in blocking mode after the TLS handshake.
+    SyncTls(Box<SyncTls>),
+    /// A Unix-domain socket in blocking mode.
+    SyncUnix(SyncSocket<std::os::unix::net::UnixStream>),
 }
 
 impl std::fmt::Debug for ClientStream {
@@ -40,6 +51,9 @@ impl std::fmt::Debug for ClientStream {
             ClientStream::Tls(_) => "ClientStream::Tls",
             ClientStream::Unix(_) => "ClientStream::Unix",
             ClientStream::Other(_) => "ClientStream::Other",
+            ClientStream::SyncTcp(_) => "ClientStream::SyncTcp",
+            ClientStream::SyncTls(_) => "ClientStream::SyncTls",
+            ClientStream::SyncUnix(_) => "ClientStream::SyncUnix",
         })
     }
 }
@@ -59,6 +73,9 @@ macro_rules! dispatch {
             ClientStream::Tls($s) => $call,
             ClientStream::Unix($s) => $call,
             ClientStream::Other($s) => $call,
+            ClientStream::SyncTcp($s) => $call,
+            ClientStream::SyncTls($s) => $call,
+            ClientStream::SyncUnix($s) => $call,
         }
     };
 }
@@ -96,6 +113,9 @@ impl AsyncWrite for ClientStream {
             ClientStream::Tls(s) => s.is_write_vectored(),
             ClientStream::Unix(s) => s.is_write_vectored(),
             ClientStream::Other(s) => s.is_write_vectored(),
+            ClientStream::SyncTcp(s) => s.is_write_vectored(),
+            ClientStream::SyncTls(s) => s.is_write_vectored(),
+            ClientStream::SyncUnix(s) => s.is_write_vectored(),
         }
     }
 
@@ -109,17 +129,27 @@ impl AsyncWrite for ClientStream {
 }
 
 /// Synchronous reads and writes on a connection's stream, for code that must
-/// do I/O while the runtime the stream belongs to cannot run: the LOCAL
-/// INFILE exchange in the middle of a statement on a connection with a
-/// single-threaded runtime of its own ([`crate::threads`]). The socket is
+/// do I/O from inside a statement: the LOCAL INFILE exchange. A stream in
+/// blocking mode (`Sync*`) is simply read and written; a tokio socket is
 /// put in blocking mode for each call and back in non-blocking mode after
-/// it; TLS records are read and written through the connection's `rustls`
+/// it. TLS records are read and written through the connection's `rustls`
 /// state, which the async stream keeps no other buffer beside.
 pub trait BlockingAccess {
     /// Reads at least one byte (0 at the end of the stream), waiting for it.
     fn blocking_read(&mut self, buf: &mut [u8]) -> std::io::Result<usize>;
     /// Writes all of `buf`, waiting for room.
     fn blocking_write_all(&mut self, buf: &[u8]) -> std::io::Result<()>;
+    /// True for a stream in blocking mode, whose reads and writes never
+    /// return `Pending` (see [`crate::blocking`]).
+    fn is_blocking(&self) -> bool {
+        false
+    }
+    /// How long a read of a stream in blocking mode waits (nothing for
+    /// other streams).
+    fn set_read_timeout(&mut self, limit: Option<std::time::Duration>) -> std::io::Result<()> {
+        let _ = limit;
+        Ok(())
+    }
 }
 
 /// Runs `f` on the socket `fd` (owned by the async stream the caller
@@ -167,6 +197,9 @@ impl BlockingAccess for ClientStream {
                     retry(|| rustls::Stream::new(&mut *tls, &mut *socket).read(buf))
                 })
             }
+            ClientStream::SyncTcp(s) => s.read(buf),
+            ClientStream::SyncUnix(s) => s.read(buf),
+            ClientStream::SyncTls(s) => s.read(buf),
             ClientStream::Other(_) => Err(no_blocking_access()),
         }
     }
@@ -185,7 +218,29 @@ impl BlockingAccess for ClientStream {
                     stream.flush()
                 })
             }
+            ClientStream::SyncTcp(s) => s.write_all(buf),
+            ClientStream::SyncUnix(s) => s.write_all(buf),
+            ClientStream::SyncTls(s) => {
+                s.write_all(buf)?;
+                s.flush()
+            }
             ClientStream::Other(_) => Err(no_blocking_access()),
+        }
+    }
+
+    fn is_blocking(&self) -> bool {
+        matches!(
+            self,
+            ClientStream::SyncTcp(_) | ClientStream::SyncTls(_) | ClientStream::SyncUnix(_)
+        )
+    }
+
+    fn set_read_timeout(&mut self, limit: Option<std::time::Duration>) -> std::io::Result<()> {
+        match self {
+            ClientStream::SyncTcp(s) => s.set_read_timeout(limit),
+            ClientStream::SyncUnix(s) => s.set_read_timeout(limit),
+            ClientStream::SyncTls(s) => s.socket_mut().set_read_timeout(limit),
+            _ => Ok(()),
         }
     }
 }

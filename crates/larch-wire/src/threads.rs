@@ -1,6 +1,6 @@
 //! One thread per connection: [`ConnectionThreads`] runs each accepted
-//! connection on an OS thread of its own (the listener gives each thread a
-//! single-threaded tokio runtime), and keeps up to a number of finished
+//! connection on an OS thread of its own (the listener serves it there with
+//! blocking socket calls, [`crate::blocking`]), and keeps up to a number of finished
 //! threads waiting for the next connection (MariaDB's
 //! `thread_handling=one-thread-per-connection` with `thread_cache_size`).
 //!
@@ -21,9 +21,8 @@
 //! - a connection's statements, waits (row locks, metadata locks, `SLEEP`,
 //!   commits) and I/O all happen on its own thread, so a waiting statement
 //!   never holds up another connection and nothing needs `block_in_place`;
-//! - the job decides what a thread keeps between connections: larch-wire's
-//!   listener keeps the thread's runtime (two file descriptors per cached
-//!   thread, see `crate::listener`);
+//! - a thread keeps nothing of a connection for the next one (no runtime,
+//!   no file descriptor);
 //! - at most `cache` threads wait for work; a thread that finishes a
 //!   connection beyond that ends;
 //! - if a thread cannot be started (a resource limit), the connection is

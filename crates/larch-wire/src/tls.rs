@@ -27,6 +27,7 @@
 //! names (`TLSv1.3`, `TLS_AES_256_GCM_SHA384`, `ECDHE-RSA-AES128-GCM-SHA256`),
 //! which is what MySQL shows in `Ssl_version` and `Ssl_cipher`.
 
+use crate::blocking::SyncTls;
 use crate::error::WireError;
 use crate::packet::PacketStream;
 use crate::stream::ClientStream;
@@ -81,6 +82,8 @@ pub enum TlsError {
 #[derive(Clone)]
 pub struct TlsSettings {
     acceptor: TlsAcceptor,
+    /// The same configuration, for handshakes on sockets in blocking mode.
+    config: Arc<rustls::ServerConfig>,
 }
 
 impl std::fmt::Debug for TlsSettings {
@@ -129,8 +132,10 @@ impl TlsSettings {
         let config = builder
             .with_single_cert(chain, key_der)
             .map_err(|source| unusable(cert, key, source))?;
+        let config = Arc::new(config);
         Ok(TlsSettings {
-            acceptor: TlsAcceptor::from(Arc::new(config)),
+            acceptor: TlsAcceptor::from(config.clone()),
+            config,
         })
     }
 }
@@ -196,20 +201,52 @@ pub(crate) async fn start(
 ) -> Result<(PacketStream<ClientStream>, TlsInfo), WireError> {
     let max_allowed_packet = stream.max_allowed_packet();
     let (inner, early, seq) = stream.into_parts();
-    let ClientStream::Tcp(tcp) = inner else {
-        return Err(WireError::Malformed(
-            "SSL request on a connection that does not offer TLS".into(),
-        ));
+    let (stream, info) = match inner {
+        ClientStream::Tcp(tcp) => {
+            let tls = accept(settings, tcp, &early).await?;
+            let info = negotiated(tls.get_ref().1);
+            (ClientStream::Tls(Box::new(tls)), info)
+        }
+        // A socket in blocking mode: rustls drives the handshake with
+        // blocking reads and writes (`crate::blocking::SyncTls`).
+        ClientStream::SyncTcp(mut tcp) => {
+            let mut conn = ServerConnection::new(settings.config.clone())
+                .map_err(|e| WireError::Tls(std::io::Error::other(e)))?;
+            feed(&mut conn, &early).map_err(WireError::Tls)?;
+            while conn.is_handshaking() {
+                conn.complete_io(&mut tcp).map_err(WireError::Tls)?;
+            }
+            let info = negotiated(&conn);
+            (
+                ClientStream::SyncTls(Box::new(SyncTls::new(tcp, conn))),
+                info,
+            )
+        }
+        _ => {
+            return Err(WireError::Malformed(
+                "SSL request on a connection that does not offer TLS".into(),
+            ))
+        }
     };
+    Ok((PacketStream::resume(stream, seq, max_allowed_packet), info))
+}
+
+/// The TLS handshake on `io`, after the `early` bytes of it that were
+/// already read.
+async fn accept<IO>(
+    settings: &TlsSettings,
+    io: IO,
+    early: &[u8],
+) -> Result<tokio_rustls::server::TlsStream<IO>, WireError>
+where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     let mut fed = Ok(());
     let accept = settings
         .acceptor
-        .accept_with(tcp, |conn| fed = feed(conn, &early));
+        .accept_with(io, |conn| fed = feed(conn, early));
     fed.map_err(WireError::Tls)?;
-    let tls = accept.await.map_err(WireError::Tls)?;
-    let info = negotiated(tls.get_ref().1);
-    let stream = ClientStream::Tls(Box::new(tls));
-    Ok((PacketStream::resume(stream, seq, max_allowed_packet), info))
+    accept.await.map_err(WireError::Tls)
 }
 
 /// Gives rustls TLS records that were read before the handshake started.

@@ -113,6 +113,20 @@ async fn bind_tcp(
     Ok((listeners, port))
 }
 
+/// The seconds given for `name` at start-up (an option that also sets the
+/// global variable), or `default` (MariaDB's) when absent or not a positive
+/// whole number.
+fn seconds_option(opts: &ServerOptions, name: &str, default: u64) -> Duration {
+    let given = opts
+        .ignored
+        .iter()
+        .rev()
+        .find(|(n, _)| n == name)
+        .and_then(|(_, v)| v.trim().parse::<u64>().ok())
+        .filter(|&n| n > 0);
+    Duration::from_secs(given.unwrap_or(default))
+}
+
 /// Binds the Unix socket unless another server answers on it.
 async fn bind_socket(path: &Path) -> Result<Listener, StartError> {
     if std::os::unix::net::UnixStream::connect(path).is_ok() {
@@ -170,6 +184,8 @@ pub async fn serve(
         max_allowed_packet: opts.max_allowed_packet,
         execution: ExecutionMode::Inline,
         idle_timeout: Some(Duration::from_secs(opts.wait_timeout)),
+        net_read_timeout: Some(seconds_option(opts, "net_read_timeout", 30)),
+        net_write_timeout: Some(seconds_option(opts, "net_write_timeout", 60)),
         ..ServerConfig::default()
     };
     let server = Server::new(config)

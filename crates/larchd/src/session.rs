@@ -20,8 +20,9 @@
 //!   from the session after each command.
 //!
 //! Threads: by default (`--thread-handling=one-thread-per-connection`, as
-//! MariaDB) every connection runs on a thread of its own with a
-//! single-threaded runtime (`larch_wire::threads`), so its statements, its
+//! MariaDB) every connection runs on a thread of its own, blocked in plain
+//! socket reads and writes (`larch_wire::threads`, `larch_wire::blocking`),
+//! so its statements, its
 //! waits (row locks, metadata locks, `SLEEP`, the log sync of a commit) and
 //! its I/O never hold up another connection, and the engine's blocking
 //! regions (`larch_engine::io::blocking`) simply run. The client and the

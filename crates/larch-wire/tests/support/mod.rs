@@ -390,6 +390,16 @@ impl TestServer {
         config: ServerConfig,
         unix_path: Option<std::path::PathBuf>,
     ) -> Result<Self, Box<dyn std::error::Error>> {
+        Self::start_threaded(config, unix_path, Threading::Pool)
+    }
+
+    /// Like [`TestServer::start_with`], serving connections as `threading`
+    /// says.
+    pub fn start_threaded(
+        config: ServerConfig,
+        unix_path: Option<std::path::PathBuf>,
+        threading: Threading,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
         let state = Arc::new(ToyState::default());
         {
             let mut accounts = state.accounts.lock();
@@ -418,10 +428,10 @@ impl TestServer {
                     let st = st.clone();
                     move |_: &ConnectionInfo| ToySession::new(st.clone(), max_allowed_packet)
                 };
-                let tcp = listener.run(srv.clone(), make.clone());
+                let tcp = listener.run_with(srv.clone(), make.clone(), threading.clone());
                 let unix = async move {
                     match unix {
-                        Some(l) => l.run(srv, make).await,
+                        Some(l) => l.run_with(srv, make, threading).await,
                         None => std::future::pending().await,
                     }
                 };
