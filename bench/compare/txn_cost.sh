@@ -12,7 +12,8 @@
 # 10,000 rows, runs 5 s of untimed warm-up, then the timed run under
 # `perf stat -e task-clock -p PID` (every thread of the server), and prints:
 # tps, transactions, the server's CPU milliseconds and microseconds per
-# transaction, and the deltas of the global status counters that count log
+# transaction and per query (sysbench's count of statements, BEGIN/COMMIT
+# included), the server's peak RSS (VmHWM, MiB), and the deltas of the global status counters that count log
 # syncs (Innodb_os_log_fsyncs for Larch; MariaDB counts its log syncs in
 # Innodb_data_fsyncs, as no data file is synced during such a short run).
 # Needs sysbench, perf and the mariadb client. The server is stopped and its
@@ -55,11 +56,14 @@ kill -INT "$perf_pid"
 wait "$perf_pid" || true
 sql 'SHOW GLOBAL STATUS' >"$dir/status.after"
 tx=$(awk '/transactions:/ {print $2}' "$dir/sysbench.txt")
+queries=$(awk '/ queries:/ {print $2}' "$dir/sysbench.txt")
+peak_rss_mib=$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")
 tps=$(sed -n 's/.*transactions:.*(\(.*\) per sec.*/\1/p' "$dir/sysbench.txt")
 cpu_ms=$(awk '/task-clock/ {gsub(",", "", $1); print $1}' "$dir/perf.txt")
 delta() { awk -v v="$1" 'NR == FNR {if ($1 == v) a = $2; next} $1 == v {print $2 - a}' \
     "$dir/status.before" "$dir/status.after"; }
 syncs=$([ "$engine" = mariadb ] && delta Innodb_data_fsyncs || delta Innodb_os_log_fsyncs)
 awk -v e="$engine" -v w="$workload" -v t="$threads" -v tps="$tps" -v tx="$tx" -v ms="$cpu_ms" -v s="$syncs" \
-    'BEGIN {printf "%s %s threads=%s tps=%s transactions=%s server_cpu_ms=%.0f cpu_us_per_txn=%.1f log_syncs=%s txn_per_sync=%.1f\n",
-            e, w, t, tps, tx, ms, ms * 1000 / tx, s, (s > 0 ? tx / s : 0)}'
+    -v q="$queries" -v rss="$peak_rss_mib" \
+    'BEGIN {printf "%s %s threads=%s tps=%s transactions=%s server_cpu_ms=%.0f cpu_us_per_txn=%.1f cpu_us_per_query=%.1f log_syncs=%s txn_per_sync=%.1f peak_rss_mib=%s\n",
+            e, w, t, tps, tx, ms, ms * 1000 / tx, ms * 1000 / q, s, (s > 0 ? tx / s : 0), rss}'
