@@ -22,9 +22,12 @@ use sqlparser::ast;
 pub(crate) mod foreign;
 mod insert;
 mod multi;
+mod target;
 pub(crate) mod view;
 
 pub(crate) use insert::{insert_selected, BulkInsert};
+use target::target_meta;
+pub(crate) use target::TargetMeta;
 
 use super::names;
 use super::rows;
@@ -92,9 +95,9 @@ struct Target {
     db: String,
     name: String,
     table: Arc<Table>,
-    meta: TableMeta,
+    meta: Arc<TableMeta>,
     /// The table's CHECK constraints, compiled for this statement.
-    checks: crate::ddl::Checks,
+    checks: Arc<crate::ddl::Checks>,
     /// The FOREIGN KEY constraints the table takes part in.
     fks: foreign::ForeignKeys,
     /// The table's triggers (`None` without any).
@@ -105,21 +108,15 @@ fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
     let (db, t) = names::table_name(s, name)?;
     crate::exec::trigger::check_not_in_use(s, &db, &t)?;
     let table = names::open_table(s, &db, &t, None, true)?;
-    let entry =
-        s.db.catalog()
-            .table_entry(&db, &t)
-            .ok_or_else(|| SqlError::no_such_table(&db, &t))?;
-    let meta = TableMeta::decode(&entry.sql_meta, &entry.def)?;
-    let name = s.visible_table_name(&db, &t);
-    let checks = crate::ddl::Checks::compile(s, &db, &name, table.def(), &meta)?;
-    let fks = foreign::ForeignKeys::load(s, &db, &t, table.def(), &meta);
+    let derived = target_meta(s, &db, &t, &table)?;
+    let fks = foreign::ForeignKeys::load(s, &db, &t, table.def(), &derived.meta);
     let triggers = crate::exec::trigger::TableTriggers::load(s, &db, &t)?;
     Ok(Target {
         db,
-        name,
+        name: derived.name.clone(),
         table,
-        meta,
-        checks,
+        meta: derived.meta.clone(),
+        checks: derived.checks.clone(),
         fks,
         triggers,
     })

@@ -13,6 +13,7 @@
 //! lasts until COMMIT or ROLLBACK (see `transaction`).
 
 pub mod client_io;
+pub(crate) mod plans;
 mod settings;
 pub mod sql_prepared;
 pub(crate) mod temporary;
@@ -96,6 +97,12 @@ pub struct Session {
     /// when it ends (`crate::metadata_locks`).
     pub(crate) metadata_locks: std::cell::RefCell<crate::metadata_locks::SessionLocks>,
     cache: StatementCache,
+    /// The statement running at the top level (what `plans` are keyed by).
+    pub(crate) statement: Option<Arc<Statement>>,
+    /// Compiled SELECT blocks of the statements run repeatedly.
+    pub(crate) plans: std::cell::RefCell<plans::StatementPlans<crate::exec::select::KeptPlan>>,
+    /// Decoded metadata of the tables written to.
+    pub(crate) targets: std::cell::RefCell<plans::TargetCache<crate::exec::write::TargetMeta>>,
     /// Rows found by the last SELECT (FOUND_ROWS()) and affected by the last
     /// statement (ROW_COUNT()).
     pub(crate) found_rows: u64,
@@ -168,6 +175,9 @@ impl Session {
             temporary: temporary::TemporaryTables::default(),
             metadata_locks: Default::default(),
             cache: StatementCache::new(STATEMENT_CACHE_ENTRIES),
+            statement: None,
+            plans: Default::default(),
+            targets: Default::default(),
             found_rows: 0,
             row_count: -1,
             routine_results: Vec::new(),
@@ -388,6 +398,8 @@ impl Session {
         self.prepared.clear();
         self.named.clear();
         self.count_prepared();
+        self.plans.get_mut().clear();
+        self.targets.get_mut().clear();
         self.warnings.clear();
         self.last_insert_id = 0;
         self.next_isolation = None;
@@ -395,7 +407,7 @@ impl Session {
 
     pub(crate) fn run_statement(
         &mut self,
-        stmt: &Statement,
+        stmt: &Arc<Statement>,
         text: &str,
         params: &[Value],
     ) -> Result<QueryResult, SqlError> {
@@ -404,6 +416,19 @@ impl Session {
 
     /// [`Session::run_statement`] with the client of `query_with`.
     fn run_statement_with(
+        &mut self,
+        stmt: &Arc<Statement>,
+        text: &str,
+        params: &[Value],
+        io: Option<&mut dyn client_io::ClientIo>,
+    ) -> Result<QueryResult, SqlError> {
+        let outer = self.statement.replace(stmt.clone());
+        let r = self.run_top_statement(stmt, text, params, io);
+        self.statement = outer;
+        r
+    }
+
+    fn run_top_statement(
         &mut self,
         stmt: &Statement,
         text: &str,
@@ -477,6 +502,24 @@ impl Session {
             }
             _ => e,
         }
+    }
+
+    /// What a plan built now is valid for (`plans`).
+    pub(crate) fn plan_key(&self) -> plans::PlanKey {
+        plans::PlanKey {
+            generation: self.db.catalog().tables_generation(),
+            settings: self.hot.epoch(),
+            db: self.current_db.clone(),
+        }
+    }
+
+    /// True when a plan built under `key` is valid now.
+    pub(crate) fn plan_valid(&self, key: &plans::PlanKey) -> bool {
+        key.matches(
+            self.db.catalog().tables_generation(),
+            self.hot.epoch(),
+            self.current_db.as_deref(),
+        )
     }
 
     fn record_error(&mut self, e: &SqlError) {

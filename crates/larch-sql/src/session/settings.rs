@@ -37,6 +37,9 @@ pub(super) struct HotVars {
     lock_wait_timeout: Cell<Option<u64>>,
     /// `innodb_rollback_on_timeout` (read-only: fixed at start-up).
     rollback_on_timeout: Cell<Option<bool>>,
+    /// Counts the clears: what was compiled under one value of it was
+    /// compiled under the same settings (`super::plans`).
+    epoch: Cell<u64>,
 }
 
 impl HotVars {
@@ -47,6 +50,12 @@ impl HotVars {
         self.read_only.set(None);
         self.lock_wait_timeout.set(None);
         self.rollback_on_timeout.set(None);
+        self.epoch.set(self.epoch.get().wrapping_add(1));
+    }
+
+    /// Changes with every [`clear`](Self::clear).
+    pub(super) fn epoch(&self) -> u64 {
+        self.epoch.get()
     }
 }
 

@@ -7,25 +7,34 @@
 //! results and select-list aliases, then to source columns; outputs named
 //! by alias are encoded as positions counted down from `usize::MAX`.
 //! Under EXPLAIN the block is planned and recorded, not read.
+//!
+//! A block runs in two steps: [`BlockPlan`] (sources bound, clauses
+//! compiled) and its execution (access path for the parameters, rows). The
+//! block of the running statement itself keeps its plan for the statement's
+//! next execution (`session::plans`): a prepared or statement-cached query
+//! then only takes its metadata locks, chooses its ranges and reads.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::{Arc, Weak};
 
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::Value;
+use larch_engine::table::Table;
 use sqlparser::ast;
 
 use super::aggregate::{self, AggCall, CompiledAgg, AGG_PREFIX};
 use super::naming::expr_name;
-use super::order::{apply_limit, compile_order, distinct_rows, sort_rows, OUTPUT_TAIL};
+use super::order::{apply_limit, compile_order, distinct_rows, sort_rows, SortKey, OUTPUT_TAIL};
 use super::project::{movable_outputs, project_into, residual_where};
-use super::source::{self, sources, JoinKind, Source};
+use super::source::{self, sources, JoinKind, Source, SourceRows};
 use super::{explain, join, DESCRIBE_ONLY};
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions, Compiled, ExprType};
 use crate::exec::rows;
 use crate::result::{ResultColumn, RowSet};
+use crate::session::plans::PlanKey;
 use crate::session::Session;
 
 /// One item of the select list, compiled.
@@ -34,6 +43,96 @@ pub(super) struct Output {
     pub(super) expr: Compiled,
 }
 
+/// A SELECT block bound and compiled: its sources (tables opened, columns
+/// known), the compiled select list, WHERE, HAVING, ORDER BY, GROUP BY and
+/// aggregates, and the positions the statement reads. What depends on the
+/// parameters (the access path and its ranges, LIMIT) is chosen per
+/// execution. A statement's top-level block keeps its plan between
+/// executions (`session::plans`) when every source is a base table.
+pub(crate) struct BlockPlan {
+    sources: Vec<Source>,
+    width: usize,
+    aggregating: bool,
+    aggs: Vec<CompiledAgg>,
+    outputs: Vec<Output>,
+    where_c: Option<Compiled>,
+    having_c: Option<Compiled>,
+    order_keys: Vec<SortKey>,
+    group_c: Vec<Compiled>,
+    /// ORDER BY over plain columns of the first table (an index may give it).
+    order_cols: Vec<(usize, bool)>,
+    /// The combined-row positions the statement names: only those are read.
+    used: Vec<bool>,
+}
+
+impl BlockPlan {
+    /// Only plans over base tables are kept: derived tables, views and
+    /// virtual tables hold rows read for one execution.
+    fn reusable(&self) -> bool {
+        self.sources
+            .iter()
+            .all(|src| matches!(src.rows, SourceRows::Table(_)))
+    }
+}
+
+/// A plan while it is kept between executions: its tables set aside as
+/// weak references, so a kept plan keeps no table open (a dropped table
+/// goes away as it would without the cache; purge and rollback never meet
+/// it again).
+pub(crate) struct KeptPlan {
+    plan: BlockPlan,
+    tables: Vec<Weak<Table>>,
+}
+
+impl KeptPlan {
+    fn keep(mut plan: BlockPlan) -> KeptPlan {
+        let tables = plan
+            .sources
+            .iter_mut()
+            .map(
+                |src| match std::mem::replace(&mut src.rows, SourceRows::Rows(Vec::new())) {
+                    SourceRows::Table(t) => Arc::downgrade(&t),
+                    SourceRows::Rows(_) => Weak::new(),
+                },
+            )
+            .collect();
+        KeptPlan { plan, tables }
+    }
+
+    /// The plan with its tables back; `None` when one no longer exists.
+    fn restore(self) -> Option<BlockPlan> {
+        let mut plan = self.plan;
+        for (src, t) in plan.sources.iter_mut().zip(self.tables) {
+            src.rows = SourceRows::Table(t.upgrade()?);
+        }
+        Some(plan)
+    }
+}
+
+/// The kept plan of the running top-level statement, when it is still
+/// valid; its tables are locked again (metadata locks) for this execution.
+fn kept_plan(s: &Session) -> Result<Option<(PlanKey, BlockPlan)>, SqlError> {
+    let Some(statement) = &s.statement else {
+        return Ok(None);
+    };
+    let Some((key, kept)) = s.plans.borrow_mut().take(statement) else {
+        return Ok(None);
+    };
+    if !s.plan_valid(&key) {
+        return Ok(None);
+    }
+    for src in &kept.plan.sources {
+        s.lock_table_for(&src.db, &src.table, Some(&src.alias), false)?;
+    }
+    // A DDL statement may have finished while the locks were awaited.
+    if !s.plan_valid(&key) {
+        return Ok(None);
+    }
+    Ok(kept.restore().map(|plan| (key, plan)))
+}
+
+/// Runs one SELECT block; `top` when it is the block of the running
+/// statement itself (its plan may be kept for the next execution).
 pub(super) fn run_select(
     s: &Session,
     sel: &ast::Select,
@@ -41,12 +140,46 @@ pub(super) fn run_select(
     limit: Option<(u64, u64)>,
     params: &[Value],
     warnings: &RefCell<Vec<crate::error::Warning>>,
+    top: bool,
 ) -> Result<RowSet, SqlError> {
     let explain_id = explain::start_block();
-    let in_from = explain::set_in_from(true);
-    let sources = sources(s, &sel.from, params);
-    explain::set_in_from(in_from);
-    let sources = sources?;
+    let describe = DESCRIBE_ONLY.with(|d| d.get());
+    let keep = top && explain_id.is_none() && !describe && !explain::active();
+    let kept = if keep { kept_plan(s)? } else { None };
+    let (key, plan) = match kept {
+        Some(k) => k,
+        None => {
+            let key = s.plan_key();
+            let in_from = explain::set_in_from(true);
+            let sources = sources(s, &sel.from, params);
+            explain::set_in_from(in_from);
+            (key, plan_block(s, sel, order, sources?)?)
+        }
+    };
+    if describe {
+        return Ok(RowSet {
+            columns: plan.outputs.into_iter().map(|o| o.column).collect(),
+            rows: Vec::new(),
+        });
+    }
+    let r = run_plan(s, sel, &plan, limit, params, warnings, explain_id);
+    if keep && plan.reusable() {
+        if let Some(statement) = &s.statement {
+            s.plans
+                .borrow_mut()
+                .put(statement, key, KeptPlan::keep(plan));
+        }
+    }
+    r
+}
+
+/// Binds and compiles a block over its `sources` (see [`BlockPlan`]).
+fn plan_block(
+    s: &Session,
+    sel: &ast::Select,
+    order: &[ast::OrderByExpr],
+    sources: Vec<Source>,
+) -> Result<BlockPlan, SqlError> {
     let width: usize = sources.iter().map(Source::width).sum();
     let ambiguous: RefCell<Option<SqlError>> = RefCell::new(None);
     let aliases: RefCell<HashMap<String, usize>> = RefCell::new(HashMap::new());
@@ -233,7 +366,6 @@ pub(super) fn run_select(
             _ => return Err(SqlError::not_supported("this select item")),
         }
     }
-    let n_out = outputs.len();
 
     // WHERE, HAVING, ORDER BY, GROUP BY compiled.
     let where_c = match &sel.selection {
@@ -280,19 +412,12 @@ pub(super) fn run_select(
         })
         .collect::<Result<_, _>>()?;
 
-    // Early stop when rows come out in final order.
-    if DESCRIBE_ONLY.with(|d| d.get()) {
-        return Ok(RowSet {
-            columns: outputs.into_iter().map(|o| o.column).collect(),
-            rows: Vec::new(),
-        });
-    }
     // ORDER BY over plain columns of the first table may come from an index.
     let order_cols: Vec<(usize, bool)> = match sources.first() {
         Some(first)
             if !aggregating
                 && sel.distinct.is_none()
-                && matches!(first.rows, source::SourceRows::Table(_)) =>
+                && matches!(first.rows, SourceRows::Table(_)) =>
         {
             let column = |e: &eval::Expr| match *e {
                 eval::Expr::Column(c) if c < first.width() => Some(c),
@@ -312,36 +437,82 @@ pub(super) fn run_select(
         }
         _ => Vec::new(),
     };
+    Ok(BlockPlan {
+        used: used.into_inner(),
+        sources,
+        width,
+        aggregating,
+        aggs,
+        outputs,
+        where_c,
+        having_c,
+        order_keys,
+        group_c,
+        order_cols,
+    })
+}
+
+/// Runs a planned block: chooses the access path for `params`, reads,
+/// aggregates, projects, sorts and limits.
+fn run_plan(
+    s: &Session,
+    sel: &ast::Select,
+    block: &BlockPlan,
+    limit: Option<(u64, u64)>,
+    params: &[Value],
+    warnings: &RefCell<Vec<crate::error::Warning>>,
+    explain_id: Option<u64>,
+) -> Result<RowSet, SqlError> {
+    let BlockPlan {
+        sources,
+        width,
+        aggregating,
+        aggs,
+        outputs,
+        where_c,
+        having_c,
+        order_keys,
+        group_c,
+        order_cols,
+        used,
+    } = block;
+    let (width, aggregating) = (*width, *aggregating);
+    let n_out = outputs.len();
+    let opts = |clause: &str| CompileOptions {
+        collation: s.connection_collation(),
+        clause: clause.into(),
+    };
     let conds: Vec<&ast::Expr> = sel
         .selection
         .as_ref()
         .map(rows::conjuncts)
         .unwrap_or_default();
-    let used = used.into_inner();
     let plan = join::plan(
         s,
-        &sources,
+        sources,
         &conds,
         params,
         join::JoinWant {
-            used: Some(&used),
-            order: &order_cols,
+            used: Some(used),
+            order: order_cols,
             limited: limit.is_some(),
         },
     )?;
     let sorted = plan.first.ordered && !order_cols.is_empty();
     // Conjuncts the first source's ranges enforce are not checked per row.
-    let where_c = if plan.first.exact.is_empty() {
-        where_c
+    let residual;
+    let where_c: Option<&Compiled> = if plan.first.exact.is_empty() {
+        where_c.as_ref()
     } else {
-        let resolve = |parts: &[ast::Ident]| source::resolve(&sources, parts).ok().flatten();
-        residual_where(&conds, &plan.first.exact, |e| {
+        let resolve = |parts: &[ast::Ident]| source::resolve(sources, parts).ok().flatten();
+        residual = residual_where(&conds, &plan.first.exact, |e| {
             eval::compile(e, &resolve, &opts("WHERE"))
-        })?
+        })?;
+        residual.as_ref()
     };
     if let Some(id) = explain_id {
         let shape = explain::BlockShape {
-            sources: &sources,
+            sources,
             plan: &plan,
             conds: &conds,
             filesort: (!order_keys.is_empty() && !sorted) || !group_c.is_empty(),
@@ -349,7 +520,7 @@ pub(super) fn run_select(
         };
         explain::record_block(s, id, &shape);
         return Ok(RowSet {
-            columns: outputs.into_iter().map(|o| o.column).collect(),
+            columns: outputs.iter().map(|o| o.column.clone()).collect(),
             rows: Vec::new(),
         });
     }
@@ -368,7 +539,7 @@ pub(super) fn run_select(
     // `join::Emit`): into the kept rows, and into the outputs that alone
     // read them.
     let movable_from = sources.last().map_or(width, |src| src.offset);
-    let moves = movable_outputs(&outputs, movable_from);
+    let moves = movable_outputs(outputs, movable_from);
     // Aggregation runs as rows arrive: groups keep their first row and
     // their accumulators.
     let mut groups = aggregate::Groups::default();
@@ -378,7 +549,7 @@ pub(super) fn run_select(
                         _: &[Option<larch_engine::table::RowRef>],
                         ctx: &mut eval::EvalContext<'_>|
          -> Result<bool, SqlError> {
-            if let Some(w) = &where_c {
+            if let Some(w) = where_c {
                 if !rows::truthy(&w.eval(row, ctx)?) {
                     return Ok(true);
                 }
@@ -386,7 +557,7 @@ pub(super) fn run_select(
             rows_read += 1;
             if project_early {
                 let mut out = Vec::with_capacity(n_out);
-                project_into(row, &outputs, &moves, ctx, &mut out)?;
+                project_into(row, outputs, &moves, ctx, &mut out)?;
                 matched.push(out);
                 return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
             }
@@ -399,13 +570,13 @@ pub(super) fn run_select(
                 matched.push(kept);
                 return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
             }
-            groups.add(row, &group_c, &aggs, ctx)?;
+            groups.add(row, group_c, aggs, ctx)?;
             Ok(true)
         };
         if sources.is_empty() {
             emit(&mut [], &[], &mut ctx)?;
         } else {
-            join::run(s, &sources, &plan, &mut ctx, &mut emit)?;
+            join::run(s, sources, &plan, &mut ctx, &mut emit)?;
         }
     }
     s.db.status
@@ -414,7 +585,7 @@ pub(super) fn run_select(
 
     // Aggregate results.
     let rows_in: Vec<Vec<Value>> = if aggregating {
-        groups.finish(s, width, &group_c, &aggs, order_keys.is_empty())?
+        groups.finish(s, width, group_c, aggs, order_keys.is_empty())?
     } else {
         matched
     };
@@ -427,14 +598,14 @@ pub(super) fn run_select(
             continue;
         }
         let base = row.len();
-        for o in &outputs {
+        for o in outputs {
             let v = match o.expr.expr {
                 eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
                 _ => o.expr.eval(&row, &mut ctx)?,
             };
             row.push(v);
         }
-        if let Some(h) = &having_c {
+        if let Some(h) = having_c {
             let hv = match h.expr {
                 eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
                 _ => h.eval(&row, &mut ctx)?,
@@ -451,7 +622,7 @@ pub(super) fn run_select(
     drop(ctx);
     if !order_keys.is_empty() && !sorted {
         OUTPUT_TAIL.with(|t| *t.borrow_mut() = n_out);
-        sort_rows(s, &mut projected, &order_keys, |r| r)?;
+        sort_rows(s, &mut projected, order_keys, |r| r)?;
     }
     let mut out_rows: Vec<Vec<Value>> = projected
         .into_iter()
@@ -465,7 +636,7 @@ pub(super) fn run_select(
     }
     apply_limit(&mut out_rows, limit);
     Ok(RowSet {
-        columns: outputs.into_iter().map(|o| o.column).collect(),
+        columns: outputs.iter().map(|o| o.column.clone()).collect(),
         rows: out_rows,
     })
 }

@@ -48,6 +48,7 @@ use crate::result::{QueryResult, ResultColumn, RowSet};
 use crate::session::Session;
 use query::run_query_collect;
 
+pub(crate) use block::KeptPlan;
 pub(crate) use source::sources;
 
 /// Runs a query and returns its rows.

@@ -57,19 +57,31 @@ pub(super) fn run_query_collect(
         None => q,
     };
     let limit = limit_of(s, q, params)?;
-    let order: Vec<ast::OrderByExpr> = match &q.order_by {
+    let order: &[ast::OrderByExpr] = match &q.order_by {
         Some(ast::OrderBy {
             kind: ast::OrderByKind::Expressions(v),
             ..
-        }) => v.clone(),
-        _ => Vec::new(),
+        }) => v,
+        _ => &[],
     };
-    let set = run_body(s, q, limit, &order, params, warnings)?;
+    let set = run_body(s, q, limit, order, params, warnings)?;
     // Elements no reference read are still checked, as MariaDB prepares them.
     if _scope.is_some() && !explain::active() {
         cte::check_unreferenced(s, params)?;
     }
     Ok(set)
+}
+
+/// True when `q` is the running statement itself, as parsed (not a
+/// subquery, a rewritten copy or a query of a stored program): its block's
+/// plan may be kept for the statement's next execution.
+fn is_statement(s: &Session, q: &ast::Query) -> bool {
+    q.with.is_none()
+        && matches!(
+            s.statement.as_deref(),
+            Some(crate::parse::Statement::Sql(st))
+                if matches!(st.as_ref(), ast::Statement::Query(top) if std::ptr::eq(top.as_ref(), q))
+        )
 }
 
 /// The query's body: one block, a parenthesized query or a UNION.
@@ -82,7 +94,9 @@ fn run_body(
     warnings: &RefCell<Vec<crate::error::Warning>>,
 ) -> Result<RowSet, SqlError> {
     match q.body.as_ref() {
-        ast::SetExpr::Select(sel) => run_select(s, sel, order, limit, params, warnings),
+        ast::SetExpr::Select(sel) => {
+            run_select(s, sel, order, limit, params, warnings, is_statement(s, q))
+        }
         ast::SetExpr::Query(inner) => {
             let mut set = run_query_collect(s, inner, params, warnings)?;
             finish_set(s, &mut set, order, limit)?;
@@ -126,7 +140,7 @@ pub(super) fn run_set_expr(
     warnings: &RefCell<Vec<crate::error::Warning>>,
 ) -> Result<RowSet, SqlError> {
     match e {
-        ast::SetExpr::Select(sel) => run_select(s, sel, &[], None, params, warnings),
+        ast::SetExpr::Select(sel) => run_select(s, sel, &[], None, params, warnings, false),
         ast::SetExpr::Query(q) => run_query_collect(s, q, params, warnings),
         other => run_query_collect(s, &query_of(other), params, warnings),
     }
