@@ -171,7 +171,11 @@ pub(super) fn run_select(
                     return Err(SqlError::new(1096, "No tables used"));
                 }
                 let mut any = false;
-                for src in &sources {
+                // In FROM order as written (a RIGHT JOIN reads its right
+                // side first).
+                let mut written: Vec<&Source> = sources.iter().collect();
+                written.sort_by_key(|src| src.text_order);
+                for src in written {
                     if only.as_ref().is_some_and(|a| *a != src.alias) {
                         continue;
                     }
