@@ -57,10 +57,8 @@ pub(super) fn rewrite(toks: &[TokenWithSpan]) -> Option<Vec<TokenWithSpan>> {
                 };
                 levels.push((after_join && names_next, false));
             }
-            (Token::RParen, _) => {
-                if levels.len() > 1 {
-                    levels.pop();
-                }
+            (Token::RParen, _) if levels.len() > 1 => {
+                levels.pop();
             }
             (Token::Comma, _) if join_paren => {
                 out.push(with_word(t, "CROSS"));
