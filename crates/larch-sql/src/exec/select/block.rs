@@ -183,7 +183,11 @@ pub(super) fn run_select(
                     for u in &mut used.borrow_mut()[src.offset..src.offset + src.width()] {
                         *u = true;
                     }
+                    let invisible = source::invisible_columns(s, src);
                     for (i, c) in src.columns.iter().enumerate() {
+                        if invisible.get(i).copied().unwrap_or(false) {
+                            continue;
+                        }
                         let mut column = c.clone();
                         column.nullable |= src.join == JoinKind::Left;
                         outputs.push(Output {

@@ -248,6 +248,28 @@ pub(super) fn factor(
 
 pub(crate) use super::join_tree::sources;
 
+/// Per column of a table source, whether it is INVISIBLE (left out of
+/// `*`); empty for other sources and tables without such columns.
+pub(crate) fn invisible_columns(s: &Session, src: &Source) -> Vec<bool> {
+    let SourceRows::Table(t) = &src.rows else {
+        return Vec::new();
+    };
+    // By name, else by the engine's name (a temporary table's hidden one).
+    let catalog = s.db.catalog();
+    let Some(entry) = catalog
+        .table_entry(&src.db, &src.table)
+        .or_else(|| catalog.table_entry(&src.db, &t.def().name))
+    else {
+        return Vec::new();
+    };
+    match crate::ddl::TableMeta::decode(&entry.sql_meta, &entry.def) {
+        Ok(m) if m.columns.iter().any(|c| c.invisible) => {
+            m.columns.iter().map(|c| c.invisible).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// Resolves a column reference over the sources: its combined-row position
 /// and type. `Err` for an ambiguous name.
 pub(crate) fn resolve(
