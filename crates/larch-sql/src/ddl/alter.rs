@@ -6,7 +6,9 @@
 //! [COLUMN] (FIRST / AFTER x), DROP [COLUMN] [IF EXISTS], MODIFY, CHANGE,
 //! RENAME COLUMN, RENAME [TO|AS], ALTER [COLUMN] SET/DROP DEFAULT, ADD
 //! [UNIQUE] INDEX|KEY / PRIMARY KEY / FULLTEXT / FOREIGN KEY / CHECK, DROP
-//! INDEX|KEY / PRIMARY KEY / FOREIGN KEY / CONSTRAINT, AUTO_INCREMENT=n;
+//! INDEX|KEY / PRIMARY KEY / FOREIGN KEY / CONSTRAINT, AUTO_INCREMENT=n,
+//! RENAME INDEX|KEY and CONVERT TO CHARACTER SET (`super::alter_ops`),
+//! [DEFAULT] CHARACTER SET / COLLATE;
 //! ALGORITHM= and LOCK= are accepted. The result is applied by `rebuild`
 //! (in place for metadata-only changes, otherwise by a copying rebuild).
 //!
@@ -159,9 +161,17 @@ pub(super) fn alter_table_extended(
                     super::create::apply_options(w, &o, current)?;
                 }
                 AlterOp::Force => st.force = true,
-                AlterOp::RenameIndex { .. } => return Err(SqlError::not_supported("RENAME INDEX")),
-                AlterOp::ConvertTo { .. } => {
-                    return Err(SqlError::not_supported("CONVERT TO CHARACTER SET"))
+                AlterOp::RenameIndex { old, new } => {
+                    super::alter_ops::rename_key(w, &st.name, &old.value, &new.value)?
+                }
+                AlterOp::ConvertTo { charset, collate } => {
+                    let database = super::create::database_collation(s, &st.db);
+                    super::alter_ops::convert_to(
+                        w,
+                        charset.as_deref(),
+                        collate.as_deref(),
+                        database,
+                    )?
                 }
             }
         }

@@ -149,7 +149,7 @@ pub(super) fn build(
             O::Generated { .. } | O::Materialized(_) | O::Alias(_) | O::Ephemeral(_) => {
                 return Err(SqlError::not_supported("generated columns"))
             }
-            O::Invisible => return Err(SqlError::not_supported("INVISIBLE columns")),
+            O::Invisible => meta.invisible = true,
             other => return Err(syntax_error(other.to_string())),
         }
     }
@@ -162,6 +162,12 @@ pub(super) fn build(
     }
     if let Some(e) = default {
         meta.default = Some(default_text(s, e, &def)?);
+    }
+    if meta.invisible && !def.nullable && !auto_inc && meta.default.is_none() {
+        return Err(SqlError::new(
+            4108,
+            format!("Invisible column `{col}` must have a default value"),
+        ));
     }
     Ok(BuiltColumn {
         col: WCol {

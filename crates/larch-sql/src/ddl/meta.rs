@@ -8,20 +8,21 @@
 //! that order. [`TableMeta::decode`] checks both, so a table whose metadata
 //! does not match its definition is reported (error 1105), never used.
 //!
-//! Byte layout (version 3; version 2 lacks the FOREIGN KEY part, version 1
-//! also the CHECK parts), all integers
+//! Byte layout (version 4; version 3 lacks the INVISIBLE flag, version 2
+//! also the FOREIGN KEY part, version 1 also the CHECK parts), all integers
 //! little-endian; a *string* is a u32
 //! byte length and that many UTF-8 bytes; an *optional string* is a u8 tag
 //! (0 none, 1 present) followed, when present, by a string:
 //!
 //! ```text
-//! "LM"  version:u8(=3)
+//! "LM"  version:u8(=4)
 //! engine:string  charset:string  collation:string  row_format:optional string
 //! comment:string
 //! column count:u32, then per column:
 //!     flags:u8 (bit 0 DEFAULT present, 1 ON UPDATE CURRENT_TIMESTAMP,
 //!               2 ZEROFILL, 3 UNSIGNED (non-integer types), 4 display width
-//!               present, 5 precision present, 6 CHECK present)
+//!               present, 5 precision present, 6 CHECK present,
+//!               7 INVISIBLE (version 4))
 //!     [default:string]  comment:string  [display width:u32]  [M:u32 D:u32]
 //!     [check expression:string]
 //! FULLTEXT key count:u32, then per key: name:string, column count:u32,
@@ -45,7 +46,7 @@ use larch_engine::table::TableDef;
 use crate::error::SqlError;
 
 /// Current encoding version.
-const VERSION: u8 = 3;
+const VERSION: u8 = 4;
 const MAGIC: &[u8; 2] = b"LM";
 
 const F_DEFAULT: u8 = 1;
@@ -55,6 +56,7 @@ const F_UNSIGNED: u8 = 1 << 3;
 const F_WIDTH: u8 = 1 << 4;
 const F_PRECISION: u8 = 1 << 5;
 const F_CHECK: u8 = 1 << 6;
+const F_INVISIBLE: u8 = 1 << 7;
 
 /// The SQL layer's metadata of a table, persisted in the catalog's
 /// `sql_meta` bytes.
@@ -107,6 +109,9 @@ pub struct ColumnMeta {
     /// The column's CHECK constraint expression (named after the column);
     /// a JSON column has `json_valid(`col`)`.
     pub check: Option<String>,
+    /// INVISIBLE: left out of `SELECT *` and of INSERT without a column
+    /// list.
+    pub invisible: bool,
 }
 
 impl TableMeta {
@@ -156,6 +161,7 @@ impl TableMeta {
                 (c.display_width.is_some(), F_WIDTH),
                 (c.precision.is_some(), F_PRECISION),
                 (c.check.is_some(), F_CHECK),
+                (c.invisible, F_INVISIBLE),
             ] {
                 if on {
                     flags |= bit;
@@ -235,7 +241,7 @@ impl TableMeta {
         let mut columns = Vec::with_capacity(ncols);
         for _ in 0..ncols {
             let flags = r.u8()?;
-            if flags >> 7 != 0 || (version < 2 && flags & F_CHECK != 0) {
+            if (version < 4 && flags & F_INVISIBLE != 0) || (version < 2 && flags & F_CHECK != 0) {
                 return Err(r.corrupt(&format!("unknown column flags {flags:#x}")));
             }
             let default = if flags & F_DEFAULT != 0 {
@@ -266,6 +272,7 @@ impl TableMeta {
                 comment,
                 display_width,
                 zerofill: flags & F_ZEROFILL != 0,
+                invisible: flags & F_INVISIBLE != 0,
                 unsigned: flags & F_UNSIGNED != 0,
                 precision,
             });

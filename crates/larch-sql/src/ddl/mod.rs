@@ -40,6 +40,7 @@
 //! are not theirs.
 
 mod alter;
+mod alter_ops;
 mod check;
 mod column;
 mod create;

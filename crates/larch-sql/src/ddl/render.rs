@@ -233,7 +233,9 @@ pub(super) fn default_for_show(meta: &ColumnMeta) -> Value {
 
 /// The `Extra` column of SHOW COLUMNS.
 pub(super) fn extra_for_show(def: &ColumnDef, meta: &ColumnMeta, auto_inc: bool) -> String {
-    if auto_inc {
+    if meta.invisible {
+        "INVISIBLE".to_string()
+    } else if auto_inc {
         "auto_increment".to_string()
     } else if meta.on_update_now {
         format!("on update {}", now_text(type_fsp(&def.ty)))

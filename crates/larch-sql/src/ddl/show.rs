@@ -83,6 +83,9 @@ pub(super) fn create_table_text(
         } else if matches!(c.ty, ColumnType::Timestamp { .. }) {
             l.push_str(" NULL");
         }
+        if m.invisible {
+            l.push_str(" INVISIBLE");
+        }
         if let Some(d) = default_clause(c, &m, auto) {
             l.push(' ');
             l.push_str(&d);

@@ -234,6 +234,9 @@ impl Work {
     /// Builds the engine definition and the metadata (see the module
     /// documentation).
     pub fn finish(&self) -> Result<Finished, SqlError> {
+        if !self.cols.is_empty() && self.cols.iter().all(|c| c.meta.invisible) {
+            return Err(SqlError::new(1113, "A table must have at least 1 column"));
+        }
         if self.cols.iter().filter(|c| c.auto_inc).count() > 1 {
             return Err(SqlError::new(
                 1075,

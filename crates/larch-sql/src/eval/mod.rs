@@ -44,6 +44,7 @@ mod func_more;
 mod func_str;
 mod func_time;
 mod json;
+pub(crate) use json::{key_json_text, name_returns_json, value_json_text};
 mod md5;
 mod ops;
 mod regexp;

@@ -168,7 +168,10 @@ fn load_rows(
     let strict = s.strict() && !ignore;
     let ncols = bulk.def().columns.len();
     let slots: Vec<Slot> = if l.columns.is_empty() {
-        (0..ncols).map(Slot::Column).collect()
+        (0..ncols)
+            .filter(|&i| !bulk.invisible(i))
+            .map(Slot::Column)
+            .collect()
     } else {
         l.columns
             .iter()

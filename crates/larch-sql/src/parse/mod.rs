@@ -91,6 +91,7 @@ mod attrs;
 mod cache;
 mod compound;
 mod extra;
+mod join_commas;
 mod lock_tables;
 mod names;
 mod rewrite;
@@ -347,6 +348,28 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
     if let Some(r) = view::parse(text, original, &tokens) {
         return r;
     }
+    let parsed = parse_tokens(text, original, tokens);
+    if parsed.is_err() {
+        // A second try for comma joins inside parentheses.
+        let again = Tokenizer::new(&dialect, text)
+            .with_unescape(true)
+            .tokenize_with_location()
+            .ok()
+            .and_then(|t| join_commas::rewrite(&t));
+        if let Some(Ok(s)) = again.map(|t| parse_tokens(text, original, t)) {
+            return Ok(s);
+        }
+    }
+    parsed
+}
+
+/// Parses a statement's tokens with sqlparser after Larch's rewrites.
+fn parse_tokens(
+    text: &str,
+    original: &str,
+    tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
+) -> Result<Statement, SqlError> {
+    let dialect = MySqlDialect {};
     let items = names::select_items(&tokens, text);
     let mut tokens = attrs::rewrite(rewrite::rewrite(tokens));
     let into = select_into::extract(&mut tokens);

@@ -77,6 +77,7 @@ fn generate(g: &mut Gen, ncols: usize) -> TableMeta {
                 unsigned: g.below(2) == 1,
                 precision: g.opt(|g| (g.below(256) as u32, g.below(31) as u32)),
                 check: g.opt(Gen::text),
+                invisible: g.below(2) == 1,
             })
             .collect(),
         engine: "InnoDB".into(),
@@ -130,11 +131,36 @@ fn version_2_decodes_without_foreign_keys() {
         let def = def_with(ncols);
         let mut meta = generate(&mut g, ncols);
         meta.foreign_keys.clear();
+        for c in &mut meta.columns {
+            c.invisible = false;
+        }
         let mut bytes = meta.encode();
-        // Version 3 with no constraint ends with a zero count.
+        // Version 4 with no constraint ends with a zero count.
         assert_eq!(bytes.split_off(bytes.len() - 4), vec![0, 0, 0, 0]);
         bytes[2] = 2;
         assert_eq!(TableMeta::decode(&bytes, &def).expect("version 2"), meta);
+    }
+}
+
+/// Version 3 bytes (before INVISIBLE) still decode; an INVISIBLE flag in
+/// them is refused.
+#[test]
+fn version_3_decodes_without_invisible_columns() {
+    let mut g = Gen(78);
+    for _ in 0..50 {
+        let ncols = g.below(4) as usize + 1;
+        let def = def_with(ncols);
+        let mut meta = generate(&mut g, ncols);
+        for c in &mut meta.columns {
+            c.invisible = false;
+        }
+        let mut bytes = meta.encode();
+        bytes[2] = 3;
+        assert_eq!(TableMeta::decode(&bytes, &def).expect("version 3"), meta);
+        meta.columns[0].invisible = true;
+        let mut bytes = meta.encode();
+        bytes[2] = 3;
+        assert!(TableMeta::decode(&bytes, &def).is_err());
     }
 }
 

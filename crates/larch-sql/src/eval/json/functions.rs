@@ -226,7 +226,7 @@ fn doc_and_path(ctx: &mut EvalContext<'_>, f: JsonFunc, v: &[Value]) -> Option<(
 
 /// A SQL value as JSON: JSON from another JSON function as it is, NULL as
 /// null, numbers as numbers, everything else as a string.
-fn sql_to_json(c: JsonCall, i: usize, v: &Value) -> Json {
+pub(super) fn sql_to_json(c: JsonCall, i: usize, v: &Value) -> Json {
     match v {
         Value::Null => Json::Null,
         Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_) => {

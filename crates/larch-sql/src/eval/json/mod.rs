@@ -69,6 +69,28 @@ impl JsonCall {
     }
 }
 
+/// A SQL value as JSON text, as JSON_ARRAY embeds it (`json`: the value is
+/// JSON from a JSON function, embedded as it is). For JSON_ARRAYAGG and
+/// JSON_OBJECTAGG.
+pub fn value_json_text(v: &Value, json: bool) -> String {
+    let call = JsonCall {
+        func: JsonFunc::Array,
+        json_args: u64::from(json),
+    };
+    functions::sql_to_json(call, 0, v).to_text()
+}
+
+/// A JSON object key as JSON_OBJECT prints it (quoted and escaped).
+pub fn key_json_text(key: &str) -> String {
+    document::Json::string(key).to_text()
+}
+
+/// True when the function called `name` returns JSON (its result is
+/// embedded as JSON by a JSON function or aggregate).
+pub fn name_returns_json(name: &str) -> bool {
+    lookup(&name.to_ascii_uppercase()).is_some_and(|(f, _, _)| f.returns_json())
+}
+
 /// The function of an upper-case name with its (min, max) argument counts.
 pub fn lookup(upper: &str) -> Option<(JsonFunc, usize, usize)> {
     use JsonFunc::*;

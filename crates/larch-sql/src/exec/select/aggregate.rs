@@ -1,5 +1,6 @@
 //! Aggregates: COUNT, SUM, AVG, MIN, MAX, GROUP_CONCAT, BIT_AND/OR/XOR,
-//! with DISTINCT, over groups of rows.
+//! JSON_ARRAYAGG and JSON_OBJECTAGG (`super::json_aggregate`), with
+//! DISTINCT, over groups of rows.
 //!
 //! The planner replaces each aggregate call in the select list, HAVING and
 //! ORDER BY by a reference to a hidden column (`rewrite`); a group's output
@@ -19,6 +20,7 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, Decimal, LobKind, Value};
 use sqlparser::ast;
 
+use super::json_aggregate::JsonItems;
 use super::order::{sort_rows, SortKey, OUTPUT_TAIL};
 use crate::error::SqlError;
 use crate::eval::{self, decimal, Compiled, EvalContext, ExprType};
@@ -40,6 +42,8 @@ pub(crate) enum AggKind {
     BitAnd,
     BitOr,
     BitXor,
+    JsonArrayAgg,
+    JsonObjectAgg,
 }
 
 /// One aggregate call found in the statement.
@@ -49,6 +53,13 @@ pub(crate) struct AggCall {
     pub distinct: bool,
     pub args: Vec<ast::Expr>,
     pub separator: String,
+    /// ORDER BY directions (descending?) of a JSON aggregate; its keys are
+    /// the arguments after the value arguments.
+    pub order: Vec<bool>,
+    /// LIMIT of a JSON aggregate.
+    pub limit: Option<u64>,
+    /// The value argument comes from a JSON function (embedded as JSON).
+    pub json_value: bool,
 }
 
 fn kind_of(name: &str) -> Option<AggKind> {
@@ -62,6 +73,8 @@ fn kind_of(name: &str) -> Option<AggKind> {
         "BIT_AND" => AggKind::BitAnd,
         "BIT_OR" => AggKind::BitOr,
         "BIT_XOR" => AggKind::BitXor,
+        "JSON_ARRAYAGG" => AggKind::JsonArrayAgg,
+        "JSON_OBJECTAGG" => AggKind::JsonObjectAgg,
         _ => return None,
     })
 }
@@ -106,19 +119,87 @@ pub(crate) fn rewrite(e: &mut ast::Expr, calls: &mut Vec<AggCall>) -> Result<(),
                     err = Some(SqlError::wrong_param_count(&name));
                     return ControlFlow::Break(());
                 }
-                let n = calls.len();
-                calls.push(AggCall {
+                let mut call = AggCall {
                     kind,
                     distinct,
                     args,
                     separator,
-                });
+                    order: Vec::new(),
+                    limit: None,
+                    json_value: false,
+                };
+                if matches!(kind, AggKind::JsonArrayAgg | AggKind::JsonObjectAgg) {
+                    if let Err(e) = json_clauses(&name, f, &mut call) {
+                        err = Some(e);
+                        return ControlFlow::Break(());
+                    }
+                }
+                let n = calls.len();
+                calls.push(call);
                 *x = ast::Expr::Identifier(ast::Ident::new(format!("{AGG_PREFIX}{n}")));
             }
         }
         ControlFlow::<()>::Continue(())
     });
     err.map_or(Ok(()), Err)
+}
+
+/// The argument count, ORDER BY and LIMIT of JSON_ARRAYAGG /
+/// JSON_OBJECTAGG (1582 for a wrong argument count, 1064 for DISTINCT on
+/// JSON_OBJECTAGG, as MariaDB's grammar).
+fn json_clauses(name: &str, f: &ast::Function, call: &mut AggCall) -> Result<(), SqlError> {
+    let values = super::json_aggregate::value_args(call.kind);
+    if call.args.len() != values {
+        return Err(SqlError::wrong_param_count(&name.to_ascii_uppercase()));
+    }
+    if call.distinct && call.kind == AggKind::JsonObjectAgg {
+        return Err(SqlError::new(
+            1064,
+            format!(
+                "You have an error in your SQL syntax; check the manual that corresponds to \
+                 your MariaDB server version for the right syntax to use near 'distinct {}'",
+                call.args[0]
+            ),
+        ));
+    }
+    call.json_value = matches!(
+        &call.args[values - 1],
+        ast::Expr::Function(g) if crate::eval::name_returns_json(&g.name.to_string())
+    );
+    let ast::FunctionArguments::List(list) = &f.args else {
+        return Ok(());
+    };
+    for c in &list.clauses {
+        match c {
+            ast::FunctionArgumentClause::OrderBy(keys) => {
+                for k in keys {
+                    call.args.push(k.expr.clone());
+                    call.order
+                        .push(matches!(k.options.sort, Some(ast::OrderBySort::Desc)));
+                }
+            }
+            ast::FunctionArgumentClause::Limit(e) => {
+                let n = match e {
+                    ast::Expr::Value(v) => match &v.value {
+                        ast::Value::Number(n, _) => n.parse::<u64>().ok(),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                call.limit = Some(n.ok_or_else(|| {
+                    SqlError::new(
+                        1691,
+                        "A variable of a non-integer based type in LIMIT clause",
+                    )
+                })?);
+            }
+            ast::FunctionArgumentClause::Separator(_) => {
+                return Err(crate::ddl::syntax_error("separator"))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// True when `e` calls an aggregate function.
@@ -163,6 +244,10 @@ pub(crate) fn result_type(kind: AggKind, arg: Option<&ExprType>) -> ExprType {
             kind: LobKind::Text,
             collation: Collation::Utf8mb4GeneralCi,
         },
+        (AggKind::JsonArrayAgg | AggKind::JsonObjectAgg, _) => ColumnType::Text {
+            kind: LobKind::Medium,
+            collation: Collation::Utf8mb4GeneralCi,
+        },
         _ => ColumnType::Double,
     };
     ExprType { ty, nullable }
@@ -180,6 +265,7 @@ pub(crate) struct Accumulator {
     bits: u64,
     text: Vec<String>,
     seen: Option<HashSet<Vec<u8>>>,
+    json: Option<Box<JsonItems>>,
 }
 
 impl Accumulator {
@@ -198,6 +284,8 @@ impl Accumulator {
             },
             text: Vec::new(),
             seen: call.distinct.then(HashSet::new),
+            json: matches!(call.kind, AggKind::JsonArrayAgg | AggKind::JsonObjectAgg)
+                .then(Box::default),
         }
     }
 
@@ -212,6 +300,9 @@ impl Accumulator {
         if call.kind == AggKind::CountStar {
             self.count += 1;
             return Ok(());
+        }
+        if let Some(items) = &mut self.json {
+            return items.add(call, args, coll, ctx);
         }
         if args.iter().any(Value::is_null) {
             return Ok(());
@@ -270,6 +361,7 @@ impl Accumulator {
                 }
             }
             AggKind::Count | AggKind::CountStar => {}
+            AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {}
         }
         Ok(())
     }
@@ -280,6 +372,9 @@ impl Accumulator {
             AggKind::Count | AggKind::CountStar => Value::Int(self.count as i64),
             AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => Value::UInt(self.bits),
             AggKind::Min | AggKind::Max => self.best.clone(),
+            AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
+                self.json.as_ref().map_or(Value::Null, |j| j.finish(call))
+            }
             AggKind::GroupConcat if self.count == 0 => Value::Null,
             AggKind::GroupConcat => Value::Str(self.text.join(&call.separator)),
             AggKind::Sum | AggKind::Avg if self.count == 0 => Value::Null,

@@ -304,7 +304,11 @@ fn plan_block(
                     return Err(SqlError::new(1096, "No tables used"));
                 }
                 let mut any = false;
-                for src in &sources {
+                // In FROM order as written (a RIGHT JOIN reads its right
+                // side first).
+                let mut written: Vec<&Source> = sources.iter().collect();
+                written.sort_by_key(|src| src.text_order);
+                for src in written {
                     if only.as_ref().is_some_and(|a| *a != src.alias) {
                         continue;
                     }
@@ -312,7 +316,11 @@ fn plan_block(
                     for u in &mut used.borrow_mut()[src.offset..src.offset + src.width()] {
                         *u = true;
                     }
+                    let invisible = source::invisible_columns(s, src);
                     for (i, c) in src.columns.iter().enumerate() {
+                        if invisible.get(i).copied().unwrap_or(false) {
+                            continue;
+                        }
                         let mut column = c.clone();
                         column.nullable |= src.join == JoinKind::Left;
                         outputs.push(Output {

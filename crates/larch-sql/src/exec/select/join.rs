@@ -2,10 +2,13 @@
 //!
 //! The first source is read through the access path chosen from the WHERE
 //! conjuncts that name only it; each later source is read per combination
-//! of earlier rows, through an index lookup when its ON condition binds a
-//! leading index column to earlier values (else a scan). ON conditions are
-//! checked as rows are combined; a LEFT JOIN source with no match gives one
-//! row of NULLs. `emit` receives each combined row with the address of each
+//! of earlier rows, through an index lookup when the ON conditions it must
+//! meet bind a leading index column to earlier values (else a scan). ON
+//! conditions are checked as rows are combined (`Source::checks`, see
+//! `super::join_tree`); the NULL-extended side of an outer join (one
+//! source, or a parenthesized run of them) with no matching combination
+//! gives one row of NULLs, after which the checks of the joins around it
+//! still apply. `emit` receives each combined row with the address of each
 //! table source's row (for multi-table UPDATE and DELETE) and returns false
 //! to stop.
 
@@ -13,7 +16,7 @@ use larch_engine::record::value::Value;
 use larch_engine::table::RowRef;
 use sqlparser::ast;
 
-use super::source::{self, JoinKind, Source, SourceRows};
+use super::source::{self, Source, SourceRows};
 use super::subquery;
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions, Compiled};
@@ -35,6 +38,10 @@ pub(crate) type Emit<'a> = dyn FnMut(&mut [Value], &[Option<RowRef>], &mut eval:
 struct Current<'a> {
     row: &'a mut Vec<Value>,
     refs: &'a mut Vec<Option<RowRef>>,
+    /// Per source starting an outer join's NULL-extended side: did a
+    /// combination of that side's rows pass the join's check (for the
+    /// current rows of the sources before it)?
+    matched: Vec<bool>,
 }
 
 /// What the statement wants from the join besides the WHERE ranges.
@@ -57,7 +64,11 @@ pub(crate) struct JoinPlan {
     pub first: Plan,
     /// Per source, the table columns to read (`None`: all).
     pub needed: Vec<Option<Vec<usize>>>,
-    ons: Vec<Option<Compiled>>,
+    /// Per source, its checks' conditions compiled.
+    checks: Vec<Vec<Option<Compiled>>>,
+    /// Per source, its lookup equalities (`lookup_equalities`): its column
+    /// and the other side compiled.
+    lookups: Vec<Vec<(usize, Compiled)>>,
 }
 
 /// Plans a join: compiles the ON conditions, works out the columns each
@@ -86,15 +97,31 @@ pub(crate) fn plan(
         collation: s.connection_collation(),
         clause: "ON".into(),
     };
-    let ons: Vec<Option<Compiled>> = sources
+    let checks: Vec<Vec<Option<Compiled>>> = sources
         .iter()
         .map(|src| {
-            src.on
-                .as_ref()
-                .map(|e| eval::compile(e, &resolve, &opts))
-                .transpose()
+            src.checks
+                .iter()
+                .map(|c| {
+                    c.cond
+                        .as_ref()
+                        .map(|e| eval::compile(e, &resolve, &opts))
+                        .transpose()
+                })
+                .collect::<Result<Vec<_>, _>>()
         })
         .collect::<Result<_, _>>()?;
+    let lookups: Vec<Vec<(usize, Compiled)>> = (0..sources.len())
+        .map(|k| {
+            lookup_equalities(sources, k)
+                .into_iter()
+                .filter_map(|(col, other)| {
+                    let c = eval::compile(other, &resolve, &CompileOptions::default()).ok()?;
+                    Some((col, c))
+                })
+                .collect()
+        })
+        .collect();
     let used = used.into_inner();
     let needed: Vec<Option<Vec<usize>>> = sources
         .iter()
@@ -128,7 +155,12 @@ pub(crate) fn plan(
             exact: Vec::new(),
         },
     };
-    Ok(JoinPlan { first, needed, ons })
+    Ok(JoinPlan {
+        first,
+        needed,
+        checks,
+        lookups,
+    })
 }
 
 /// What [`join`] hands to its consumer: as [`Emit`], the row only lent.
@@ -169,6 +201,7 @@ pub(crate) fn run(
     let mut cur = Current {
         row: &mut row,
         refs: &mut refs,
+        matched: vec![false; sources.len()],
     };
     level(s, sources, 0, plan, &mut cur, ctx, emit).map(|_| ())
 }
@@ -187,6 +220,7 @@ pub(crate) fn column_of_source(sources: &[Source], k: usize, e: &ast::Expr) -> O
     (pos >= src.offset && pos < src.offset + src.width()).then(|| pos - src.offset)
 }
 
+/// Reads source `k` for the current rows of the sources before it.
 #[allow(clippy::too_many_arguments)]
 fn level(
     s: &Session,
@@ -198,8 +232,7 @@ fn level(
     emit: &mut Emit<'_>,
 ) -> Result<bool, SqlError> {
     let src = &sources[k];
-    let last = k + 1 == sources.len();
-    let mut any = false;
+    cur.matched[k] = false;
     let mut go_on = true;
     // A source row's values are moved into the combination (swapped: the
     // lender gets the previous values back, which it overwrites or drops),
@@ -223,17 +256,7 @@ fn level(
             (Some(at), slot) => *slot = Some(RowRef(at.to_vec())),
             (None, slot) => *slot = None,
         }
-        if let Some(on) = &plan.ons[k] {
-            if !rows::truthy(&on.eval(cur.row, ctx)?) {
-                return Ok(true);
-            }
-        }
-        any = true;
-        if last {
-            emit(cur.row, cur.refs, ctx)
-        } else {
-            level(s, sources, k + 1, plan, cur, ctx, emit)
-        }
+        after(s, sources, k, 0, plan, cur, ctx, emit)
     };
     match &src.rows {
         SourceRows::Rows(rs) => {
@@ -248,7 +271,7 @@ fn level(
             let (access, reverse) = if k == 0 {
                 (plan.first.access.clone(), plan.first.reverse)
             } else {
-                (inner_access(s, sources, k, cur.row, ctx), false)
+                (inner_access(s, sources, k, plan, cur.row, ctx), false)
             };
             let mut stopped = false;
             rows::for_each_row(
@@ -269,63 +292,137 @@ fn level(
             go_on = !stopped;
         }
     }
-    if go_on && !any && src.join == JoinKind::Left {
-        for v in &mut cur.row[src.offset..src.offset + src.width()] {
-            *v = Value::Null;
+    if let Some(n) = src.group_len {
+        if go_on && !cur.matched[k] {
+            // No combination of the group's rows matched: one row of NULLs
+            // for the whole group, then the checks of the joins around it.
+            let last = k + n - 1;
+            let end = sources[last].offset + sources[last].width();
+            for v in &mut cur.row[src.offset..end] {
+                *v = Value::Null;
+            }
+            for r in &mut cur.refs[k..=last] {
+                *r = None;
+            }
+            let from = sources[last]
+                .checks
+                .iter()
+                .position(|c| c.closes_back == Some(n - 1))
+                .map_or(0, |i| i + 1);
+            go_on = after(s, sources, last, from, plan, cur, ctx, emit)?;
         }
-        cur.refs[k] = None;
-        go_on = if last {
-            emit(cur.row, cur.refs, ctx)?
-        } else {
-            level(s, sources, k + 1, plan, cur, ctx, emit)?
-        };
     }
     Ok(go_on)
 }
 
-/// Access for an inner source: an index lookup when its ON condition binds
-/// a leading index column to values of earlier sources.
-fn inner_access(
+/// With source `k`'s row in place: its checks from `from` on (each passed
+/// outer-join check marks its group as matched), then the next source or
+/// the consumer. False to stop.
+#[allow(clippy::too_many_arguments)]
+fn after(
     s: &Session,
     sources: &[Source],
     k: usize,
-    row: &[Value],
+    from: usize,
+    plan: &JoinPlan,
+    cur: &mut Current<'_>,
     ctx: &mut eval::EvalContext<'_>,
-) -> Access {
-    let (SourceRows::Table(t), Some(on)) = (&sources[k].rows, &sources[k].on) else {
-        return Access::Scan;
-    };
-    // Substitute earlier sources' values into the ON equalities.
-    let conds = rows::conjuncts(on);
-    let mut bound: Vec<ast::Expr> = Vec::new();
-    for c in conds {
-        if let ast::Expr::BinaryOp {
+    emit: &mut Emit<'_>,
+) -> Result<bool, SqlError> {
+    for (check, cond) in sources[k].checks.iter().zip(&plan.checks[k]).skip(from) {
+        if let Some(c) = cond {
+            if !rows::truthy(&c.eval(cur.row, ctx)?) {
+                return Ok(true);
+            }
+        }
+        if let Some(back) = check.closes_back {
+            cur.matched[k - back] = true;
+        }
+    }
+    if k + 1 == sources.len() {
+        emit(cur.row, cur.refs, ctx)
+    } else {
+        level(s, sources, k + 1, plan, cur, ctx, emit)
+    }
+}
+
+/// The equalities among the conditions source `k` must meet that bind one
+/// of its columns to an expression of earlier sources only: (column of
+/// `k`, the expression).
+pub(crate) fn lookup_equalities(sources: &[Source], k: usize) -> Vec<(usize, &ast::Expr)> {
+    let mut out = Vec::new();
+    let before = sources[k].offset;
+    for c in sources[k].lookup.iter() {
+        let ast::Expr::BinaryOp {
             left,
             op: ast::BinaryOperator::Eq,
             right,
         } = c
-        {
-            let (mine, other) = if column_of_source(sources, k, left).is_some() {
-                (left, right)
-            } else if column_of_source(sources, k, right).is_some() {
-                (right, left)
-            } else {
-                continue;
-            };
-            let resolve = |parts: &[ast::Ident]| source::resolve(sources, parts).ok().flatten();
-            let Ok(c) = eval::compile(other, &resolve, &CompileOptions::default()) else {
-                continue;
-            };
-            let Ok(v) = c.eval(row, ctx) else { continue };
-            let Some(lit) = subquery::literal(&v) else {
-                continue;
-            };
-            bound.push(ast::Expr::BinaryOp {
-                left: mine.clone(),
-                op: ast::BinaryOperator::Eq,
-                right: Box::new(lit),
-            });
+        else {
+            continue;
+        };
+        let (col, other) = match (
+            column_of_source(sources, k, left),
+            column_of_source(sources, k, right),
+        ) {
+            (Some(c), None) => (c, right.as_ref()),
+            (None, Some(c)) => (c, left.as_ref()),
+            _ => continue,
+        };
+        if reads_only_before(sources, other, before) {
+            out.push((col, other));
         }
+    }
+    out
+}
+
+/// True when every column `e` names resolves to a combined-row position
+/// before `before` (and nothing in it is a subquery or an unknown name).
+fn reads_only_before(sources: &[Source], e: &ast::Expr, before: usize) -> bool {
+    let resolve = |parts: &[ast::Ident]| {
+        source::resolve(sources, parts)
+            .ok()
+            .flatten()
+            .filter(|(pos, _)| *pos < before)
+    };
+    !subquery::expr_has_subquery(e)
+        && eval::compile(e, &resolve, &CompileOptions::default()).is_ok()
+}
+
+/// Access for an inner source: an index lookup when the conditions it
+/// must meet bind a leading index column to values of earlier sources.
+fn inner_access(
+    s: &Session,
+    sources: &[Source],
+    k: usize,
+    plan: &JoinPlan,
+    row: &[Value],
+    ctx: &mut eval::EvalContext<'_>,
+) -> Access {
+    let SourceRows::Table(t) = &sources[k].rows else {
+        return Access::Scan;
+    };
+    if plan.lookups[k].is_empty() {
+        return Access::Scan;
+    }
+    // Substitute earlier sources' values into the equalities.
+    let mut bound: Vec<ast::Expr> = Vec::new();
+    for (col, other) in &plan.lookups[k] {
+        let Ok(v) = other.eval(row, ctx) else {
+            continue;
+        };
+        let (Some(lit), Some(column)) = (subquery::literal(&v), sources[k].columns.get(*col))
+        else {
+            continue;
+        };
+        bound.push(ast::Expr::BinaryOp {
+            left: Box::new(ast::Expr::CompoundIdentifier(vec![
+                ast::Ident::new(sources[k].alias.clone()),
+                ast::Ident::new(column.name.clone()),
+            ])),
+            op: ast::BinaryOperator::Eq,
+            right: Box::new(lit),
+        });
     }
     let refs: Vec<&ast::Expr> = bound.iter().collect();
     let column_of = |e: &ast::Expr| column_of_source(sources, k, e);

@@ -29,6 +29,8 @@ pub(crate) mod explain;
 pub(crate) mod information_schema;
 pub(crate) mod innodb_tables;
 pub(crate) mod join;
+mod join_tree;
+mod json_aggregate;
 mod naming;
 mod order;
 mod project;

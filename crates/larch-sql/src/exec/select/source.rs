@@ -29,6 +29,16 @@ pub(crate) enum JoinKind {
     Left,
 }
 
+/// A join condition, checked at the last source of the join's right side.
+pub(crate) struct Check {
+    /// ON condition (USING is turned into ON); `None` for a join without.
+    pub cond: Option<ast::Expr>,
+    /// For an outer join: how many sources back its NULL-extended side
+    /// starts (0: at this source). Passing the check means that side found
+    /// a match.
+    pub closes_back: Option<usize>,
+}
+
 /// Where a source's rows come from.
 pub(crate) enum SourceRows {
     Table(Arc<Table>),
@@ -46,9 +56,21 @@ pub(crate) struct Source {
     /// Column names and types.
     pub columns: Vec<ResultColumn>,
     pub offset: usize,
+    /// `Left` when an outer join may NULL-extend this source.
     pub join: JoinKind,
-    /// ON condition (USING is turned into ON).
-    pub on: Option<ast::Expr>,
+    /// Conditions checked once this source's row is in place, innermost
+    /// join first (see [`Check`]).
+    pub checks: Vec<Check>,
+    /// When this source starts an outer join's NULL-extended side: how many
+    /// sources (this one and those after it) that side spans.
+    pub group_len: Option<usize>,
+    /// Conditions every row of this source that takes part must meet (the
+    /// ON conditions of the joins around it): their equalities with earlier
+    /// sources' columns drive index lookups.
+    pub lookup: Vec<ast::Expr>,
+    /// Position in FROM as written (`*` lists columns in that order; the
+    /// sources themselves are in reading order).
+    pub text_order: usize,
     /// The table name EXPLAIN shows for a WITH element (`<derivedN>`).
     pub explain_name: Option<String>,
 }
@@ -56,6 +78,24 @@ pub(crate) struct Source {
 impl Source {
     pub fn width(&self) -> usize {
         self.columns.len()
+    }
+
+    /// The fields a FROM item does not determine, for struct update.
+    fn placeholder() -> Source {
+        Source {
+            alias: String::new(),
+            db: String::new(),
+            table: String::new(),
+            rows: SourceRows::Rows(Vec::new()),
+            columns: Vec::new(),
+            offset: 0,
+            join: JoinKind::Inner,
+            checks: Vec::new(),
+            group_len: None,
+            lookup: Vec::new(),
+            text_order: 0,
+            explain_name: None,
+        }
     }
 }
 
@@ -91,12 +131,12 @@ fn table_columns(db: &str, table: &str, alias: &str, t: &Table) -> Vec<ResultCol
         .collect()
 }
 
-fn factor(
+/// A FROM item that is not a nested join, as a source (offset 0, inner,
+/// no conditions: the join tree sets those).
+pub(super) fn factor(
     s: &Session,
     f: &ast::TableFactor,
     params: &[Value],
-    join: JoinKind,
-    on: Option<ast::Expr>,
 ) -> Result<Source, SqlError> {
     match f {
         ast::TableFactor::Table { name, alias, .. } => {
@@ -120,10 +160,8 @@ fn factor(
                     db: String::new(),
                     table,
                     rows: SourceRows::Rows(set.rows.clone()),
-                    offset: 0,
-                    join,
-                    on,
                     explain_name,
+                    ..Source::placeholder()
                 });
             }
             let (db, table) = names::table_name(s, name)?;
@@ -147,10 +185,7 @@ fn factor(
                     db,
                     table,
                     rows: SourceRows::Rows(set.rows),
-                    offset: 0,
-                    join,
-                    on,
-                    explain_name: None,
+                    ..Source::placeholder()
                 });
             }
             if let Some(v) = super::view::load(s, &db, &table)? {
@@ -167,10 +202,7 @@ fn factor(
                     db,
                     table,
                     rows: SourceRows::Rows(rows),
-                    offset: 0,
-                    join,
-                    on,
-                    explain_name: None,
+                    ..Source::placeholder()
                 });
             }
             let t = names::open_table(s, &db, &table, Some(&alias), false)?;
@@ -180,10 +212,7 @@ fn factor(
                 db,
                 table,
                 rows: SourceRows::Table(t),
-                offset: 0,
-                join,
-                on,
-                explain_name: None,
+                ..Source::placeholder()
             })
         }
         ast::TableFactor::Derived {
@@ -210,100 +239,35 @@ fn factor(
                 table: alias,
                 rows: SourceRows::Rows(rows),
                 columns,
-                offset: 0,
-                join,
-                on,
-                explain_name: None,
+                ..Source::placeholder()
             })
         }
-        ast::TableFactor::NestedJoin { .. } => Err(SqlError::not_supported("nested joins")),
         _ => Err(SqlError::not_supported("this FROM item")),
     }
 }
 
-fn on_condition(c: &ast::JoinConstraint, left: &[Source], right_alias: &str) -> Option<ast::Expr> {
-    match c {
-        ast::JoinConstraint::On(e) => Some(e.clone()),
-        ast::JoinConstraint::Using(cols) => {
-            let mut cond: Option<ast::Expr> = None;
-            for col in cols {
-                let name = names::object_last(col);
-                let l = left
-                    .iter()
-                    .find(|s| s.columns.iter().any(|c| c.name.eq_ignore_ascii_case(&name)))
-                    .map(|s| s.alias.clone())
-                    .unwrap_or_default();
-                let eq = ast::Expr::BinaryOp {
-                    left: Box::new(ast::Expr::CompoundIdentifier(vec![
-                        ast::Ident::new(l),
-                        ast::Ident::new(name.clone()),
-                    ])),
-                    op: ast::BinaryOperator::Eq,
-                    right: Box::new(ast::Expr::CompoundIdentifier(vec![
-                        ast::Ident::new(right_alias),
-                        ast::Ident::new(name),
-                    ])),
-                };
-                cond = Some(match cond {
-                    None => eq,
-                    Some(c) => ast::Expr::BinaryOp {
-                        left: Box::new(c),
-                        op: ast::BinaryOperator::And,
-                        right: Box::new(eq),
-                    },
-                });
-            }
-            cond
-        }
-        _ => None,
-    }
-}
+pub(crate) use super::join_tree::sources;
 
-/// Builds the sources of a FROM clause.
-pub(crate) fn sources(
-    s: &Session,
-    from: &[ast::TableWithJoins],
-    params: &[Value],
-) -> Result<Vec<Source>, SqlError> {
-    let mut out: Vec<Source> = Vec::new();
-    for twj in from {
-        out.push(factor(s, &twj.relation, params, JoinKind::Inner, None)?);
-        for j in &twj.joins {
-            use ast::JoinOperator as J;
-            let alias_of = |f: &ast::TableFactor| match f {
-                ast::TableFactor::Table { name, alias, .. } => alias
-                    .as_ref()
-                    .map_or_else(|| names::object_last(name), |a| a.name.value.clone()),
-                ast::TableFactor::Derived { alias, .. } => alias
-                    .as_ref()
-                    .map(|a| a.name.value.clone())
-                    .unwrap_or_default(),
-                _ => String::new(),
-            };
-            let right_alias = alias_of(&j.relation);
-            let (kind, on) = match &j.join_operator {
-                J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => {
-                    (JoinKind::Inner, on_condition(c, &out, &right_alias))
-                }
-                J::Left(c) | J::LeftOuter(c) => {
-                    (JoinKind::Left, on_condition(c, &out, &right_alias))
-                }
-                J::Right(_) | J::RightOuter(_) => {
-                    return Err(SqlError::not_supported(
-                        "RIGHT JOIN (write it as a LEFT JOIN)",
-                    ))
-                }
-                _ => return Err(SqlError::not_supported("this join")),
-            };
-            out.push(factor(s, &j.relation, params, kind, on)?);
+/// Per column of a table source, whether it is INVISIBLE (left out of
+/// `*`); empty for other sources and tables without such columns.
+pub(crate) fn invisible_columns(s: &Session, src: &Source) -> Vec<bool> {
+    let SourceRows::Table(t) = &src.rows else {
+        return Vec::new();
+    };
+    // By name, else by the engine's name (a temporary table's hidden one).
+    let catalog = s.db.catalog();
+    let Some(entry) = catalog
+        .table_entry(&src.db, &src.table)
+        .or_else(|| catalog.table_entry(&src.db, &t.def().name))
+    else {
+        return Vec::new();
+    };
+    match crate::ddl::TableMeta::decode(&entry.sql_meta, &entry.def) {
+        Ok(m) if m.columns.iter().any(|c| c.invisible) => {
+            m.columns.iter().map(|c| c.invisible).collect()
         }
+        _ => Vec::new(),
     }
-    let mut offset = 0;
-    for src in &mut out {
-        src.offset = offset;
-        offset += src.width();
-    }
-    Ok(out)
 }
 
 /// Resolves a column reference over the sources: its combined-row position

@@ -43,8 +43,9 @@ pub(super) fn has_subquery(q: &ast::Query) -> bool {
     .is_break()
 }
 
-/// Replaces the subqueries of `q`'s expressions (not those in FROM) by
-/// their values.
+/// Replaces the subqueries of `q`'s expressions (the select list, WHERE,
+/// HAVING and the ON conditions of FROM; not derived tables) by their
+/// values.
 pub(super) fn inline(s: &Session, q: &mut ast::Query, params: &[Value]) -> Result<(), SqlError> {
     let mut err = None;
     let mut body = q.body.clone();
@@ -63,6 +64,9 @@ pub(super) fn inline(s: &Session, q: &mut ast::Query, params: &[Value]) -> Resul
         if let Some(h) = &mut sel.having {
             exprs.push(h);
         }
+        for twj in &mut sel.from {
+            on_conditions(twj, &mut exprs);
+        }
         for e in exprs {
             if let Err(e) = inline_expr(s, e, params) {
                 err = Some(e);
@@ -72,6 +76,36 @@ pub(super) fn inline(s: &Session, q: &mut ast::Query, params: &[Value]) -> Resul
     }
     q.body = body;
     err.map_or(Ok(()), Err)
+}
+
+/// The ON conditions of a FROM item's joins, nested ones included.
+fn on_conditions<'a>(twj: &'a mut ast::TableWithJoins, out: &mut Vec<&'a mut ast::Expr>) {
+    let factor = |f: &'a mut ast::TableFactor, out: &mut Vec<&'a mut ast::Expr>| {
+        if let ast::TableFactor::NestedJoin {
+            table_with_joins, ..
+        } = f
+        {
+            on_conditions(table_with_joins, out);
+        }
+    };
+    factor(&mut twj.relation, out);
+    for j in &mut twj.joins {
+        use ast::JoinOperator as J;
+        factor(&mut j.relation, out);
+        if let J::Join(c)
+        | J::Inner(c)
+        | J::Left(c)
+        | J::LeftOuter(c)
+        | J::Right(c)
+        | J::RightOuter(c)
+        | J::CrossJoin(c)
+        | J::StraightJoin(c) = &mut j.join_operator
+        {
+            if let ast::JoinConstraint::On(e) = c {
+                out.push(e);
+            }
+        }
+    }
 }
 
 /// Replaces the subqueries of one expression: uncorrelated ones by their

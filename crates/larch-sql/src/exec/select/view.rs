@@ -271,10 +271,17 @@ pub(crate) fn mergeable(s: &Session, v: &LoadedView) -> Result<Option<Mergeable>
         return Ok(None);
     };
     let mut columns = Vec::new();
+    // `*` leaves INVISIBLE columns out.
+    let invisible: Vec<bool> = crate::ddl::TableMeta::decode(&entry.sql_meta, &entry.def)
+        .map(|m| m.columns.iter().map(|c| c.invisible).collect())
+        .unwrap_or_default();
     for item in &sel.projection {
         match item {
             ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
-                for c in &entry.def.columns {
+                for (i, c) in entry.def.columns.iter().enumerate() {
+                    if invisible.get(i).copied().unwrap_or(false) {
+                        continue;
+                    }
                     columns.push((
                         c.name.clone(),
                         ast::Expr::Identifier(ast::Ident::new(c.name.clone())),

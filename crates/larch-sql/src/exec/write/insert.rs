@@ -109,7 +109,10 @@ pub(super) fn insert(
         }
     };
     if cols.is_empty() && ins.assignments.is_empty() {
-        cols = (0..ncols).collect();
+        // Without a column list: the visible columns.
+        cols = (0..ncols)
+            .filter(|&i| !t.meta.columns.get(i).is_some_and(|m| m.invisible))
+            .collect();
     }
     let odku: Vec<(usize, ast::Expr)> = match &ins.on {
         Some(ast::OnInsert::DuplicateKeyUpdate(list)) => list
@@ -229,6 +232,12 @@ impl BulkInsert {
     /// The table's definition.
     pub(crate) fn def(&self) -> &larch_engine::table::TableDef {
         self.t.table.def()
+    }
+
+    /// True when column `i` is INVISIBLE (left out when no column list is
+    /// given).
+    pub(crate) fn invisible(&self, i: usize) -> bool {
+        self.t.meta.columns.get(i).is_some_and(|m| m.invisible)
     }
 
     /// The column index of `name` (1054 naming `clause` when unknown).

@@ -31,7 +31,6 @@ use super::join::{column_of_source, JoinPlan};
 use super::source::{Source, SourceRows};
 use crate::error::SqlError;
 use crate::exec::access::{self, Access, Plan};
-use crate::exec::rows;
 use crate::result::{QueryResult, ResultColumn, RowSet};
 use crate::session::Session;
 use key_parts::{bound_len, consts, index_parts, key_len};
@@ -409,35 +408,18 @@ fn first_line(t: &Table, plan: &Plan, conds: &[&ast::Expr]) -> Line {
 }
 
 /// The line of a later table: looked up per earlier row through the index
-/// its ON equalities bind, else scanned per earlier row.
+/// the equalities of its ON conditions bind, else scanned per earlier row.
 fn inner_line(s: &Session, sources: &[Source], k: usize, t: &Table) -> Line {
     let def = t.def();
     let mut fixed: Vec<usize> = Vec::new();
     let mut refs: Vec<(usize, String)> = Vec::new();
-    if let Some(on) = &sources[k].on {
-        for c in rows::conjuncts(on) {
-            if let ast::Expr::BinaryOp {
-                left,
-                op: ast::BinaryOperator::Eq,
-                right,
-            } = c
-            {
-                let (col, other) = match (
-                    column_of_source(sources, k, left),
-                    column_of_source(sources, k, right),
-                ) {
-                    (Some(c), None) => (c, right),
-                    (None, Some(c)) => (c, left),
-                    _ => continue,
-                };
-                fixed.push(col);
-                refs.push((col, reference_text(s, sources, other)));
-            }
-        }
+    for (col, other) in crate::exec::select::join::lookup_equalities(sources, k) {
+        fixed.push(col);
+        refs.push((col, reference_text(s, sources, other)));
     }
     let total = t.estimate_rows(CLUSTERED, &KeyRange::all()).unwrap_or(0);
     let Some((index, used, one)) = access::lookup_index(t, &fixed) else {
-        let extra = if sources[k].on.is_some() {
+        let extra = if sources[k].checks.iter().any(|c| c.cond.is_some()) {
             "Using where"
         } else {
             ""

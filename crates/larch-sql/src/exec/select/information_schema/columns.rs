@@ -142,7 +142,9 @@ pub(super) fn table(
                     let data_type = type_text.split(['(', ' ']).next().unwrap_or("").to_owned();
                     let [chars, octets, precision, scale, fsp] = type_lengths(&c.ty);
                     let collation = c.ty.collation().filter(|co| *co != Collation::Binary);
-                    let extra = if auto {
+                    let extra = if cm.invisible {
+                        "INVISIBLE".to_owned()
+                    } else if auto {
                         "auto_increment".to_owned()
                     } else if cm.on_update_now {
                         let fsp = crate::value::type_fsp(&c.ty);
