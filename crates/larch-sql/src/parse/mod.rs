@@ -93,6 +93,7 @@ mod compound;
 mod extra;
 mod lock_tables;
 mod names;
+mod program_head;
 mod rewrite;
 pub mod routine;
 pub mod routine_ast;
