@@ -87,6 +87,7 @@ fn run_alter(
     };
     super::foreign_ddl::check_dropped_indexes(s, &w, &entry.def, &db, &table)?;
     super::foreign_ddl::check_altered_columns(s, &w, &entry.def, &db, &table)?;
+    let renamed = super::foreign_ddl::renamed_columns(&w, &entry.def);
     w.primary_columns_not_null();
     w.name = st.to.1.clone();
     for n in std::mem::take(&mut w.notes) {
@@ -104,6 +105,7 @@ fn run_alter(
         st.force,
         st.auto_increment,
     )?;
+    super::foreign_ddl::after_column_renames(s, &db, &table, &renamed)?;
     if (db.as_str(), table.as_str()) != to {
         super::foreign_ddl::after_rename(s, (&db, &table), to)?;
     }

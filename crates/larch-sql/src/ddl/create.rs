@@ -309,6 +309,11 @@ pub(super) fn replace_existing(
     existing: Option<String>,
 ) -> Result<(), SqlError> {
     if let Some(old) = existing {
+        if !ct.temporary {
+            // A parent another table references stays (1451), as DROP TABLE.
+            super::foreign_ddl::check_drop_table(s, db, &old)?;
+            crate::exec::trigger::table_dropped(s, db, &old)?;
+        }
         s.db.catalog().drop_table(db, &old)?;
         if ct.temporary {
             s.remove_temporary_table(db, name);

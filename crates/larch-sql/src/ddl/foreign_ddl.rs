@@ -16,20 +16,21 @@
 //!   there is none).
 //! - Dropping an index a constraint needs (in the child or the parent) is
 //!   1553, dropping a referencing column 1828.
-//! - DROP TABLE of a parent that still has another child table is 1451
-//!   (tables are dropped in statement order, so `DROP TABLE child, parent`
-//!   works), TRUNCATE of one 1701; both unless `foreign_key_checks = 0`.
-//! - RENAME TABLE of a parent makes its children reference the new name;
-//!   a renamed child's generated names follow it (`old_ibfk_1` becomes
-//!   `new_ibfk_1`), as InnoDB does.
+//! - What DDL on a referenced parent does (DROP, TRUNCATE, CREATE OR
+//!   REPLACE, DROP DATABASE, renamed tables and columns) is in
+//!   `ddl::foreign_parent`.
 
 use larch_engine::record::value::ColumnType;
 use larch_engine::table::TableDef;
 use sqlparser::ast;
 
 use super::foreign::{generated_number, FkAction, ForeignKey};
-use super::meta::TableMeta;
 use super::work::{KeyKind, Work};
+
+pub(crate) use super::foreign_parent::check_drop_database;
+pub(super) use super::foreign_parent::{
+    after_column_renames, after_rename, check_drop_table, check_truncate, renamed_columns,
+};
 use crate::error::SqlError;
 use crate::session::Session;
 
@@ -151,7 +152,15 @@ fn resolve(s: &Session, w: &Work, owner: &Owner<'_>, spec: FkSpec) -> Result<For
         }
         ids.push(col.id);
     }
-    let (ref_db, ref_table) = super::table_name_as_written(s, &spec.ref_table)?;
+    // An unqualified parent is in the child's database (as InnoDB has it),
+    // whatever the current database.
+    let (ref_db, ref_table) = match spec.ref_table.0.as_slice() {
+        [p] if p.as_ident().is_some() => (
+            owner.db.to_string(),
+            p.as_ident().map(|i| i.value.clone()).unwrap_or_default(),
+        ),
+        _ => super::table_name_as_written(s, &spec.ref_table)?,
+    };
     let self_reference = ref_db == owner.db && ref_table == owner.table;
     let child_types: Vec<&ColumnType> = ids
         .iter()
@@ -456,103 +465,6 @@ pub(super) fn check_dropped_indexes(
             1553,
             format!("Cannot drop index '{name}': needed in a foreign key constraint"),
         ));
-    }
-    Ok(())
-}
-
-/// The tables other than `db`.`table` itself that reference it.
-fn other_children(s: &Session, db: &str, table: &str) -> Vec<super::foreign_index::ChildKey> {
-    s.db.foreign_keys
-        .children(s.db.catalog(), db, table)
-        .into_iter()
-        .filter(|c| !(c.db == db && c.table == table))
-        .collect()
-}
-
-/// 1451 when `db`.`table` may not be dropped: another table references it
-/// and `foreign_key_checks` is on.
-pub(super) fn check_drop_table(s: &Session, db: &str, table: &str) -> Result<(), SqlError> {
-    if checks_on(s) && !other_children(s, db, table).is_empty() {
-        return Err(SqlError::new(
-            1451,
-            "Cannot delete or update a parent row: a foreign key constraint fails",
-        ));
-    }
-    Ok(())
-}
-
-/// 1701 when `db`.`table` may not be truncated: another table references
-/// it and `foreign_key_checks` is on.
-pub(super) fn check_truncate(s: &Session, db: &str, table: &str) -> Result<(), SqlError> {
-    if !checks_on(s) {
-        return Ok(());
-    }
-    let Some(c) = other_children(s, db, table).into_iter().next() else {
-        return Ok(());
-    };
-    let q = super::render::quote_ident;
-    let cols: Vec<String> = c.column_names.iter().map(|n| q(n)).collect();
-    let refs: Vec<String> = c.fk.ref_columns.iter().map(|n| q(n)).collect();
-    Err(SqlError::new(
-        1701,
-        format!(
-            "Cannot truncate a table referenced in a foreign key constraint ({}.{}, CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {}.{} ({}))",
-            q(&c.db),
-            q(&c.table),
-            q(&c.fk.name),
-            cols.join(", "),
-            q(db),
-            q(table),
-            refs.join(", ")
-        ),
-    ))
-}
-
-/// After `from` was renamed to `to`: the constraints that referenced
-/// `from` reference `to`, and the renamed table's generated constraint
-/// names follow its new name.
-pub(super) fn after_rename(
-    s: &Session,
-    from: (&str, &str),
-    to: (&str, &str),
-) -> Result<(), SqlError> {
-    let catalog = s.db.catalog();
-    let children = s.db.foreign_keys.children(catalog, from.0, from.1);
-    let mut tables: Vec<(String, String)> = children
-        .iter()
-        .map(|c| {
-            if (c.db.as_str(), c.table.as_str()) == from {
-                (to.0.to_string(), to.1.to_string())
-            } else {
-                (c.db.clone(), c.table.clone())
-            }
-        })
-        .collect();
-    tables.push((to.0.to_string(), to.1.to_string()));
-    tables.sort();
-    tables.dedup();
-    for (db, name) in tables {
-        let Some(e) = catalog.table_entry(&db, &name) else {
-            continue;
-        };
-        let mut meta = TableMeta::decode(&e.sql_meta, &e.def)?;
-        let mut changed = false;
-        for fk in &mut meta.foreign_keys {
-            if fk.references(from.0, from.1) {
-                fk.ref_db = to.0.to_string();
-                fk.ref_table = to.1.to_string();
-                changed = true;
-            }
-            if (db.as_str(), name.as_str()) == to && from.1 != to.1 {
-                if let Some(n) = generated_number(from.1, &fk.name) {
-                    fk.name = format!("{}_ibfk_{n}", to.1);
-                    changed = true;
-                }
-            }
-        }
-        if changed {
-            catalog.set_table_meta(&db, &name, &meta.encode())?;
-        }
     }
     Ok(())
 }

@@ -29,7 +29,7 @@
 //! databases and tables are case-sensitive, names of columns and keys are not.
 //!
 //! FOREIGN KEY constraints: `foreign` (the definition), `foreign_ddl`
-//! (the DDL rules), `foreign_index` (constraints by referenced table);
+//! (the DDL rules), `foreign_parent` (DDL on referenced tables), `foreign_index` (constraints by referenced table);
 //! enforced by `exec::write::foreign`. Not (yet) built: FULLTEXT indexes
 //! (recorded in the metadata).
 //! Temporary tables are real tables under a hidden name
@@ -48,6 +48,7 @@ mod create_select;
 pub mod foreign;
 pub(crate) mod foreign_ddl;
 pub(crate) mod foreign_index;
+mod foreign_parent;
 mod keys;
 mod maintenance;
 pub mod meta;

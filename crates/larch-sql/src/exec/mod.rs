@@ -24,7 +24,7 @@ mod grants;
 mod load_data;
 mod lock_tables;
 pub(crate) mod names;
-pub(crate) mod routine;
+pub(crate) mod program;
 pub(crate) mod rows;
 mod schema;
 pub(crate) mod select;
@@ -32,8 +32,9 @@ mod select_into;
 mod set;
 mod set_statement;
 mod show;
-pub(crate) mod trigger;
 pub(crate) mod write;
+
+pub(crate) use program::{routine, trigger};
 
 use larch_engine::record::value::Value;
 use sqlparser::ast;

@@ -82,6 +82,7 @@ pub(super) fn drop_database(
             format!("Can't drop database '{name}'; database doesn't exist"),
         ));
     }
+    crate::ddl::foreign_ddl::check_drop_database(s, &name)?;
     let dropped = s.db.catalog().drop_database(&name)?;
     if s.current_db.as_deref() == Some(name.as_str()) {
         s.current_db = None;

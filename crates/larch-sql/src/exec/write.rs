@@ -23,6 +23,7 @@ pub(crate) mod foreign;
 mod insert;
 mod multi;
 mod target;
+mod trigger_nulls;
 pub(crate) mod view;
 
 pub(crate) use insert::{insert_selected, BulkInsert};
@@ -248,15 +249,20 @@ fn default_value(
             convert(s, t, c, &v, row_no, w)
         }
         None if col.nullable || t.table.def().auto_increment == Some(c) => Ok(Value::Null),
-        None => {
-            let msg = format!("Field '{}' doesn't have a default value", col.name);
-            if s.strict() && !w.ignore {
-                return Err(SqlError::new(1364, msg));
-            }
-            w.warnings.push(Warning::warn(1364, msg));
-            Ok(implicit_default(&col.ty))
-        }
+        None => no_default(s, t, c, w),
     }
+}
+
+/// An omitted NOT NULL column without DEFAULT: 1364 in strict mode, else
+/// a warning and the type's implicit default.
+fn no_default(s: &Session, t: &Target, c: usize, w: &mut Writer) -> Result<Value, SqlError> {
+    let col = &t.table.def().columns[c];
+    let msg = format!("Field '{}' doesn't have a default value", col.name);
+    if s.strict() && !w.ignore {
+        return Err(SqlError::new(1364, msg));
+    }
+    w.warnings.push(Warning::warn(1364, msg));
+    Ok(implicit_default(&col.ty))
 }
 
 /// MySQL's implicit default of a NOT NULL column without DEFAULT.
@@ -550,11 +556,12 @@ fn update(
         let old = engine_row(&t, &row);
         let mut cur = row.clone();
         let mut new = old.clone();
+        let mut nulls = trigger_nulls::NullChecks::new(&t, Event::Update);
         for (c, e) in &compiled {
             let mut ctx = s.eval_context(params);
             let v = e.eval(&cur, &mut ctx)?;
             w.warnings.extend(ctx.take_warnings());
-            let stored = convert(s, &t, *c, &v, n as u64 + 1, w)?;
+            let stored = nulls.convert(s, &t, *c, &v, n as u64 + 1, w)?;
             cur[*c] = match (&def.columns[*c].ty, &stored) {
                 (ColumnType::Enum { .. } | ColumnType::Set { .. }, v) if !v.is_null() => {
                     Value::Str(
@@ -569,6 +576,7 @@ fn update(
             new[*c] = stored;
         }
         t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
+        nulls.after_triggers(s, &t, &mut new, n as u64 + 1, w)?;
         if new == old {
             // An unchanged row still fires AFTER UPDATE (MDEV-33083).
             t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;

@@ -94,6 +94,7 @@ mod extra;
 mod join_commas;
 mod lock_tables;
 mod names;
+mod program_head;
 mod rewrite;
 pub mod routine;
 pub mod routine_ast;

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use sqlparser::ast;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
+use super::program_head::{create_head, finish, if_not_exists, like_or_where, LikeOrWhere};
 use super::routine_body::{BodyParser, SpStmt};
 use super::routine_cursor::Cursor;
 use super::Statement;
@@ -144,14 +145,7 @@ pub(super) fn parse(
     } else {
         return None;
     };
-    Some(r.and_then(|s| {
-        c.eat_token(&Token::SemiColon);
-        if c.at_end() {
-            Ok(Statement::Routine(Box::new(s)))
-        } else {
-            Err(c.error())
-        }
-    }))
+    Some(finish(&mut c, r, |s| Statement::Routine(Box::new(s))))
 }
 
 fn kind_of(c: &mut Cursor) -> Result<ProgramKind, SqlError> {
@@ -211,21 +205,9 @@ fn create(c: &mut Cursor) -> Option<Result<RoutineStatement, SqlError>> {
 }
 
 fn create_inner(c: &mut Cursor) -> Result<RoutineStatement, SqlError> {
-    c.expect_kw("CREATE")?;
-    let or_replace = c.eat_seq(&["OR", "REPLACE"]);
-    let mut definer = None;
-    if c.eat("DEFINER") {
-        c.expect_token(&Token::Eq)?;
-        definer = definer_of(c)?;
-    }
+    let (or_replace, definer) = create_head(c)?;
     let kind = kind_of(c)?;
-    let if_not_exists = c.eat_seq(&["IF", "NOT", "EXISTS"]);
-    if or_replace && if_not_exists {
-        return Err(SqlError::new(
-            1221,
-            "Incorrect usage of OR REPLACE and IF NOT EXISTS",
-        ));
-    }
+    let if_not_exists = if_not_exists(c, or_replace)?;
     let name = c.object_name()?;
     c.expect_token(&Token::LParen)?;
     let params_start = c.i;
@@ -292,57 +274,6 @@ fn create_inner(c: &mut Cursor) -> Result<RoutineStatement, SqlError> {
         body: Arc::new(body),
         body_text,
     })))
-}
-
-/// `user@host`, `'user'@'host'`, `CURRENT_USER[()]`.
-pub(crate) fn definer_of(c: &mut Cursor) -> Result<Option<(String, String)>, SqlError> {
-    if c.eat("CURRENT_USER") {
-        if c.eat_token(&Token::LParen) {
-            c.expect_token(&Token::RParen)?;
-        }
-        return Ok(None);
-    }
-    let part = |c: &mut Cursor| -> Result<String, SqlError> {
-        match c.peek() {
-            Some(Token::Word(w)) => {
-                let v = w.value.clone();
-                c.i += 1;
-                Ok(v)
-            }
-            Some(Token::SingleQuotedString(s) | Token::DoubleQuotedString(s)) => {
-                let v = s.clone();
-                c.i += 1;
-                Ok(v)
-            }
-            _ => Err(c.error()),
-        }
-    };
-    let user = part(c)?;
-    // The tokenizer reads `root@localhost` as one word and `@'h'` as a word.
-    if let Some((u, h)) = user.split_once('@') {
-        return Ok(Some((unquote(u), unquote(h))));
-    }
-    match c.peek() {
-        Some(Token::Word(w)) if w.value.starts_with('@') => {
-            let h = unquote(&w.value[1..]);
-            c.i += 1;
-            Ok(Some((user, h)))
-        }
-        Some(Token::AtSign) => {
-            c.i += 1;
-            let h = part(c)?;
-            Ok(Some((user, h)))
-        }
-        _ => Ok(Some((user, "%".into()))),
-    }
-}
-
-fn unquote(s: &str) -> String {
-    let s = s.trim();
-    s.strip_prefix(['`', '\'', '"'])
-        .and_then(|x| x.strip_suffix(['`', '\'', '"']))
-        .unwrap_or(s)
-        .to_string()
 }
 
 fn characteristics(c: &mut Cursor) -> Result<Characteristics, SqlError> {
@@ -488,16 +419,7 @@ fn show_status(c: &mut Cursor) -> Result<RoutineStatement, SqlError> {
 }
 
 /// `STATUS [LIKE 'pattern' | WHERE expr]`.
-fn show_status_filter(
-    c: &mut Cursor,
-) -> Result<(Option<String>, Option<Box<ast::Expr>>), SqlError> {
+fn show_status_filter(c: &mut Cursor) -> Result<LikeOrWhere, SqlError> {
     c.expect_kw("STATUS")?;
-    let mut like = None;
-    let mut filter = None;
-    if c.eat("LIKE") {
-        like = Some(c.string()?);
-    } else if c.eat("WHERE") {
-        filter = Some(Box::new(c.expr()?));
-    }
-    Ok((like, filter))
+    like_or_where(c)
 }

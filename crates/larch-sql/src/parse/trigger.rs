@@ -17,8 +17,9 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use sqlparser::ast;
-use sqlparser::tokenizer::{Token, TokenWithSpan};
+use sqlparser::tokenizer::TokenWithSpan;
 
+use super::program_head::{create_head, finish, if_not_exists, like_or_where};
 use super::routine_body::{BodyParser, Decl, SpStmt};
 use super::routine_cursor::Cursor;
 use super::Statement;
@@ -143,14 +144,7 @@ pub(super) fn parse(
     } else {
         return None;
     };
-    Some(r.and_then(|s| {
-        c.eat_token(&Token::SemiColon);
-        if c.at_end() {
-            Ok(Statement::Trigger(Box::new(s)))
-        } else {
-            Err(c.error())
-        }
-    }))
+    Some(finish(&mut c, r, |s| Statement::Trigger(Box::new(s))))
 }
 
 fn show(c: &mut Cursor) -> Result<TriggerStatement, SqlError> {
@@ -159,32 +153,15 @@ fn show(c: &mut Cursor) -> Result<TriggerStatement, SqlError> {
     } else {
         None
     };
-    let (mut like, mut filter) = (None, None);
-    if c.eat("LIKE") {
-        like = Some(c.string()?);
-    } else if c.eat("WHERE") {
-        filter = Some(Box::new(c.expr()?));
-    }
+    let (like, filter) = like_or_where(c)?;
     Ok(TriggerStatement::Show { db, like, filter })
 }
 
 fn create(c: &mut Cursor) -> Result<TriggerStatement, SqlError> {
-    c.expect_kw("CREATE")?;
-    let or_replace = c.eat_seq(&["OR", "REPLACE"]);
-    let mut definer = None;
-    if c.eat("DEFINER") {
-        c.expect_token(&Token::Eq)?;
-        definer = super::routine::definer_of(c)?;
-    }
+    let (or_replace, definer) = create_head(c)?;
     let start = c.i;
     c.expect_kw("TRIGGER")?;
-    let if_not_exists = c.eat_seq(&["IF", "NOT", "EXISTS"]);
-    if or_replace && if_not_exists {
-        return Err(SqlError::new(
-            1221,
-            "Incorrect usage of OR REPLACE and IF NOT EXISTS",
-        ));
-    }
+    let if_not_exists = if_not_exists(c, or_replace)?;
     let name = c.object_name()?;
     let timing = if c.eat("BEFORE") {
         Timing::Before

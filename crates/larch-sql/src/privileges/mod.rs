@@ -22,7 +22,7 @@ pub mod bits;
 pub mod check;
 pub mod host;
 pub mod info;
-mod routines;
+pub(crate) mod routines;
 mod store;
 
 use std::sync::Arc;

@@ -11,18 +11,10 @@ use crate::error::SqlError;
 use crate::parse::routine::RoutineStatement;
 use crate::session::Session;
 
+/// `(db, name)` of a routine name; `None` when it has no database (the
+/// statement then fails with its own error).
 fn db_of(s: &Session, name: &sqlparser::ast::ObjectName) -> Option<(String, String)> {
-    let parts: Vec<String> = name
-        .0
-        .iter()
-        .filter_map(|p| p.as_ident())
-        .map(|i| i.value.clone())
-        .collect();
-    match parts.as_slice() {
-        [n] => Some((s.current_db.clone()?, n.clone())),
-        [d, n] => Some((d.clone(), n.clone())),
-        _ => None,
-    }
+    crate::exec::program::head::name_of(s, name, "routine").ok()
 }
 
 /// Checks a routine statement before it runs.

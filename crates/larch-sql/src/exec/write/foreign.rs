@@ -278,47 +278,7 @@ pub(crate) fn parent_deleted(
     old: &[Value],
     depth: usize,
 ) -> Result<(), SqlError> {
-    if !fks.has_children(s) {
-        return Ok(());
-    }
-    for (child, pos) in &fks.children {
-        let key: Vec<Value> = pos.iter().map(|&p| old[p].clone()).collect();
-        if key.iter().any(Value::is_null) {
-            continue;
-        }
-        let action = child.fk.on_delete;
-        let mode = if action.restricts() {
-            LockMode::Shared
-        } else {
-            LockMode::Exclusive
-        };
-        let (table, rows) = child_rows(s, child, &key, mode)?;
-        if rows.is_empty() {
-            continue;
-        }
-        if action.restricts() {
-            return Err(parent_refused(child));
-        }
-        if depth >= MAX_CASCADE_DEPTH {
-            return Err(too_deep(child));
-        }
-        let grandchildren = ForeignKeys::of_table(s, &child.db, &child.table)?;
-        for (at, row) in rows {
-            if action == crate::ddl::FkAction::Cascade {
-                if table.delete(super::txn_ctx(s)?, &at)? {
-                    parent_deleted(s, &grandchildren, &row, depth + 1)?;
-                }
-            } else {
-                let mut new = row.clone();
-                for &c in &child.fk.columns {
-                    new[c] = Value::Null;
-                }
-                table.update(super::txn_ctx(s)?, &at, &new)?;
-                parent_updated(s, &grandchildren, &row, &new, depth + 1)?;
-            }
-        }
-    }
-    Ok(())
+    parent_changed(s, fks, old, None, depth)
 }
 
 /// Applies the ON UPDATE actions of the tables referencing `fks`'s table
@@ -330,18 +290,36 @@ pub(crate) fn parent_updated(
     new: &[Value],
     depth: usize,
 ) -> Result<(), SqlError> {
+    parent_changed(s, fks, old, Some(new), depth)
+}
+
+/// One cascade step: after the row `old` of `fks`'s table was deleted
+/// (`new` is `None`) or became `new`, each referencing constraint whose key
+/// changed applies its ON DELETE / ON UPDATE action to the child rows of
+/// the old key (RESTRICT / NO ACTION: 1451; CASCADE: delete them or give
+/// them the new key; SET NULL), each child change cascading in turn.
+fn parent_changed(
+    s: &mut Session,
+    fks: &ForeignKeys,
+    old: &[Value],
+    new: Option<&[Value]>,
+    depth: usize,
+) -> Result<(), SqlError> {
     if !fks.has_children(s) {
         return Ok(());
     }
     for (child, pos) in &fks.children {
-        if pos.iter().all(|&p| old[p] == new[p]) {
+        if new.is_some_and(|new| pos.iter().all(|&p| old[p] == new[p])) {
             continue;
         }
         let key: Vec<Value> = pos.iter().map(|&p| old[p].clone()).collect();
         if key.iter().any(Value::is_null) {
             continue;
         }
-        let action = child.fk.on_update;
+        let action = match new {
+            Some(_) => child.fk.on_update,
+            None => child.fk.on_delete,
+        };
         let mode = if action.restricts() {
             LockMode::Shared
         } else {
@@ -357,18 +335,24 @@ pub(crate) fn parent_updated(
         if depth >= MAX_CASCADE_DEPTH {
             return Err(too_deep(child));
         }
+        let cascade = action == crate::ddl::FkAction::Cascade;
         let grandchildren = ForeignKeys::of_table(s, &child.db, &child.table)?;
         for (at, row) in rows {
+            if cascade && new.is_none() {
+                if table.delete(super::txn_ctx(s)?, &at)? {
+                    parent_changed(s, &grandchildren, &row, None, depth + 1)?;
+                }
+                continue;
+            }
             let mut changed = row.clone();
             for (&c, &p) in child.fk.columns.iter().zip(pos) {
-                changed[c] = if action == crate::ddl::FkAction::Cascade {
-                    new[p].clone()
-                } else {
-                    Value::Null
+                changed[c] = match new {
+                    Some(new) if cascade => new[p].clone(),
+                    _ => Value::Null,
                 };
             }
             table.update(super::txn_ctx(s)?, &at, &changed)?;
-            parent_updated(s, &grandchildren, &row, &changed, depth + 1)?;
+            parent_changed(s, &grandchildren, &row, Some(&changed), depth + 1)?;
         }
     }
     Ok(())

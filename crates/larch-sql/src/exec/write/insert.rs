@@ -11,9 +11,9 @@ use larch_engine::table::{KeyRange, ReadContext, RowRef};
 use sqlparser::ast;
 
 use super::names;
+use super::trigger_nulls::NullChecks;
 use super::{
-    col_type, column_index, column_ref, convert, default_value, is_default_word, target, txn_ctx,
-    Target, Writer,
+    col_type, column_index, column_ref, convert, is_default_word, target, txn_ctx, Target, Writer,
 };
 use crate::error::{SqlError, Warning};
 use crate::eval::{self, CompileOptions};
@@ -322,6 +322,7 @@ fn insert_counted(
     let auto = t.table.def().auto_increment;
     let no_auto_on_zero = s.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
     let (mut affected, mut first_id, mut dups, mut skipped) = (0u64, 0u64, 0u64, 0u64);
+    let mut nulls = NullChecks::new(t, Event::Insert);
     for (n, vals) in rows_in.into_iter().enumerate() {
         let row_no = how.rows_before + n as u64 + 1;
         // `VALUES ()` without a column list (or with an empty one) is a
@@ -344,11 +345,12 @@ fn insert_counted(
         let mut full = Vec::with_capacity(ncols);
         for (c, v) in row.into_iter().enumerate() {
             full.push(match v {
-                Some(v) => convert(s, t, c, &v, row_no, w)?,
-                None => default_value(s, t, c, row_no, w)?,
+                Some(v) => nulls.convert(s, t, c, &v, row_no, w)?,
+                None => nulls.default_value(s, t, c, row_no, w)?,
             });
         }
         t.fire(s, Timing::Before, Event::Insert, None, Some(&mut full))?;
+        nulls.after_triggers(s, t, &mut full, row_no, w)?;
         if let Some(a) = auto {
             let zero = matches!(full[a], Value::Int(0) | Value::UInt(0)) && !no_auto_on_zero;
             if full[a].is_null() || zero {
@@ -400,8 +402,20 @@ fn insert_counted(
                     affected += 1;
                     t.fire(s, Timing::After, Event::Insert, None, Some(&mut full))?;
                 } else if let Some((at, old)) = conflicts.into_iter().next() {
-                    let mut new = odku_row(s, t, &old, &full, odku, params, row_no, w)?;
+                    let mut update_nulls = NullChecks::new(t, Event::Update);
+                    let mut new = odku_row(
+                        s,
+                        t,
+                        &old,
+                        &full,
+                        odku,
+                        params,
+                        row_no,
+                        w,
+                        &mut update_nulls,
+                    )?;
                     t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
+                    update_nulls.after_triggers(s, t, &mut new, row_no, w)?;
                     if new == old {
                         // An unchanged row still fires AFTER UPDATE (MDEV-33083).
                         t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
@@ -513,6 +527,7 @@ fn odku_row(
     params: &[Value],
     row_no: u64,
     w: &mut Writer,
+    nulls: &mut NullChecks,
 ) -> Result<Vec<Value>, SqlError> {
     let def = t.table.def();
     let n = def.columns.len();
@@ -555,7 +570,7 @@ fn odku_row(
         let compiled = eval::compile(&e, &resolve, &CompileOptions::default())?;
         let mut ctx = s.eval_context(params);
         let v = compiled.eval(&row, &mut ctx)?;
-        row[*c] = convert(s, t, *c, &v, row_no, w)?;
+        row[*c] = nulls.convert(s, t, *c, &v, row_no, w)?;
     }
     row.truncate(n);
     Ok(row)

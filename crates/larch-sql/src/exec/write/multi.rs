@@ -17,7 +17,8 @@ use larch_engine::record::value::Value;
 use larch_engine::table::RowRef;
 use sqlparser::ast;
 
-use super::{convert, engine_row, target, Target, Writer};
+use super::trigger_nulls::NullChecks;
+use super::{engine_row, target, Target, Writer};
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions};
 use crate::exec::rows;
@@ -147,6 +148,7 @@ pub(super) fn update(
             let src = &sources[k];
             let old = engine_row(t, &row[src.offset..src.offset + src.width()]);
             let mut new = old.clone();
+            let mut nulls = NullChecks::new(t, Event::Update);
             for (sk, col, value) in &sets {
                 if *sk != k {
                     continue;
@@ -154,9 +156,10 @@ pub(super) fn update(
                 let mut ctx = s.eval_context(params);
                 let v = value.eval(row, &mut ctx)?;
                 ctx_warnings.extend(ctx.take_warnings());
-                new[*col] = convert(s, t, *col, &v, n as u64 + 1, w)?;
+                new[*col] = nulls.convert(s, t, *col, &v, n as u64 + 1, w)?;
             }
             t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
+            nulls.after_triggers(s, t, &mut new, n as u64 + 1, w)?;
             if new == old {
                 t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
                 continue;

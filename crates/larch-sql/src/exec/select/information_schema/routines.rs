@@ -86,12 +86,12 @@ pub(super) fn table(
                 s(if def.invoker { "INVOKER" } else { "DEFINER" }),
                 datetime(def.created),
                 datetime(def.modified),
-                s(&def.sql_mode),
+                s(&def.context.sql_mode),
                 s(&def.comment),
                 s(&format!("{}@{}", def.definer.0, def.definer.1)),
-                s(&def.charset_client),
-                s(&def.collation_connection),
-                s(&def.db_collation),
+                s(&def.context.charset_client),
+                s(&def.context.collation_connection),
+                s(&def.context.db_collation),
             ]);
         }
     }

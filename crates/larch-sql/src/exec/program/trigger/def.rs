@@ -5,14 +5,12 @@
 //! The dictionary keeps the trigger's statement as written; the body is
 //! parsed again from it when the trigger first fires, and the parse (with
 //! its `NEW.col` / `OLD.col` references rewritten, see `super::fire`) is
-//! cached under the definition's bytes, so a replaced trigger is parsed
-//! afresh and a cached parse is never stale.
+//! cached under the definition's bytes (`program::cache`).
 
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
-use parking_lot::Mutex;
-
+use super::super::cache::ParseCache;
+use super::super::head::{put_definer, read_definer, Context, Definer};
 use crate::error::SqlError;
 use crate::exec::definition_bytes::{put_str, Reader};
 use crate::parse::routine_body::SpStmt;
@@ -28,16 +26,13 @@ pub(crate) struct TriggerDef {
     pub event: Event,
     /// Triggers of one table, timing and event fire in ascending order.
     pub order: i64,
-    pub definer: (String, String),
+    pub definer: Definer,
     /// The statement from TRIGGER to its end (no FOLLOWS/PRECEDES).
     pub text: String,
     pub on_start: u32,
     pub on_end: u32,
     pub body_start: u32,
-    pub sql_mode: String,
-    pub charset_client: String,
-    pub collation_connection: String,
-    pub db_collation: String,
+    pub context: Context,
     /// Microseconds since the epoch.
     pub created: i64,
 }
@@ -61,20 +56,12 @@ impl TriggerDef {
             },
         ];
         out.extend_from_slice(&self.order.to_le_bytes());
-        put_str(&mut out, &self.definer.0);
-        put_str(&mut out, &self.definer.1);
+        put_definer(&mut out, &self.definer);
         put_str(&mut out, &self.text);
         for n in [self.on_start, self.on_end, self.body_start] {
             out.extend_from_slice(&n.to_le_bytes());
         }
-        for s in [
-            &self.sql_mode,
-            &self.charset_client,
-            &self.collation_connection,
-            &self.db_collation,
-        ] {
-            put_str(&mut out, s);
-        }
+        self.context.put(&mut out);
         out.extend_from_slice(&self.created.to_le_bytes());
         out
     }
@@ -96,23 +83,19 @@ impl TriggerDef {
             _ => return Err(corrupt()),
         };
         let order = r.i64()?;
-        let user = r.str()?;
-        let host = r.str()?;
+        let definer = read_definer(&mut r)?;
         let text = r.str()?;
         let (on_start, on_end, body_start) = (r.u32()?, r.u32()?, r.u32()?);
         let d = TriggerDef {
             timing,
             event,
             order,
-            definer: (user, host),
+            definer,
             text,
             on_start,
             on_end,
             body_start,
-            sql_mode: r.str()?,
-            charset_client: r.str()?,
-            collation_connection: r.str()?,
-            db_collation: r.str()?,
+            context: Context::read(&mut r)?,
             created: r.i64()?,
         };
         let ok = d.on_start <= d.on_end
@@ -148,13 +131,7 @@ impl TriggerDef {
     }
 }
 
-type CacheKey = (String, String, Vec<u8>);
-
-static PARSED: LazyLock<Mutex<HashMap<CacheKey, Arc<SpStmt>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
-
-/// Most parsed trigger bodies kept.
-const CACHE_ENTRIES: usize = 1024;
+static PARSED: ParseCache<SpStmt> = ParseCache::new();
 
 /// The body of trigger `schema.name` whose dictionary bytes are
 /// `definition`, parsed and rewritten for running (once per definition).
@@ -164,10 +141,11 @@ pub(crate) fn parsed_body(
     definition: &[u8],
 ) -> Result<(TriggerDef, Arc<SpStmt>), SqlError> {
     let def = TriggerDef::decode(definition)?;
-    let key = (schema.to_string(), name.to_string(), definition.to_vec());
-    if let Some(b) = PARSED.lock().get(&key) {
-        return Ok((def, b.clone()));
-    }
+    let body = PARSED.get_or_parse(schema, name, definition, || parse_body(name, &def))?;
+    Ok((def, body))
+}
+
+fn parse_body(name: &str, def: &TriggerDef) -> Result<SpStmt, SqlError> {
     let text = format!("CREATE {}", def.text);
     let parsed = crate::parse::parse(&text).map_err(|e| {
         SqlError::new(
@@ -184,11 +162,5 @@ pub(crate) fn parsed_body(
     let TriggerStatement::Create(c) = *t else {
         return Err(corrupt());
     };
-    let body = Arc::new(super::fire::rewrite_body(&c.body));
-    let mut cache = PARSED.lock();
-    if cache.len() >= CACHE_ENTRIES {
-        cache.clear();
-    }
-    cache.insert(key, body.clone());
-    Ok((def, body))
+    Ok(super::fire::rewrite_body(&c.body))
 }

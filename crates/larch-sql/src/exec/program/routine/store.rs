@@ -5,16 +5,17 @@
 //! The dictionary keeps a routine's text as written (parameter list, RETURNS
 //! type, body) with its characteristics; a routine is parsed again from the
 //! text when it first runs, and the parse is cached under the definition's
-//! bytes, so a replaced routine (new bytes) is parsed afresh and a cached
-//! parse is never stale.
+//! bytes (`program::cache`).
 
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use larch_engine::catalog::ProgramKind;
-use parking_lot::Mutex;
+use larch_engine::record::value::Value;
 use sqlparser::ast;
 
+use super::super::cache::ParseCache;
+use super::super::head::{put_definer, read_definer, Context, Definer};
+use super::super::host::Local;
 use crate::error::SqlError;
 use crate::exec::definition_bytes::{put_str, Reader};
 use crate::parse::routine::{DataAccess, Param, RoutineStatement};
@@ -27,7 +28,7 @@ const VERSION: u8 = 1;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RoutineDef {
     pub kind: ProgramKind,
-    pub definer: (String, String),
+    pub definer: Definer,
     pub params_text: String,
     pub returns_text: String,
     pub body_text: String,
@@ -35,10 +36,7 @@ pub(crate) struct RoutineDef {
     pub deterministic: bool,
     pub invoker: bool,
     pub access: DataAccess,
-    pub sql_mode: String,
-    pub charset_client: String,
-    pub collation_connection: String,
-    pub db_collation: String,
+    pub context: Context,
     /// Microseconds since the epoch.
     pub created: i64,
     pub modified: i64,
@@ -62,20 +60,16 @@ impl RoutineDef {
             DataAccess::ReadsSqlData => 2,
             DataAccess::ModifiesSqlData => 3,
         });
+        put_definer(&mut out, &self.definer);
         for s in [
-            &self.definer.0,
-            &self.definer.1,
             &self.params_text,
             &self.returns_text,
             &self.body_text,
             &self.comment,
-            &self.sql_mode,
-            &self.charset_client,
-            &self.collation_connection,
-            &self.db_collation,
         ] {
             put_str(&mut out, s);
         }
+        self.context.put(&mut out);
         out.extend_from_slice(&self.created.to_le_bytes());
         out.extend_from_slice(&self.modified.to_le_bytes());
         out
@@ -95,11 +89,9 @@ impl RoutineDef {
             3 => DataAccess::ModifiesSqlData,
             _ => return Err(corrupt()),
         };
-        let user = r.str()?;
-        let host = r.str()?;
         Ok(RoutineDef {
             kind,
-            definer: (user, host),
+            definer: read_definer(&mut r)?,
             params_text: r.str()?,
             returns_text: r.str()?,
             body_text: r.str()?,
@@ -107,10 +99,7 @@ impl RoutineDef {
             deterministic: flags & 1 != 0,
             invoker: flags & 2 != 0,
             access,
-            sql_mode: r.str()?,
-            charset_client: r.str()?,
-            collation_connection: r.str()?,
-            db_collation: r.str()?,
+            context: Context::read(&mut r)?,
             created: r.i64()?,
             modified: r.i64()?,
         })
@@ -126,15 +115,47 @@ pub(crate) struct Loaded {
     pub params: Vec<Param>,
     pub returns: Option<ast::DataType>,
     pub body: Arc<SpStmt>,
+    pub definer: Definer,
+    /// SQL SECURITY INVOKER (else DEFINER).
+    pub invoker: bool,
 }
 
-type CacheKey = (String, String, Vec<u8>);
+impl Loaded {
+    /// The account the routine runs as: `None` for SQL SECURITY INVOKER
+    /// (the caller's), else its definer's, which must exist (1449) and may
+    /// run it (1370).
+    pub fn run_as(
+        &self,
+        s: &crate::session::Session,
+    ) -> Result<Option<crate::privileges::SessionAccount>, SqlError> {
+        if self.invoker {
+            return Ok(None);
+        }
+        let (account, checker) = super::super::host::definer_account(s, &self.definer)?;
+        let kind = if self.returns.is_some() {
+            ProgramKind::Function
+        } else {
+            ProgramKind::Procedure
+        };
+        crate::privileges::routines::execute(&checker, &self.schema, &self.name, kind)?;
+        Ok(Some(account))
+    }
 
-static PARSED: LazyLock<Mutex<HashMap<CacheKey, Arc<Loaded>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+    /// The parameters as locals bound to `args` (one value a parameter).
+    pub fn locals(
+        &self,
+        s: &crate::session::Session,
+        args: Vec<Value>,
+    ) -> Result<Vec<Local>, SqlError> {
+        self.params
+            .iter()
+            .zip(args)
+            .map(|(p, v)| Ok((p.name.clone(), Some(super::column_type_of(s, &p.ty)?), v)))
+            .collect()
+    }
+}
 
-/// Most parsed routines kept.
-const CACHE_ENTRIES: usize = 1024;
+static PARSED: ParseCache<Loaded> = ParseCache::new();
 
 /// The routine `schema.name` of `kind` from the dictionary, parsed (once per
 /// definition); `None` when there is none.
@@ -147,15 +168,19 @@ pub(crate) fn load(
     let Some(entry) = catalog.program(schema, kind, name) else {
         return Ok(None);
     };
-    let key = (
-        schema.to_string(),
-        entry.name.clone(),
-        entry.definition.clone(),
-    );
-    if let Some(l) = PARSED.lock().get(&key) {
-        return Ok(Some(l.clone()));
-    }
-    let def = RoutineDef::decode(&entry.definition)?;
+    let loaded = PARSED.get_or_parse(schema, &entry.name, &entry.definition, || {
+        parse(schema, kind, &entry.name, &entry.definition)
+    })?;
+    Ok(Some(loaded))
+}
+
+fn parse(
+    schema: &str,
+    kind: ProgramKind,
+    name: &str,
+    definition: &[u8],
+) -> Result<Loaded, SqlError> {
+    let def = RoutineDef::decode(definition)?;
     let what = match kind {
         ProgramKind::Function => "FUNCTION",
         _ => "PROCEDURE",
@@ -176,17 +201,13 @@ pub(crate) fn load(
     let RoutineStatement::Create(c) = *r else {
         return Err(corrupt());
     };
-    let loaded = Arc::new(Loaded {
+    Ok(Loaded {
         schema: schema.to_string(),
-        name: entry.name,
+        name: name.to_string(),
         params: c.params,
         returns: c.returns,
         body: c.body,
-    });
-    let mut cache = PARSED.lock();
-    if cache.len() >= CACHE_ENTRIES {
-        cache.clear();
-    }
-    cache.insert(key, loaded.clone());
-    Ok(Some(loaded))
+        definer: def.definer,
+        invoker: def.invoker,
+    })
 }

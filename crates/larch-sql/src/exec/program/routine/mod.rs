@@ -5,9 +5,10 @@
 //! - `interp`: the interpreter (variables, handlers, cursors, flow);
 //! - `locals`: local variables as statement parameters;
 //! - `show`: SHOW CREATE PROCEDURE/FUNCTION, SHOW ... STATUS;
-//! - `hosts`: what runs a program's statements (the session).
+//! - `hosts`: what runs a stored function's statements (the calling
+//!   statement's session); procedures run on `program::host`.
 //!
-//! A procedure runs on the session ([`ProcHost`]): each statement goes
+//! A procedure runs on the session (`program::host::SessionHost`): each statement goes
 //! through `exec::execute` with its own privilege check and, under
 //! autocommit, its own transaction; a SELECT's rows become one of the
 //! results CALL returns before its final OK (`Session::routine_results`).
@@ -18,8 +19,14 @@
 //! 1235. Recursion: a procedure may recurse up to `max_sp_recursion_depth`
 //! (1456 beyond), a function never (1424).
 //!
-//! Statements run as the invoker's account (SQL SECURITY is kept and shown,
-//! not enforced).
+//! SQL SECURITY DEFINER (the default) runs a routine's statements as its
+//! definer's account (`program::host::run_as`): the definer must exist
+//! (1449, a note when the routine is created) and have EXECUTE on the
+//! routine (1370); CURRENT_USER() inside shows the definer. INVOKER runs
+//! them as the caller. A stored function called from an expression runs on
+//! the shared session of its statement, whose account does not change: the
+//! definer is checked the same way, but its statements keep the caller's
+//! account.
 
 mod hosts;
 mod interp;
@@ -36,13 +43,16 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, Value};
 use sqlparser::ast;
 
+use super::head::{self, Context};
+use super::host::{Role, SessionHost};
 use crate::error::{SqlError, Warning};
 use crate::parse::routine::{CreateRoutine, DataAccess, ParamMode, RoutineStatement};
 use crate::parse::Statement;
 use crate::result::QueryResult;
 use crate::session::Session;
-use hosts::{FuncHost, ProcHost};
+use hosts::FuncHost;
 pub(crate) use interp::{Host, Interp};
+pub(crate) use locals::visit_statement_exprs;
 pub(crate) use store::RoutineDef;
 
 thread_local! {
@@ -115,23 +125,7 @@ fn kind_word(kind: ProgramKind) -> &'static str {
 
 /// `(db, name)` of a routine name (1046 without a current database).
 fn name_of(s: &Session, name: &ast::ObjectName) -> Result<(String, String), SqlError> {
-    let parts: Vec<String> = name
-        .0
-        .iter()
-        .filter_map(|p| p.as_ident())
-        .map(|i| i.value.clone())
-        .collect();
-    match parts.as_slice() {
-        [n] => match &s.current_db {
-            Some(db) => Ok((db.clone(), n.clone())),
-            None => Err(SqlError::new(1046, "No database selected")),
-        },
-        [d, n] => Ok((d.clone(), n.clone())),
-        _ => Err(SqlError::new(
-            1064,
-            format!("Incorrect routine name '{name}'"),
-        )),
-    }
+    head::name_of(s, name, "routine")
 }
 
 fn does_not_exist(kind: ProgramKind, db: &str, name: &str) -> SqlError {
@@ -186,7 +180,10 @@ pub(crate) fn execute(s: &mut Session, r: &RoutineStatement) -> Result<QueryResu
             Ok(QueryResult::ok())
         }
         RoutineStatement::Call { name, args } => {
-            let mut host = ProcHost { s };
+            let mut host = SessionHost {
+                s,
+                role: Role::Procedure,
+            };
             call(CallSite::Top(&mut host), name, args)?;
             Ok(QueryResult::ok())
         }
@@ -196,7 +193,10 @@ pub(crate) fn execute(s: &mut Session, r: &RoutineStatement) -> Result<QueryResu
         }
         RoutineStatement::ShowPackageStatus => Ok(show::empty_status()),
         RoutineStatement::Anonymous(body) => {
-            let mut host = ProcHost { s };
+            let mut host = SessionHost {
+                s,
+                role: Role::Procedure,
+            };
             let mut it = Interp::new(&mut host);
             it.run_body(body)?;
             Ok(QueryResult::ok())
@@ -204,32 +204,9 @@ pub(crate) fn execute(s: &mut Session, r: &RoutineStatement) -> Result<QueryResu
     }
 }
 
-fn session_definer(s: &Session) -> (String, String) {
-    let host = s.process.host.split(':').next().unwrap_or_default();
-    let local = matches!(host, "localhost" | "127.0.0.1" | "::1" | "");
-    let user = if s.process.user.is_empty() {
-        "root".to_owned()
-    } else {
-        s.process.user.clone()
-    };
-    (user, if local { "localhost" } else { "%" }.to_owned())
-}
-
-fn var_text(s: &Session, name: &str) -> String {
-    match s.var_by_name(name) {
-        Value::Str(v) => v,
-        _ => String::new(),
-    }
-}
-
 fn create(s: &mut Session, c: &CreateRoutine) -> Result<QueryResult, SqlError> {
     let (db, n) = name_of(s, &c.name)?;
-    if n.chars().count() > 64 {
-        return Err(SqlError::new(
-            1059,
-            format!("Identifier name '{n}' is too long"),
-        ));
-    }
+    head::check_name_length(&n)?;
     let catalog = s.db.catalog();
     if !catalog.has_database(&db) {
         return Err(SqlError::new(1049, format!("Unknown database '{db}'")));
@@ -250,18 +227,9 @@ fn create(s: &mut Session, c: &CreateRoutine) -> Result<QueryResult, SqlError> {
         return Ok(QueryResult::ok());
     }
     let now = s.now_micros();
-    let db_collation = catalog
-        .database_meta(&db)
-        .and_then(|m| {
-            String::from_utf8_lossy(&m)
-                .split('\0')
-                .nth(1)
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| "utf8mb4_general_ci".into());
     let def = RoutineDef {
         kind: c.kind,
-        definer: c.definer.clone().unwrap_or_else(|| session_definer(s)),
+        definer: head::definer_or_session(s, &c.definer),
         params_text: c.params_text.clone(),
         returns_text: c.returns_text.clone(),
         body_text: c.body_text.clone(),
@@ -269,10 +237,7 @@ fn create(s: &mut Session, c: &CreateRoutine) -> Result<QueryResult, SqlError> {
         deterministic: c.chars.deterministic.unwrap_or(false),
         invoker: c.chars.invoker.unwrap_or(false),
         access: c.chars.access.unwrap_or(DataAccess::ContainsSql),
-        sql_mode: var_text(s, "sql_mode"),
-        charset_client: var_text(s, "character_set_client"),
-        collation_connection: var_text(s, "collation_connection"),
-        db_collation,
+        context: Context::of_session(s, &db),
         created: now,
         modified: now,
     };
@@ -285,6 +250,7 @@ fn create(s: &mut Session, c: &CreateRoutine) -> Result<QueryResult, SqlError> {
         c.or_replace,
         (1304, &message),
     )?;
+    super::host::note_missing_definer(s, &def.definer);
     Ok(QueryResult::ok())
 }
 
@@ -418,17 +384,11 @@ pub(crate) fn call(
     let limit =
         usize::try_from(site.host().session().int_var("max_sp_recursion_depth")).unwrap_or(0);
     let _running = Running::enter(ProgramKind::Procedure, &db, &r.name, limit)?;
-    let saved_db = site.host().session().current_db.clone();
     let outs = {
+        let locals = r.locals(site.host().session(), values)?;
+        let run_as = r.run_as(site.host().session())?;
         let mut it = Interp::new(site.host());
-        for (p, v) in r.params.iter().zip(values) {
-            let ty = column_type_of(it.host.session(), &p.ty)?;
-            it.declare(&p.name, Some(ty), v)?;
-        }
-        it.host.use_db(Some(&r.schema));
-        let result = it.run_body(&r.body);
-        it.host.use_db(saved_db.as_deref());
-        result?;
+        super::run_body(&mut it, &r.schema, locals, &r.body, run_as)?;
         r.params
             .iter()
             .zip(args)
@@ -494,12 +454,10 @@ pub(crate) fn call_function(
     }
     let _running = Running::enter(ProgramKind::Function, &db, &r.name, 0)?;
     let mut host = FuncHost { s };
+    let locals = r.locals(s, args)?;
+    let run_as = r.run_as(s)?;
     let mut it = Interp::new(&mut host);
-    for (p, v) in r.params.iter().zip(args) {
-        let ty = column_type_of(s, &p.ty)?;
-        it.declare(&p.name, Some(ty), v)?;
-    }
-    let value = it.run_body(&r.body)?;
+    let value = super::run_body(&mut it, &r.schema, locals, &r.body, run_as)?;
     let Some(v) = value else {
         return Err(SqlError::new(
             1321,

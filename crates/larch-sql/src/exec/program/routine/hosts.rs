@@ -1,6 +1,6 @@
-//! The hosts stored programs run on: [`ProcHost`], the session itself
-//! (procedures, anonymous blocks), and [`FuncHost`], the shared session of
-//! the statement that called a stored function from an expression.
+//! The host a stored function runs on: [`FuncHost`], the shared session of
+//! the statement that called it from an expression (procedures and
+//! anonymous blocks run on `program::host::SessionHost`).
 
 use larch_engine::record::value::Value;
 use sqlparser::ast;
@@ -11,50 +11,6 @@ use crate::error::{SqlError, Warning};
 use crate::parse::Statement;
 use crate::result::{QueryResult, RowSet};
 use crate::session::Session;
-
-/// A procedure's host: the session itself.
-pub(super) struct ProcHost<'s> {
-    pub s: &'s mut Session,
-}
-
-impl Host for ProcHost<'_> {
-    fn session(&self) -> &Session {
-        self.s
-    }
-
-    fn run(&mut self, stmt: &Statement, params: &[Value]) -> Result<QueryResult, SqlError> {
-        let r = crate::exec::execute(self.s, stmt, params);
-        if let Ok(QueryResult::Ok(ok)) = &r {
-            self.s.row_count = ok.affected_rows as i64;
-        }
-        r
-    }
-
-    fn query(&mut self, q: &ast::Query, params: &[Value]) -> Result<RowSet, SqlError> {
-        match crate::exec::select::execute(self.s, q, params)? {
-            QueryResult::Rows(set) => Ok(set),
-            QueryResult::Ok(_) => Ok(RowSet::default()),
-        }
-    }
-
-    fn emit(&mut self, set: RowSet) -> Result<(), SqlError> {
-        self.s.routine_results.push(QueryResult::Rows(set));
-        Ok(())
-    }
-
-    fn set_user_var(&mut self, name: &str, v: Value) {
-        crate::eval::uservar::forget(name);
-        self.s.user_vars.insert(name.to_string(), v);
-    }
-
-    fn warn(&mut self, w: Warning) {
-        self.s.push_warning(w);
-    }
-
-    fn use_db(&mut self, db: Option<&str>) {
-        self.s.current_db = db.map(str::to_string);
-    }
-}
 
 /// A stored function's host: the session of the statement that called it.
 pub(super) struct FuncHost<'s> {

@@ -10,19 +10,15 @@
 //! digits.
 
 use larch_engine::catalog::TriggerEntry;
-use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, Value};
 use sqlparser::ast;
 
+use super::super::head::{create_definer_clause, definer_text, Context};
+use super::super::show_filter::ShowFilter;
 use super::{does_not_exist, name_of, TriggerDef};
 use crate::error::SqlError;
-use crate::eval::{CompileOptions, ExprType};
 use crate::result::{QueryResult, ResultColumn, RowSet};
 use crate::session::Session;
-
-fn quote_ident(s: &str) -> String {
-    format!("`{}`", s.replace('`', "``"))
-}
 
 /// The creation time as MariaDB keeps it (hundredths of a second).
 fn created(micros: i64) -> Option<larch_engine::record::value::DateTime> {
@@ -75,31 +71,28 @@ pub(super) fn show_create(s: &Session, name: &ast::ObjectName) -> Result<QueryRe
         return Err(does_not_exist());
     };
     let d = TriggerDef::decode(&e.definition)?;
-    let statement = format!(
-        "CREATE DEFINER={}@{} {}",
-        quote_ident(&d.definer.0),
-        quote_ident(&d.definer.1),
-        d.text
-    );
+    let statement = format!("{} {}", create_definer_clause(&d.definer), d.text);
+    let mut columns = vec![
+        ResultColumn::text("Trigger", 64, false),
+        ResultColumn::text("sql_mode", 8192, false),
+        ResultColumn::text("SQL Original Statement", 1024, false),
+    ];
+    columns.extend(Context::columns());
+    columns.push(ResultColumn::computed(
+        "Created",
+        ColumnType::Datetime { fsp: 2 },
+        true,
+    ));
+    let mut row = vec![
+        Value::Str(e.name.clone()),
+        Value::Str(d.context.sql_mode.clone()),
+        Value::Str(statement),
+    ];
+    row.extend(d.context.values());
+    row.push(created(d.created).map_or(Value::Null, Value::Datetime));
     Ok(QueryResult::Rows(RowSet {
-        columns: vec![
-            ResultColumn::text("Trigger", 64, false),
-            ResultColumn::text("sql_mode", 8192, false),
-            ResultColumn::text("SQL Original Statement", 1024, false),
-            ResultColumn::text("character_set_client", 32, false),
-            ResultColumn::text("collation_connection", 64, false),
-            ResultColumn::text("Database Collation", 64, false),
-            ResultColumn::computed("Created", ColumnType::Datetime { fsp: 2 }, true),
-        ],
-        rows: vec![vec![
-            Value::Str(e.name.clone()),
-            Value::Str(d.sql_mode.clone()),
-            Value::Str(statement),
-            Value::Str(d.charset_client.clone()),
-            Value::Str(d.collation_connection.clone()),
-            Value::Str(d.db_collation.clone()),
-            created(d.created).map_or(Value::Null, Value::Datetime),
-        ]],
+        columns,
+        rows: vec![row],
     }))
 }
 
@@ -139,62 +132,28 @@ pub(super) fn show_triggers(
             _ => ResultColumn::text(*n, 64, false),
         })
         .collect();
-    let compiled = match filter {
-        Some(f) => {
-            let resolve = |ids: &[ast::Ident]| {
-                let last = ids.last()?;
-                let i = COLUMNS
-                    .iter()
-                    .position(|c| c.eq_ignore_ascii_case(&last.value))?;
-                Some((
-                    i,
-                    ExprType {
-                        ty: ColumnType::Varchar {
-                            max_len: 64,
-                            collation: Collation::Utf8mb4GeneralCi,
-                        },
-                        nullable: false,
-                    },
-                ))
-            };
-            Some(crate::eval::compile(
-                f,
-                &resolve,
-                &CompileOptions::default(),
-            )?)
-        }
-        None => None,
-    };
+    let show = ShowFilter::new(&COLUMNS, like, filter)?;
     let mut rows = Vec::new();
     for (e, d, _) in listing(s, Some(&db))? {
-        if let Some(p) = like {
-            if !crate::eval::like(&e.table, p, '\\', Collation::Utf8mb4GeneralCi) {
-                continue;
-            }
+        if !show.name_matches(&e.table) {
+            continue;
         }
-        let row = vec![
+        let mut row = vec![
             Value::Str(e.name.clone()),
             Value::Str(d.event.word().into()),
             Value::Str(e.table.clone()),
             Value::Str(d.body().to_string()),
             Value::Str(d.timing.word().into()),
             created(d.created).map_or(Value::Null, Value::Datetime),
-            Value::Str(d.sql_mode.clone()),
-            Value::Str(format!("{}@{}", d.definer.0, d.definer.1)),
-            Value::Str(d.charset_client.clone()),
-            Value::Str(d.collation_connection.clone()),
-            Value::Str(d.db_collation.clone()),
+            Value::Str(d.context.sql_mode.clone()),
+            Value::Str(definer_text(&d.definer)),
         ];
-        if let Some(c) = &compiled {
-            let mut probe = row.clone();
-            probe[5] = Value::Str(created_text(d.created));
-            let mut ctx = s.eval_context(&[]);
-            let v = c.eval(&probe, &mut ctx)?;
-            if !crate::eval::convert::truth(&v, &mut ctx).unwrap_or(false) {
-                continue;
-            }
+        row.extend(d.context.values());
+        let mut probe = row.clone();
+        probe[5] = Value::Str(created_text(d.created));
+        if show.row_matches(s, &probe)? {
+            rows.push(row);
         }
-        rows.push(row);
     }
     Ok(QueryResult::Rows(RowSet { columns, rows }))
 }
@@ -224,11 +183,11 @@ pub(crate) fn information_schema_rows(
             text("OLD"),
             text("NEW"),
             created(d.created).map_or(Value::Null, Value::Datetime),
-            text(&d.sql_mode),
-            text(&format!("{}@{}", d.definer.0, d.definer.1)),
-            text(&d.charset_client),
-            text(&d.collation_connection),
-            text(&d.db_collation),
+            text(&d.context.sql_mode),
+            text(&definer_text(&d.definer)),
+            text(&d.context.charset_client),
+            text(&d.context.collation_connection),
+            text(&d.context.db_collation),
         ]);
     }
     Ok(())

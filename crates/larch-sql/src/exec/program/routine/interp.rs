@@ -44,6 +44,14 @@ pub(crate) trait Host {
     fn warn(&mut self, w: Warning);
     /// Makes `db` the current database (a routine runs in its own).
     fn use_db(&mut self, db: Option<&str>);
+    /// Makes `account` the one statements run as; returns the one before.
+    /// A host on a shared session keeps its account (returns `account`).
+    fn swap_account(
+        &mut self,
+        account: crate::privileges::SessionAccount,
+    ) -> crate::privileges::SessionAccount {
+        account
+    }
 }
 
 /// How a statement ended.

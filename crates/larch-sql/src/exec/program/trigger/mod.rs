@@ -13,7 +13,10 @@
 //! (4031 when `x` is no trigger of the same table, timing and event); the
 //! keys leave gaps, and the group is renumbered when a gap is used up.
 //! CREATE and DROP TRIGGER need the TRIGGER privilege on the table.
-//! Triggers run as the invoker's account (the DEFINER is kept and shown).
+//! A trigger's statements run as its definer's account, which must exist
+//! (1449; a note when the trigger is created) and have the TRIGGER
+//! privilege on the table (1142) when it fires; CURRENT_USER() inside
+//! shows the definer.
 
 mod def;
 mod fire;
@@ -22,6 +25,7 @@ mod show;
 use larch_engine::catalog::TriggerEntry;
 use sqlparser::ast;
 
+use super::head::{self, Context};
 use crate::error::{SqlError, Warning};
 use crate::parse::trigger::{CreateTrigger, TriggerStatement};
 use crate::parse::Statement;
@@ -37,23 +41,7 @@ const ORDER_GAP: i64 = 1 << 20;
 
 /// `(db, name)` of a trigger name (1046 without a current database).
 fn name_of(s: &Session, name: &ast::ObjectName) -> Result<(String, String), SqlError> {
-    let parts: Vec<String> = name
-        .0
-        .iter()
-        .filter_map(|p| p.as_ident())
-        .map(|i| i.value.clone())
-        .collect();
-    match parts.as_slice() {
-        [n] => match &s.current_db {
-            Some(db) => Ok((db.clone(), n.clone())),
-            None => Err(SqlError::new(1046, "No database selected")),
-        },
-        [d, n] => Ok((d.clone(), n.clone())),
-        _ => Err(SqlError::new(
-            1064,
-            format!("Incorrect trigger name '{name}'"),
-        )),
-    }
+    head::name_of(s, name, "trigger")
 }
 
 fn does_not_exist() -> SqlError {
@@ -96,32 +84,9 @@ pub(crate) fn execute(s: &mut Session, t: &TriggerStatement) -> Result<QueryResu
     }
 }
 
-fn var_text(s: &Session, name: &str) -> String {
-    match s.var_by_name(name) {
-        larch_engine::record::value::Value::Str(v) => v,
-        _ => String::new(),
-    }
-}
-
-fn session_definer(s: &Session) -> (String, String) {
-    let host = s.process.host.split(':').next().unwrap_or_default();
-    let local = matches!(host, "localhost" | "127.0.0.1" | "::1" | "");
-    let user = if s.process.user.is_empty() {
-        "root".to_owned()
-    } else {
-        s.process.user.clone()
-    };
-    (user, if local { "localhost" } else { "%" }.to_owned())
-}
-
 fn create(s: &mut Session, c: &CreateTrigger) -> Result<QueryResult, SqlError> {
     let (db, n) = name_of(s, &c.name)?;
-    if n.chars().count() > 64 {
-        return Err(SqlError::new(
-            1059,
-            format!("Identifier name '{n}' is too long"),
-        ));
-    }
+    head::check_name_length(&n)?;
     let tparts: Vec<String> = c
         .table
         .0
@@ -190,32 +155,21 @@ fn create(s: &mut Session, c: &CreateTrigger) -> Result<QueryResult, SqlError> {
     }
     let order = order_key(s, &db, &table, &n, c)?;
     let now = s.now_micros();
-    let db_collation = catalog
-        .database_meta(&db)
-        .and_then(|m| {
-            String::from_utf8_lossy(&m)
-                .split('\0')
-                .nth(1)
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| "utf8mb4_general_ci".into());
     let offset = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let def = TriggerDef {
         timing: c.timing,
         event: c.event,
         order,
-        definer: c.definer.clone().unwrap_or_else(|| session_definer(s)),
+        definer: head::definer_or_session(s, &c.definer),
         text: c.text.clone(),
         on_start: offset(c.on_start),
         on_end: offset(c.on_end),
         body_start: offset(c.body_start),
-        sql_mode: var_text(s, "sql_mode"),
-        charset_client: var_text(s, "character_set_client"),
-        collation_connection: var_text(s, "collation_connection"),
-        db_collation,
+        context: Context::of_session(s, &db),
         created: now,
     };
     catalog.store_trigger(&db, &n, &table, &def.encode(), c.or_replace)?;
+    super::host::note_missing_definer(s, &def.definer);
     Ok(QueryResult::ok())
 }
 

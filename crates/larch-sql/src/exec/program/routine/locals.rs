@@ -53,11 +53,18 @@ pub(crate) fn bind_query(q: &ast::Query, scope: &dyn Scope) -> (ast::Query, Vec<
 pub(crate) fn bind_statement(stmt: &Statement, scope: &dyn Scope) -> (Statement, Vec<Value>) {
     let mut stmt = stmt.clone();
     let mut params = Vec::new();
+    visit_statement_exprs(&mut stmt, &mut |x| replace(x, scope, &mut params));
+    (stmt, params)
+}
+
+/// Calls `f` on every expression of a statement that can name a program's
+/// locals (SQL statements, SELECT ... INTO, DO).
+pub(crate) fn visit_statement_exprs(stmt: &mut Statement, f: &mut dyn FnMut(&mut ast::Expr)) {
     let mut visit = |x: &mut ast::Expr| {
-        replace(x, scope, &mut params);
+        f(x);
         ControlFlow::<()>::Continue(())
     };
-    match &mut stmt {
+    match stmt {
         Statement::Sql(s) => {
             let _ = ast::visit_expressions_mut(s.as_mut(), &mut visit);
         }
@@ -71,5 +78,4 @@ pub(crate) fn bind_statement(stmt: &Statement, scope: &dyn Scope) -> (Statement,
         }
         _ => {}
     }
-    (stmt, params)
 }

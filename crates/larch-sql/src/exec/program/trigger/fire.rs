@@ -25,13 +25,15 @@ use larch_engine::record::value::{ColumnType, Value};
 use larch_engine::table::TableDef;
 use sqlparser::ast;
 
+use super::super::host::{definer_account, run_body, Role, SessionHost};
+use super::super::routine::{visit_statement_exprs, Interp};
 use super::def::{parsed_body, TriggerDef};
-use crate::error::{SqlError, Warning};
-use crate::exec::routine::{Host, Interp};
+use crate::error::SqlError;
 use crate::parse::routine_body::{Block, Decl, Handler, SetItem, SpStmt};
 use crate::parse::trigger::{row_ref, set_target, Event, Timing};
 use crate::parse::Statement;
-use crate::result::{QueryResult, RowSet};
+use crate::privileges::bits::Privs;
+use crate::privileges::SessionAccount;
 use crate::session::Session;
 
 /// The session's trigger bookkeeping.
@@ -49,6 +51,9 @@ struct Ready {
     name: String,
     def: TriggerDef,
     body: Arc<SpStmt>,
+    /// The definer's account when it exists and has the TRIGGER privilege
+    /// on the table (else firing fails with the reason, see [`run_as`]).
+    run_as: Option<SessionAccount>,
 }
 
 /// The triggers of one table, in firing order.
@@ -60,6 +65,13 @@ pub(crate) struct TableTriggers {
 }
 
 impl TableTriggers {
+    /// Whether a trigger fires at `timing` on `event`.
+    pub(crate) fn has(&self, timing: Timing, event: Event) -> bool {
+        self.list
+            .iter()
+            .any(|r| r.def.timing == timing && r.def.event == event)
+    }
+
     /// The triggers of `db.table`; `None` when it has none.
     pub(crate) fn load(
         s: &Session,
@@ -77,10 +89,12 @@ impl TableTriggers {
         let mut list = Vec::with_capacity(entries.len());
         for e in entries {
             let (def, body) = parsed_body(&e.schema, &e.name, &e.definition)?;
+            let run_as = run_as(s, &def, db, table).ok();
             list.push(Ready {
                 name: e.name,
                 def,
                 body,
+                run_as,
             });
         }
         list.sort_by_key(|r| (r.def.timing, r.def.event, r.def.order));
@@ -90,6 +104,21 @@ impl TableTriggers {
             list,
         })))
     }
+}
+
+/// The account a trigger runs as: its definer's, which must exist (1449)
+/// and have the TRIGGER privilege on the table (1142).
+fn run_as(
+    s: &Session,
+    def: &TriggerDef,
+    db: &str,
+    table: &str,
+) -> Result<SessionAccount, SqlError> {
+    let (account, checker) = definer_account(s, &def.definer)?;
+    if !checker.is_all() {
+        checker.table(db, table, Privs::TRIGGER)?;
+    }
+    Ok(account)
 }
 
 /// Error 1442 when `db.table` is changed by a statement that fired the
@@ -159,24 +188,31 @@ fn run_one(
     old: Option<&[Value]>,
     new: Option<&mut Vec<Value>>,
 ) -> Result<(), SqlError> {
-    s.current_db = Some(tt.db.clone());
-    let mut host = TriggerHost { s };
-    let mut it = Interp::new(&mut host);
+    let mut locals = Vec::new();
     if let Some(old) = old {
         for (c, v) in def.columns.iter().zip(old) {
-            it.declare(&local_name(false, &c.name), None, engine_to_local(v, &c.ty))?;
+            locals.push((local_name(false, &c.name), None, engine_to_local(v, &c.ty)));
         }
     }
     if let Some(new) = new.as_deref() {
         for (c, v) in def.columns.iter().zip(new) {
-            it.declare(
-                &local_name(true, &c.name),
+            locals.push((
+                local_name(true, &c.name),
                 Some(c.ty.clone()),
                 engine_to_local(v, &c.ty),
-            )?;
+            ));
         }
     }
-    it.run_body(&r.body).inspect_err(|e| {
+    let account = match &r.run_as {
+        Some(a) => a.clone(),
+        None => run_as(s, &r.def, &tt.db, &tt.table)?,
+    };
+    let mut host = SessionHost {
+        s,
+        role: Role::Trigger,
+    };
+    let mut it = Interp::new(&mut host);
+    run_body(&mut it, &tt.db, locals, &r.body, Some(account)).inspect_err(|e| {
         tracing::debug!(trigger = %r.name, error = %e.message(), "trigger failed");
     })?;
     if let (Some(new), Timing::Before) = (new, r.def.timing) {
@@ -189,84 +225,26 @@ fn run_one(
     Ok(())
 }
 
-/// What runs a trigger's statements: the session of the firing statement.
-struct TriggerHost<'s> {
-    s: &'s mut Session,
-}
-
-impl Host for TriggerHost<'_> {
-    fn session(&self) -> &Session {
-        self.s
-    }
-
-    fn run(&mut self, stmt: &Statement, params: &[Value]) -> Result<QueryResult, SqlError> {
-        crate::exec::execute_in_trigger(self.s, stmt, params)
-    }
-
-    fn query(&mut self, q: &ast::Query, params: &[Value]) -> Result<RowSet, SqlError> {
-        match crate::exec::select::execute(self.s, q, params)? {
-            QueryResult::Rows(set) => Ok(set),
-            QueryResult::Ok(_) => Ok(RowSet::default()),
-        }
-    }
-
-    fn emit(&mut self, _: RowSet) -> Result<(), SqlError> {
-        Err(SqlError::new(
-            1415,
-            "Not allowed to return a result set from a trigger",
-        ))
-    }
-
-    fn set_user_var(&mut self, name: &str, v: Value) {
-        crate::eval::uservar::forget(name);
-        self.s.user_vars.insert(name.to_string(), v);
-    }
-
-    fn warn(&mut self, w: Warning) {
-        self.s.push_warning(w);
-    }
-
-    fn use_db(&mut self, db: Option<&str>) {
-        self.s.current_db = db.map(str::to_string);
-    }
-}
-
 /// `NEW.col` / `OLD.col` in an expression become the locals' names.
 fn rewrite_expr(e: &mut ast::Expr) {
     let _ = ast::visit_expressions_mut(e, |x| {
-        if let ast::Expr::CompoundIdentifier(parts) = x {
-            if let Some((new, col)) = row_ref(parts) {
-                *x = ast::Expr::Identifier(ast::Ident::new(local_name(new, col)));
-            }
-        }
+        rewrite_row_ref(x);
         ControlFlow::<()>::Continue(())
     });
 }
 
+/// `NEW.col` / `OLD.col` itself becomes the local's name.
+fn rewrite_row_ref(x: &mut ast::Expr) {
+    if let ast::Expr::CompoundIdentifier(parts) = x {
+        if let Some((new, col)) = row_ref(parts) {
+            *x = ast::Expr::Identifier(ast::Ident::new(local_name(new, col)));
+        }
+    }
+}
+
 fn rewrite_statement(st: &Statement) -> Statement {
     let mut st = st.clone();
-    let mut visit = |x: &mut ast::Expr| {
-        if let ast::Expr::CompoundIdentifier(parts) = x {
-            if let Some((new, col)) = row_ref(parts) {
-                *x = ast::Expr::Identifier(ast::Ident::new(local_name(new, col)));
-            }
-        }
-        ControlFlow::<()>::Continue(())
-    };
-    match &mut st {
-        Statement::Sql(s) => {
-            let _ = ast::visit_expressions_mut(s.as_mut(), &mut visit);
-        }
-        Statement::SelectInto { query, .. } => {
-            let _ = ast::visit_expressions_mut(query.as_mut(), &mut visit);
-        }
-        Statement::Do(exprs) => {
-            for e in exprs {
-                let _ = ast::visit_expressions_mut(e, &mut visit);
-            }
-        }
-        _ => {}
-    }
+    visit_statement_exprs(&mut st, &mut rewrite_row_ref);
     st
 }
 

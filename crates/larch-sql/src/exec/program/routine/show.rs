@@ -9,20 +9,16 @@
 //! the body as written.
 
 use larch_engine::catalog::ProgramKind;
-use larch_engine::record::collation::Collation;
-use larch_engine::record::value::{ColumnType, Value};
+use larch_engine::record::value::Value;
 use sqlparser::ast;
 
+use super::super::head::{create_definer_clause, definer_text, quote_ident, Context};
+use super::super::show_filter::ShowFilter;
 use super::{does_not_exist, kind_word, name_of, RoutineDef};
 use crate::error::SqlError;
-use crate::eval::{CompileOptions, ExprType};
 use crate::parse::routine::DataAccess;
 use crate::result::{QueryResult, ResultColumn, RowSet};
 use crate::session::Session;
-
-fn quote_ident(s: &str) -> String {
-    format!("`{}`", s.replace('`', "``"))
-}
 
 fn quote_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -41,9 +37,8 @@ fn quote_string(s: &str) -> String {
 /// The CREATE statement of a routine, as SHOW CREATE prints it.
 pub(crate) fn create_text(name: &str, def: &RoutineDef) -> String {
     let mut out = format!(
-        "CREATE DEFINER={}@{} {} {}({})",
-        quote_ident(&def.definer.0),
-        quote_ident(&def.definer.1),
+        "{} {} {}({})",
+        create_definer_clause(&def.definer),
         kind_word(def.kind),
         quote_ident(name),
         def.params_text
@@ -89,23 +84,21 @@ pub(super) fn show_create(
         ProgramKind::Function => ("Function", "Create Function"),
         _ => ("Procedure", "Create Procedure"),
     };
+    let mut columns = vec![
+        ResultColumn::text(first, 64, false),
+        ResultColumn::text("sql_mode", 64, false),
+        ResultColumn::text(create, 1024, true),
+    ];
+    columns.extend(Context::columns());
+    let mut row = vec![
+        Value::Str(e.name.clone()),
+        Value::Str(def.context.sql_mode.clone()),
+        Value::Str(create_text(&e.name, &def)),
+    ];
+    row.extend(def.context.values());
     Ok(QueryResult::Rows(RowSet {
-        columns: vec![
-            ResultColumn::text(first, 64, false),
-            ResultColumn::text("sql_mode", 64, false),
-            ResultColumn::text(create, 1024, true),
-            ResultColumn::text("character_set_client", 32, false),
-            ResultColumn::text("collation_connection", 64, false),
-            ResultColumn::text("Database Collation", 64, false),
-        ],
-        rows: vec![vec![
-            Value::Str(e.name.clone()),
-            Value::Str(def.sql_mode.clone()),
-            Value::Str(create_text(&e.name, &def)),
-            Value::Str(def.charset_client.clone()),
-            Value::Str(def.collation_connection.clone()),
-            Value::Str(def.db_collation.clone()),
-        ]],
+        columns,
+        rows: vec![row],
     }))
 }
 
@@ -140,64 +133,30 @@ pub(super) fn show_status(
         .iter()
         .map(|n| ResultColumn::text(*n, 64, false))
         .collect();
-    let compiled = match filter {
-        Some(f) => {
-            let resolve = |ids: &[ast::Ident]| {
-                let last = ids.last()?;
-                let i = STATUS_COLUMNS
-                    .iter()
-                    .position(|c| c.eq_ignore_ascii_case(&last.value))?;
-                Some((
-                    i,
-                    ExprType {
-                        ty: ColumnType::Varchar {
-                            max_len: 64,
-                            collation: Collation::Utf8mb4GeneralCi,
-                        },
-                        nullable: false,
-                    },
-                ))
-            };
-            Some(crate::eval::compile(
-                f,
-                &resolve,
-                &CompileOptions::default(),
-            )?)
-        }
-        None => None,
-    };
+    let show = ShowFilter::new(&STATUS_COLUMNS, like, filter)?;
     let mut rows = Vec::new();
     for e in s.db.catalog().programs(None, kind) {
         if !crate::privileges::check::sees_database(s, &e.schema) {
             continue;
         }
-        if let Some(p) = like {
-            if !crate::eval::like(&e.name, p, '\\', Collation::Utf8mb4GeneralCi) {
-                continue;
-            }
+        if !show.name_matches(&e.name) {
+            continue;
         }
         let def = RoutineDef::decode(&e.definition)?;
-        let row = vec![
+        let mut row = vec![
             Value::Str(e.schema.clone()),
             Value::Str(e.name.clone()),
             Value::Str(kind_word(kind).into()),
-            Value::Str(format!("{}@{}", def.definer.0, def.definer.1)),
+            Value::Str(definer_text(&def.definer)),
             Value::Str(datetime_text(def.modified)),
             Value::Str(datetime_text(def.created)),
             Value::Str(if def.invoker { "INVOKER" } else { "DEFINER" }.into()),
             Value::Str(def.comment.clone()),
-            Value::Str(def.charset_client.clone()),
-            Value::Str(def.collation_connection.clone()),
-            Value::Str(def.db_collation.clone()),
         ];
-        if let Some(c) = &compiled {
-            let mut ctx = s.eval_context(&[]);
-            let v = c.eval(&row, &mut ctx)?;
-            if !crate::eval::convert::truth(&v, &mut ctx).unwrap_or(false) {
-                continue;
-            }
+        row.extend(def.context.values());
+        if show.row_matches(s, &row)? {
+            rows.push(row);
         }
-        rows.push(row);
     }
     Ok(QueryResult::Rows(RowSet { columns, rows }))
 }
