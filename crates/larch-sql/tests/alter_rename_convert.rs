@@ -9,23 +9,7 @@
 
 mod support;
 
-use larch_sql::session::Session;
-use support::{rows, TestDb, R};
-
-fn create(s: &mut Session, table: &str) -> R<String> {
-    Ok(rows(s, &format!("SHOW CREATE TABLE {table}"))?
-        .into_iter()
-        .next()
-        .and_then(|r| r.into_iter().nth(1))
-        .unwrap_or_default())
-}
-
-fn code(s: &mut Session, sql: &str) -> (u16, String) {
-    match s.execute(sql) {
-        Ok(r) => panic!("{sql} should fail, got {r:?}"),
-        Err(e) => (e.code(), e.message()),
-    }
-}
+use support::{error, rows, show_create, TestDb, R};
 
 #[test]
 fn rename_index_renames_and_checks_names() -> R<()> {
@@ -35,24 +19,24 @@ fn rename_index_renames_and_checks_names() -> R<()> {
     ])?;
     let mut s = t.session(5)?;
     s.execute("ALTER TABLE t RENAME INDEX ka TO kb")?;
-    let text = create(&mut s, "t")?;
+    let text = show_create(&mut s, "t")?;
     assert!(text.contains("KEY `kb` (`a`)"), "{text}");
     assert!(!text.contains("`ka`"), "{text}");
     s.execute("ALTER TABLE t RENAME KEY kc TO kd")?;
-    let text = create(&mut s, "t")?;
+    let text = show_create(&mut s, "t")?;
     assert!(text.contains("UNIQUE KEY `kd` (`c`)"), "{text}");
     // Only the case changes.
     s.execute("ALTER TABLE t RENAME INDEX kb TO KB")?;
-    assert!(create(&mut s, "t")?.contains("KEY `KB` (`a`)"));
+    assert!(show_create(&mut s, "t")?.contains("KEY `KB` (`a`)"));
     // The renamed key still reads and still enforces uniqueness.
     assert_eq!(rows(&mut s, "SELECT id FROM t WHERE a = 20")?, [["2"]]);
-    assert_eq!(code(&mut s, "INSERT INTO t VALUES (3, 30, 100)").0, 1062);
+    assert_eq!(error(&mut s, "INSERT INTO t VALUES (3, 30, 100)")?.0, 1062);
     assert_eq!(
-        code(&mut s, "ALTER TABLE t RENAME INDEX nope TO kx"),
+        error(&mut s, "ALTER TABLE t RENAME INDEX nope TO kx")?,
         (1176, "Key 'nope' doesn't exist in table 't'".into())
     );
     assert_eq!(
-        code(&mut s, "ALTER TABLE t RENAME INDEX KB TO kd"),
+        error(&mut s, "ALTER TABLE t RENAME INDEX KB TO kd")?,
         (1061, "Duplicate key name 'kd'".into())
     );
     Ok(())
@@ -68,7 +52,7 @@ fn convert_to_character_set_changes_every_character_column() -> R<()> {
     ])?;
     let mut s = t.session(5)?;
     s.execute("ALTER TABLE ct CONVERT TO CHARACTER SET utf8mb4")?;
-    let text = create(&mut s, "ct")?;
+    let text = show_create(&mut s, "ct")?;
     for part in [
         "`a` varchar(10) DEFAULT NULL",
         "`b` mediumtext DEFAULT NULL",
@@ -85,7 +69,7 @@ fn convert_to_character_set_changes_every_character_column() -> R<()> {
     );
     // Back to latin1 with a collation; a TEXT does not shrink.
     s.execute("ALTER TABLE ct CONVERT TO CHARACTER SET latin1 COLLATE latin1_bin")?;
-    let text = create(&mut s, "ct")?;
+    let text = show_create(&mut s, "ct")?;
     assert!(text.contains("`b` mediumtext"), "{text}");
     assert!(
         text.contains("DEFAULT CHARSET=latin1 COLLATE=latin1_bin"),
@@ -94,20 +78,20 @@ fn convert_to_character_set_changes_every_character_column() -> R<()> {
     assert!(!text.contains("CHARACTER SET"), "{text}");
     // Errors as MariaDB gives them.
     assert_eq!(
-        code(&mut s, "ALTER TABLE ct CONVERT TO CHARACTER SET nope"),
+        error(&mut s, "ALTER TABLE ct CONVERT TO CHARACTER SET nope")?,
         (1115, "Unknown character set: 'nope'".into())
     );
     assert_eq!(
-        code(
+        error(
             &mut s,
             "ALTER TABLE ct CONVERT TO CHARACTER SET utf8mb4 COLLATE latin1_bin"
-        )
+        )?
         .0,
         1253
     );
     s.execute("CREATE TABLE cv (a VARCHAR(20000)) CHARSET latin1")?;
     assert_eq!(
-        code(&mut s, "ALTER TABLE cv CONVERT TO CHARACTER SET utf8mb4"),
+        error(&mut s, "ALTER TABLE cv CONVERT TO CHARACTER SET utf8mb4")?,
         (
             1074,
             "Column length too big for column 'a' (max = 16383); use BLOB or TEXT instead".into()
@@ -124,11 +108,11 @@ fn convert_refuses_characters_the_new_set_lacks() -> R<()> {
     ])?;
     let mut s = t.session(5)?;
     assert_eq!(
-        code(&mut s, "ALTER TABLE cx CONVERT TO CHARACTER SET latin1").0,
+        error(&mut s, "ALTER TABLE cx CONVERT TO CHARACTER SET latin1")?.0,
         1366
     );
     // The table is as it was.
-    assert!(create(&mut s, "cx")?.contains("CHARACTER SET utf8mb4"));
+    assert!(show_create(&mut s, "cx")?.contains("CHARACTER SET utf8mb4"));
     assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM cx")?, [["2"]]);
     Ok(())
 }
@@ -138,20 +122,20 @@ fn default_character_set_leaves_the_columns() -> R<()> {
     let t = TestDb::new(&["CREATE TABLE ct (id INT PRIMARY KEY, a VARCHAR(10)) CHARSET latin1"])?;
     let mut s = t.session(5)?;
     s.execute("ALTER TABLE ct CHARACTER SET = utf8mb4")?;
-    let text = create(&mut s, "ct")?;
+    let text = show_create(&mut s, "ct")?;
     assert!(
         text.contains("`a` varchar(10) CHARACTER SET latin1 COLLATE latin1_swedish_ci"),
         "{text}"
     );
     assert!(text.contains("DEFAULT CHARSET=utf8mb4"), "{text}");
     s.execute("ALTER TABLE ct DEFAULT CHARACTER SET latin1 COLLATE latin1_bin")?;
-    let text = create(&mut s, "ct")?;
+    let text = show_create(&mut s, "ct")?;
     assert!(
         text.contains("DEFAULT CHARSET=latin1 COLLATE=latin1_bin"),
         "{text}"
     );
     // A column added now takes the new default.
     s.execute("ALTER TABLE ct ADD b CHAR(2)")?;
-    assert!(create(&mut s, "ct")?.contains("`b` char(2) DEFAULT NULL"));
+    assert!(show_create(&mut s, "ct")?.contains("`b` char(2) DEFAULT NULL"));
     Ok(())
 }

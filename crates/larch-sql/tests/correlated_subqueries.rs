@@ -6,8 +6,7 @@
 
 mod support;
 
-use larch_sql::session::Session;
-use support::{rows, TestDb, R};
+use support::{code, rows, TestDb, R};
 
 fn setup() -> R<TestDb> {
     TestDb::new(&[
@@ -23,13 +22,6 @@ fn setup() -> R<TestDb> {
 
 fn flat(r: Vec<Vec<String>>) -> Vec<String> {
     r.into_iter().map(|r| r.join(",")).collect()
-}
-
-fn code(s: &mut Session, sql: &str) -> u16 {
-    match s.execute(sql) {
-        Ok(r) => panic!("{sql} should fail, got {r:?}"),
-        Err(e) => e.code(),
-    }
 }
 
 #[test]

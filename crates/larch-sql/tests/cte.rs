@@ -8,7 +8,7 @@
 mod support;
 
 use larch_sql::session::Session;
-use support::{one, query, rows, TestDb, R};
+use support::{code, one, query, rows, TestDb, R};
 
 fn setup() -> R<TestDb> {
     TestDb::new(&[
@@ -22,14 +22,6 @@ fn setup() -> R<TestDb> {
         "CREATE TABLE edge (src INT, dst INT)",
         "INSERT INTO edge VALUES (1, 2), (2, 3), (3, 1), (3, 4)",
     ])
-}
-
-/// The error code of `sql` (panics when it succeeds).
-fn code(s: &mut Session, sql: &str) -> u16 {
-    match s.execute(sql) {
-        Ok(r) => panic!("{sql} should fail, got {r:?}"),
-        Err(e) => e.code(),
-    }
 }
 
 fn flat(r: Vec<Vec<String>>) -> Vec<String> {

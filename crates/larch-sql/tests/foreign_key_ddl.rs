@@ -8,20 +8,13 @@
 mod support;
 
 use larch_sql::session::Session;
-use support::{rows, TestDb, R};
+use support::{error, rows, TestDb, R};
 
 const REFUSED: &str = "Cannot delete or update a parent row: a foreign key constraint fails";
 
 fn show_create(s: &mut Session, t: &str) -> R<String> {
     let r = rows(s, &format!("SHOW CREATE TABLE {t}"))?;
     Ok(r.first().and_then(|r| r.get(1)).cloned().ok_or("no row")?)
-}
-
-fn error(s: &mut Session, sql: &str) -> R<(u16, String)> {
-    match s.execute(sql) {
-        Ok(_) => Err(format!("expected an error from {sql}").into()),
-        Err(e) => Ok((e.code(), e.message())),
-    }
 }
 
 fn tables(s: &mut Session, db: &str) -> R<Vec<String>> {

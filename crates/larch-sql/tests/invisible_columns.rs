@@ -9,8 +9,7 @@
 
 mod support;
 
-use larch_sql::session::Session;
-use support::{query, rows, TestDb, R};
+use support::{error, query, rows, show_create, TestDb, R};
 
 fn setup() -> R<TestDb> {
     TestDb::new(&[
@@ -19,21 +18,6 @@ fn setup() -> R<TestDb> {
         "INSERT INTO iv VALUES (1, 2)",
         "INSERT INTO iv (id, a, h) VALUES (2, 3, 4)",
     ])
-}
-
-fn create(s: &mut Session, table: &str) -> R<String> {
-    Ok(rows(s, &format!("SHOW CREATE TABLE {table}"))?
-        .into_iter()
-        .next()
-        .and_then(|r| r.into_iter().nth(1))
-        .unwrap_or_default())
-}
-
-fn code(s: &mut Session, sql: &str) -> (u16, String) {
-    match s.execute(sql) {
-        Ok(r) => panic!("{sql} should fail, got {r:?}"),
-        Err(e) => (e.code(), e.message()),
-    }
 }
 
 #[test]
@@ -50,7 +34,7 @@ fn invisible_columns_are_left_out_of_star_and_bare_insert() -> R<()> {
     let (names, _) = query(&mut s, "SELECT iv.* FROM iv")?;
     assert_eq!(names, ["id", "a"]);
     assert_eq!(
-        code(&mut s, "INSERT INTO iv VALUES (3, 4, 5)"),
+        error(&mut s, "INSERT INTO iv VALUES (3, 4, 5)")?,
         (
             1136,
             "Column count doesn't match value count at row 1".into()
@@ -68,7 +52,7 @@ fn invisible_columns_are_left_out_of_star_and_bare_insert() -> R<()> {
 fn invisible_shows_in_create_table_and_columns() -> R<()> {
     let t = setup()?;
     let mut s = t.session(5)?;
-    let text = create(&mut s, "iv")?;
+    let text = show_create(&mut s, "iv")?;
     assert!(
         text.contains("`h` int(11) INVISIBLE DEFAULT NULL,"),
         "{text}"
@@ -99,7 +83,7 @@ fn invisible_shows_in_create_table_and_columns() -> R<()> {
     );
     // A NOT NULL one with a default.
     s.execute("CREATE TABLE iv4 (a INT, b INT NOT NULL DEFAULT 1 INVISIBLE)")?;
-    assert!(create(&mut s, "iv4")?.contains("`b` int(11) NOT NULL INVISIBLE DEFAULT 1"));
+    assert!(show_create(&mut s, "iv4")?.contains("`b` int(11) NOT NULL INVISIBLE DEFAULT 1"));
     Ok(())
 }
 
@@ -109,7 +93,7 @@ fn alter_adds_and_modify_makes_visible() -> R<()> {
     let mut s = t.session(5)?;
     s.execute("ALTER TABLE iv ADD COLUMN z INT INVISIBLE")?;
     s.execute("ALTER TABLE iv MODIFY h INT")?;
-    let text = create(&mut s, "iv")?;
+    let text = show_create(&mut s, "iv")?;
     assert!(text.contains("`h` int(11) DEFAULT NULL,"), "{text}");
     assert!(
         text.contains("`z` int(11) INVISIBLE DEFAULT NULL,"),
@@ -145,14 +129,14 @@ fn errors_as_mariadb() -> R<()> {
     let t = setup()?;
     let mut s = t.session(5)?;
     assert_eq!(
-        code(&mut s, "CREATE TABLE iv3 (a INT, b INT NOT NULL INVISIBLE)"),
+        error(&mut s, "CREATE TABLE iv3 (a INT, b INT NOT NULL INVISIBLE)")?,
         (
             4108,
             "Invisible column `b` must have a default value".into()
         )
     );
     assert_eq!(
-        code(&mut s, "CREATE TABLE iv2 (a INT INVISIBLE)"),
+        error(&mut s, "CREATE TABLE iv2 (a INT INVISIBLE)")?,
         (1113, "A table must have at least 1 column".into())
     );
     Ok(())

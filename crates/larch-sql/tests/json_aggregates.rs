@@ -9,7 +9,7 @@
 mod support;
 
 use larch_sql::session::Session;
-use support::{rows, TestDb, R};
+use support::{code, rows, TestDb, R};
 
 fn setup() -> R<TestDb> {
     TestDb::new(&[
@@ -21,13 +21,6 @@ fn setup() -> R<TestDb> {
 
 fn one(s: &mut Session, sql: &str) -> R<String> {
     support::one(s, sql)
-}
-
-fn code(s: &mut Session, sql: &str) -> u16 {
-    match s.execute(sql) {
-        Ok(r) => panic!("{sql} should fail, got {r:?}"),
-        Err(e) => e.code(),
-    }
 }
 
 #[test]

@@ -10,7 +10,7 @@
 mod support;
 
 use larch_sql::session::Session;
-use support::{query, rows, TestDb, R};
+use support::{code, query, rows, TestDb, R};
 
 fn setup() -> R<TestDb> {
     TestDb::new(&[
@@ -25,13 +25,6 @@ fn setup() -> R<TestDb> {
 
 fn flat(s: &mut Session, sql: &str) -> R<Vec<String>> {
     Ok(rows(s, sql)?.into_iter().map(|r| r.join(",")).collect())
-}
-
-fn code(s: &mut Session, sql: &str) -> u16 {
-    match s.execute(sql) {
-        Ok(r) => panic!("{sql} should fail, got {r:?}"),
-        Err(e) => e.code(),
-    }
 }
 
 #[test]

@@ -9,32 +9,12 @@
 mod support;
 
 use larch_engine::record::value::Value;
-use larch_sql::result::QueryResult;
 use larch_sql::session::Session;
-use support::{rows, TestDb, R};
+use support::{rows, text_result, TestDb, R};
 
 /// The result of a prepared execution: column names and rows as text.
 fn run(s: &mut Session, id: u32, params: &[Value]) -> R<(Vec<String>, Vec<Vec<String>>)> {
-    match s.execute_prepared(id, params)? {
-        QueryResult::Rows(set) => {
-            let names = set.columns.iter().map(|c| c.name.clone()).collect();
-            let rows = set
-                .rows
-                .iter()
-                .map(|r| {
-                    r.iter()
-                        .zip(&set.columns)
-                        .map(|(v, c)| match larch_sql::value::to_text(v, &c.ty) {
-                            Some(b) => String::from_utf8_lossy(&b).into_owned(),
-                            None => "NULL".into(),
-                        })
-                        .collect()
-                })
-                .collect();
-            Ok((names, rows))
-        }
-        other => Err(format!("expected rows, got {other:?}").into()),
-    }
+    text_result(s.execute_prepared(id, params)?, "the prepared statement")
 }
 
 fn strings(rows: &[&[&str]]) -> Vec<Vec<String>> {

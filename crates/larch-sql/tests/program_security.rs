@@ -7,47 +7,8 @@
 
 mod support;
 
-use larch_sql::result::QueryResult;
 use larch_sql::session::Session;
-use support::{one, rows, TestDb, R};
-
-/// The result sets of a CALL (rows joined by `|`, columns by `,`), then
-/// "OK".
-fn results(s: &mut Session, sql: &str) -> R<Vec<String>> {
-    let out = s.query(sql.as_bytes());
-    if let Some(e) = out.error {
-        return Err(format!("{sql}: {e}").into());
-    }
-    Ok(out
-        .results
-        .iter()
-        .map(|r| match r {
-            QueryResult::Ok(_) => "OK".to_string(),
-            QueryResult::Rows(set) => set
-                .rows
-                .iter()
-                .map(|row| {
-                    row.iter()
-                        .zip(&set.columns)
-                        .map(|(v, c)| match larch_sql::value::to_text(v, &c.ty) {
-                            Some(b) => String::from_utf8_lossy(&b).into_owned(),
-                            None => "NULL".into(),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(",")
-                })
-                .collect::<Vec<_>>()
-                .join("|"),
-        })
-        .collect())
-}
-
-fn error(s: &mut Session, sql: &str) -> R<(u16, String)> {
-    match s.execute(sql) {
-        Ok(_) => Err(format!("expected an error from {sql}").into()),
-        Err(e) => Ok((e.code(), e.message())),
-    }
-}
+use support::{error, one, results, rows, TestDb, R};
 
 fn flat(s: &mut Session, sql: &str) -> R<Vec<String>> {
     Ok(rows(s, sql)?.into_iter().map(|r| r.join(",")).collect())

@@ -8,55 +8,13 @@ mod support;
 
 use larch_engine::config::EngineConfig;
 use larch_sql::database::Database;
-use larch_sql::result::QueryResult;
-use larch_sql::session::Session;
-use support::{one, rows, TestDb, R};
+use support::{code, one, results, rows, TestDb, R};
 
 fn setup() -> R<TestDb> {
     TestDb::new(&[
         "CREATE TABLE t (id INT PRIMARY KEY, a INT NOT NULL, b VARCHAR(10))",
         "INSERT INTO t VALUES (1, 10, 'x'), (2, 20, 'y'), (3, 30, 'z')",
     ])
-}
-
-/// The error code of `sql` (panics when it succeeds).
-fn code(s: &mut Session, sql: &str) -> u16 {
-    let out = s.query(sql.as_bytes());
-    match out.error {
-        Some(e) => e.code(),
-        None => panic!("{sql} should fail, got {:?}", out.results),
-    }
-}
-
-/// Runs one statement (a CALL may return several result sets): each result
-/// set as rows joined by `|`, columns by `,`; an OK as "OK".
-fn results(s: &mut Session, sql: &str) -> R<Vec<String>> {
-    let out = s.query(sql.as_bytes());
-    if let Some(e) = out.error {
-        return Err(format!("{sql}: {e}").into());
-    }
-    Ok(out
-        .results
-        .iter()
-        .map(|r| match r {
-            QueryResult::Ok(_) => "OK".to_string(),
-            QueryResult::Rows(set) => set
-                .rows
-                .iter()
-                .map(|row| {
-                    row.iter()
-                        .zip(&set.columns)
-                        .map(|(v, c)| match larch_sql::value::to_text(v, &c.ty) {
-                            Some(b) => String::from_utf8_lossy(&b).into_owned(),
-                            None => "NULL".into(),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(",")
-                })
-                .collect::<Vec<_>>()
-                .join("|"),
-        })
-        .collect())
 }
 
 fn flat(r: Vec<Vec<String>>) -> Vec<String> {

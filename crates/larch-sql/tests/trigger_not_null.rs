@@ -8,14 +8,7 @@
 mod support;
 
 use larch_sql::session::Session;
-use support::{rows, TestDb, R};
-
-fn code(s: &mut Session, sql: &str) -> u16 {
-    match s.query(sql.as_bytes()).error {
-        Some(e) => e.code(),
-        None => panic!("{sql} should fail"),
-    }
-}
+use support::{code, rows, TestDb, R};
 
 fn flat(s: &mut Session, sql: &str) -> R<Vec<String>> {
     Ok(rows(s, sql)?.into_iter().map(|r| r.join(",")).collect())

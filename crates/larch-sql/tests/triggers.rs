@@ -12,22 +12,13 @@ mod support;
 use larch_engine::config::EngineConfig;
 use larch_sql::database::Database;
 use larch_sql::session::Session;
-use support::{one, rows, TestDb, R};
+use support::{code, one, rows, TestDb, R};
 
 fn setup() -> R<TestDb> {
     TestDb::new(&[
         "CREATE TABLE t1 (a INT PRIMARY KEY, b VARCHAR(10), c INT)",
         "CREATE TABLE log (id INT AUTO_INCREMENT PRIMARY KEY, msg VARCHAR(100))",
     ])
-}
-
-/// The error code of `sql` (fails when it succeeds).
-fn code(s: &mut Session, sql: &str) -> u16 {
-    let out = s.query(sql.as_bytes());
-    match out.error {
-        Some(e) => e.code(),
-        None => panic!("{sql} should fail, got {:?}", out.results),
-    }
 }
 
 fn message(s: &mut Session, sql: &str) -> String {

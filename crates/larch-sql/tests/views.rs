@@ -8,22 +8,13 @@ mod support;
 
 use larch_engine::config::EngineConfig;
 use larch_sql::database::Database;
-use larch_sql::session::Session;
-use support::{one, query, rows, TestDb, R};
+use support::{code, one, query, rows, TestDb, R};
 
 fn setup() -> R<TestDb> {
     TestDb::new(&[
         "CREATE TABLE t (id INT PRIMARY KEY, a INT NOT NULL, b VARCHAR(10), KEY a (a))",
         "INSERT INTO t VALUES (1, 10, 'x'), (2, 20, 'y'), (3, 30, 'z'), (4, 40, NULL)",
     ])
-}
-
-/// The error code of `sql` (panics when it succeeds).
-fn code(s: &mut Session, sql: &str) -> u16 {
-    match s.execute(sql) {
-        Ok(r) => panic!("{sql} should fail, got {r:?}"),
-        Err(e) => e.code(),
-    }
 }
 
 fn flat(r: Vec<Vec<String>>) -> Vec<String> {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use larch_engine::config::EngineConfig;
 use larch_sql::database::Database;
-use larch_sql::result::QueryResult;
+use larch_sql::result::{QueryResult, RowSet};
 use larch_sql::session::Session;
 
 pub type R<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
@@ -41,28 +41,86 @@ impl TestDb {
     }
 }
 
+/// A row set as text: column names and rows ("NULL" for NULL).
+pub fn text_set(set: &RowSet) -> (Vec<String>, Vec<Vec<String>>) {
+    let names = set.columns.iter().map(|c| c.name.clone()).collect();
+    let rows = set
+        .rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .zip(&set.columns)
+                .map(|(v, c)| match larch_sql::value::to_text(v, &c.ty) {
+                    Some(b) => String::from_utf8_lossy(&b).into_owned(),
+                    None => "NULL".into(),
+                })
+                .collect()
+        })
+        .collect();
+    (names, rows)
+}
+
+/// A statement's result as text: column names and rows; an error when it
+/// returned no rows (`what` names the statement).
+pub fn text_result(result: QueryResult, what: &str) -> R<(Vec<String>, Vec<Vec<String>>)> {
+    match result {
+        QueryResult::Rows(set) => Ok(text_set(&set)),
+        other => Err(format!("expected rows from {what}, got {other:?}").into()),
+    }
+}
+
 /// A result as text: column names and rows ("NULL" for NULL).
 pub fn query(s: &mut Session, sql: &str) -> R<(Vec<String>, Vec<Vec<String>>)> {
-    match s.execute(sql)? {
-        QueryResult::Rows(set) => {
-            let names = set.columns.iter().map(|c| c.name.clone()).collect();
-            let rows = set
-                .rows
-                .iter()
-                .map(|r| {
-                    r.iter()
-                        .zip(&set.columns)
-                        .map(|(v, c)| match larch_sql::value::to_text(v, &c.ty) {
-                            Some(b) => String::from_utf8_lossy(&b).into_owned(),
-                            None => "NULL".into(),
-                        })
-                        .collect()
-                })
-                .collect();
-            Ok((names, rows))
-        }
-        other => Err(format!("expected rows from {sql}, got {other:?}").into()),
+    text_result(s.execute(sql)?, sql)
+}
+
+/// Every result of one statement (a CALL may return several result sets):
+/// each result set as rows joined by `|`, columns by `,`; an OK as "OK".
+pub fn results(s: &mut Session, sql: &str) -> R<Vec<String>> {
+    let out = s.query(sql.as_bytes());
+    if let Some(e) = out.error {
+        return Err(format!("{sql}: {e}").into());
     }
+    Ok(out
+        .results
+        .iter()
+        .map(|r| match r {
+            QueryResult::Ok(_) => "OK".to_string(),
+            QueryResult::Rows(set) => text_set(set)
+                .1
+                .iter()
+                .map(|row| row.join(","))
+                .collect::<Vec<_>>()
+                .join("|"),
+        })
+        .collect())
+}
+
+/// The code and message of the error `sql` must give (an error of the
+/// test when it succeeds).
+pub fn error(s: &mut Session, sql: &str) -> R<(u16, String)> {
+    match s.execute(sql) {
+        Ok(r) => Err(format!("expected an error from {sql}, got {r:?}").into()),
+        Err(e) => Ok((e.code(), e.message())),
+    }
+}
+
+/// The code of the error `sql` must give (panics when it succeeds).
+pub fn code(s: &mut Session, sql: &str) -> u16 {
+    let out = s.query(sql.as_bytes());
+    match out.error {
+        Some(e) => e.code(),
+        None => panic!("{sql} should fail, got {:?}", out.results),
+    }
+}
+
+/// SHOW CREATE TABLE's text for `table` ("" when it returns no row).
+pub fn show_create(s: &mut Session, table: &str) -> R<String> {
+    Ok(rows(s, &format!("SHOW CREATE TABLE {table}"))?
+        .into_iter()
+        .next()
+        .and_then(|r| r.into_iter().nth(1))
+        .unwrap_or_default())
 }
 
 /// The rows of `sql` as text.
