@@ -31,7 +31,7 @@ pub(crate) mod select;
 mod select_into;
 mod set;
 mod set_statement;
-mod show;
+pub(crate) mod show;
 pub(crate) mod write;
 
 pub(crate) use program::{routine, trigger};

@@ -34,6 +34,9 @@ mod server;
 mod views;
 
 use objects::*;
+/// The columns of SHOW TRIGGERS and SHOW PROCEDURE|FUNCTION STATUS, also
+/// used by the stored programs' own listings.
+pub(crate) use objects::{ROUTINE_STATUS_COLUMNS, TRIGGER_COLUMNS};
 use server::*;
 pub(super) use server::{engine, warnings};
 pub(crate) use server::{shown, status_list, ENGINES, PLUGINS};

@@ -11,7 +11,7 @@ use crate::session::Session;
 
 use super::{apply_filter, filter_of, rows, text_columns};
 
-pub(super) const TRIGGER_COLUMNS: &[&str] = &[
+pub(crate) const TRIGGER_COLUMNS: &[&str] = &[
     "Trigger",
     "Event",
     "Table",
@@ -43,7 +43,7 @@ pub(super) const EVENT_COLUMNS: &[&str] = &[
     "Database Collation",
 ];
 
-pub(super) const ROUTINE_STATUS_COLUMNS: &[&str] = &[
+pub(crate) const ROUTINE_STATUS_COLUMNS: &[&str] = &[
     "Db",
     "Name",
     "Type",

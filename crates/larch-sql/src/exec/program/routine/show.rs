@@ -108,20 +108,6 @@ fn datetime_text(micros: i64) -> String {
     crate::value::format_datetime(&dt, 0)
 }
 
-const STATUS_COLUMNS: [&str; 11] = [
-    "Db",
-    "Name",
-    "Type",
-    "Definer",
-    "Modified",
-    "Created",
-    "Security_type",
-    "Comment",
-    "character_set_client",
-    "collation_connection",
-    "Database Collation",
-];
-
 /// SHOW PROCEDURE | FUNCTION STATUS [LIKE 'p' | WHERE expr].
 pub(super) fn show_status(
     s: &Session,
@@ -129,11 +115,11 @@ pub(super) fn show_status(
     like: Option<&str>,
     filter: Option<&ast::Expr>,
 ) -> Result<QueryResult, SqlError> {
-    let columns: Vec<ResultColumn> = STATUS_COLUMNS
+    let columns: Vec<ResultColumn> = crate::exec::show::ROUTINE_STATUS_COLUMNS
         .iter()
         .map(|n| ResultColumn::text(*n, 64, false))
         .collect();
-    let show = ShowFilter::new(&STATUS_COLUMNS, like, filter)?;
+    let show = ShowFilter::new(crate::exec::show::ROUTINE_STATUS_COLUMNS, like, filter)?;
     let mut rows = Vec::new();
     for e in s.db.catalog().programs(None, kind) {
         if !crate::privileges::check::sees_database(s, &e.schema) {
@@ -164,7 +150,7 @@ pub(super) fn show_status(
 /// The empty list of SHOW PACKAGE [BODY] STATUS.
 pub(super) fn empty_status() -> QueryResult {
     QueryResult::Rows(RowSet {
-        columns: STATUS_COLUMNS
+        columns: crate::exec::show::ROUTINE_STATUS_COLUMNS
             .iter()
             .map(|n| ResultColumn::text(*n, 64, false))
             .collect(),

@@ -96,20 +96,6 @@ pub(super) fn show_create(s: &Session, name: &ast::ObjectName) -> Result<QueryRe
     }))
 }
 
-const COLUMNS: [&str; 11] = [
-    "Trigger",
-    "Event",
-    "Table",
-    "Statement",
-    "Timing",
-    "Created",
-    "sql_mode",
-    "Definer",
-    "character_set_client",
-    "collation_connection",
-    "Database Collation",
-];
-
 /// SHOW TRIGGERS [FROM db] [LIKE 'table pattern' | WHERE expr].
 pub(super) fn show_triggers(
     s: &Session,
@@ -124,7 +110,7 @@ pub(super) fn show_triggers(
     if !s.db.catalog().has_database(&db) {
         return Err(SqlError::new(1049, format!("Unknown database '{db}'")));
     }
-    let columns: Vec<ResultColumn> = COLUMNS
+    let columns: Vec<ResultColumn> = crate::exec::show::TRIGGER_COLUMNS
         .iter()
         .map(|n| match *n {
             "Created" => ResultColumn::computed(*n, ColumnType::Datetime { fsp: 2 }, true),
@@ -132,7 +118,7 @@ pub(super) fn show_triggers(
             _ => ResultColumn::text(*n, 64, false),
         })
         .collect();
-    let show = ShowFilter::new(&COLUMNS, like, filter)?;
+    let show = ShowFilter::new(crate::exec::show::TRIGGER_COLUMNS, like, filter)?;
     let mut rows = Vec::new();
     for (e, d, _) in listing(s, Some(&db))? {
         if !show.name_matches(&e.table) {
