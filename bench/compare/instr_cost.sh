@@ -12,9 +12,11 @@
 # EVENTS / 5 untimed transactions (one thread, prepared statements as
 # sysbench's --db-ps-mode=auto makes them), switches instrumentation on, runs
 # EVENTS transactions, dumps, and prints the instructions of every server
-# thread over the run and per transaction. The server runs about 50 times
-# slower under callgrind: keep EVENTS small (2,000 point selects, 200
-# read-only transactions take about a minute each). Larch only (no MariaDB
+# thread over the run and per transaction, and the heap allocations
+# (alloc_calls.py: calls into the allocator) over the run and per
+# transaction. The server runs about 50 times slower under callgrind: keep
+# EVENTS small (2,000 point selects, 200 read-only transactions take about a
+# minute each). Larch only (no MariaDB
 # data directory is made). Needs valgrind, sysbench and the mariadb client.
 set -euo pipefail
 [ $# -eq 3 ] || { sed -n 2,8p "$0" >&2; exit 2; }
@@ -44,4 +46,6 @@ callgrind_control -d "$pid" >/dev/null
 callgrind_control -i off "$pid" >/dev/null
 sleep 2
 ir=$(cat "$dir"/callgrind.out* | awk '/^totals:/ {s += $2} END {print s + 0}')
-echo "$(basename "$bin") $workload events=$events instructions=$ir per_txn=$((ir / events))"
+allocs=$(python3 "$(dirname "$0")/alloc_calls.py" "$dir"/callgrind.out*)
+echo "$(basename "$bin") $workload events=$events instructions=$ir per_txn=$((ir / events))" \
+     "allocations=$allocs allocs_per_txn=$(awk -v a="$allocs" -v e="$events" 'BEGIN {printf "%.1f", a / e}')"

@@ -20,6 +20,10 @@
 //! - A plan is *ordered* when rows come out in the ORDER BY's order: one
 //!   range of an index whose next key parts, after the columns fixed by
 //!   equalities, are the ORDER BY columns in the same direction.
+//! - Every choice depends only on the *shape* of the bounds (which conjuncts
+//!   bound which columns and how), never on their values, which only fill
+//!   in the key ranges: a kept plan keeps its choice ([`KeptAccess`], in
+//!   `kept`) and rebuilds only the ranges while the shape stays the same.
 
 use std::ops::Bound;
 
@@ -29,8 +33,10 @@ use sqlparser::ast;
 
 use crate::eval::EvalContext;
 use bounds::Bounds;
+pub(crate) use kept::KeptAccess;
 
 mod bounds;
+mod kept;
 
 /// How rows of a table are found.
 #[derive(Debug, Clone)]
@@ -99,55 +105,66 @@ struct Candidate {
     columns: Vec<usize>,
 }
 
-fn candidate(index: usize, idx: &IndexDef, unique: bool, b: &Bounds) -> Option<Candidate> {
-    let mut prefixes: Vec<Vec<Value>> = vec![Vec::new()];
+/// How much of an index's leading part the bounds make usable: the key
+/// parts fixed by equalities and whether the next one has a range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Leading {
+    /// Key parts with equality values.
+    used: usize,
+    /// The next key part has a range.
+    tail: bool,
+    /// Ranges: the product of the equalities' value counts.
+    count: usize,
+}
+
+/// The usable leading part of `idx` under `b` (`None`: none).
+fn leading(idx: &IndexDef, b: &Bounds) -> Option<Leading> {
     let mut used = 0usize;
-    let mut columns = Vec::new();
-    let mut tail: Option<(Bound<Value>, Bound<Value>)> = None;
+    let mut count = 1usize;
+    let mut tail = false;
     for part in &idx.columns {
         if part.prefix_len.is_some() || part.descending {
             break;
         }
         if let Some(vals) = &b.eq[part.column] {
-            if prefixes.len() * vals.len() > 1000 {
+            if count * vals.len() > 1000 {
                 break;
             }
-            prefixes = prefixes
-                .iter()
-                .flat_map(|p| {
-                    vals.iter().map(move |v| {
-                        let mut q = p.clone();
-                        q.push(v.clone());
-                        q
-                    })
-                })
-                .collect();
+            count *= vals.len();
             used += 1;
-            columns.push(part.column);
         } else {
-            tail = b.range[part.column].clone();
-            if tail.is_some() {
-                columns.push(part.column);
-            }
+            tail = b.range[part.column].is_some();
             break;
         }
     }
-    if used == 0 && tail.is_none() {
-        return None;
-    }
-    let full_unique = used == idx.columns.len() && (unique || index == CLUSTERED);
-    // Lower is better: unique points, then clustered over secondary,
-    // then more equality columns.
-    let score = if full_unique {
-        u32::from(index != CLUSTERED)
+    (used > 0 || tail).then_some(Leading { used, tail, count })
+}
+
+/// The key ranges of the usable leading part `lead` of `idx` under `b`:
+/// every combination of the equalities' values (the first key part's
+/// varying slowest), each followed by the next key part's range if any.
+fn leading_ranges(idx: &IndexDef, lead: Leading, b: &Bounds) -> Vec<KeyRange> {
+    let tail = if lead.tail {
+        idx.columns
+            .get(lead.used)
+            .and_then(|part| b.range[part.column].as_ref())
     } else {
-        100 - (used as u32 * 10).min(90)
-            + u32::from(tail.is_none()) * 5
-            + u32::from(index != CLUSTERED)
+        None
     };
-    let ranges = prefixes
-        .into_iter()
-        .map(|p| match &tail {
+    let mut out = Vec::with_capacity(lead.count);
+    for k in 0..lead.count {
+        let mut p = Vec::with_capacity(lead.used + usize::from(tail.is_some()));
+        let (mut rest, mut span) = (k, lead.count);
+        for part in &idx.columns[..lead.used] {
+            let vals = b.eq[part.column].as_deref().unwrap_or_default();
+            if vals.is_empty() {
+                break;
+            }
+            span /= vals.len();
+            p.push(vals[rest / span].clone());
+            rest %= span;
+        }
+        out.push(match tail {
             Some((lo, hi)) => {
                 let with = |b: &Bound<Value>| match b {
                     Bound::Unbounded => {
@@ -174,12 +191,30 @@ fn candidate(index: usize, idx: &IndexDef, unique: bool, b: &Bounds) -> Option<C
                 }
             }
             None => KeyRange::eq(p),
-        })
-        .collect();
+        });
+    }
+    out
+}
+
+fn candidate(index: usize, idx: &IndexDef, unique: bool, b: &Bounds) -> Option<Candidate> {
+    let lead = leading(idx, b)?;
+    let used = lead.used;
+    let mut columns: Vec<usize> = idx.columns[..used].iter().map(|p| p.column).collect();
+    if lead.tail {
+        columns.extend(idx.columns.get(used).map(|p| p.column));
+    }
+    let full_unique = used == idx.columns.len() && (unique || index == CLUSTERED);
+    // Lower is better: unique points, then clustered over secondary,
+    // then more equality columns.
+    let score = if full_unique {
+        u32::from(index != CLUSTERED)
+    } else {
+        100 - (used as u32 * 10).min(90) + u32::from(!lead.tail) * 5 + u32::from(index != CLUSTERED)
+    };
     Some(Candidate {
         index,
         score,
-        ranges,
+        ranges: leading_ranges(idx, lead, b),
         columns,
     })
 }
@@ -256,10 +291,29 @@ pub(crate) fn plan(
     want: Want<'_>,
 ) -> Plan {
     let b = Bounds::of(table, conds, column_of, ctx);
+    decide(table, &b, want).0
+}
+
+/// The definition of engine index `index` of `table` and whether it is
+/// unique.
+fn index_def(table: &Table, index: usize) -> Option<(&IndexDef, bool)> {
+    let def = table.def();
+    if index == CLUSTERED {
+        def.primary_key.as_ref().map(|pk| (pk, true))
+    } else {
+        def.secondary.get(index - 1).map(|s| (s, s.unique))
+    }
+}
+
+/// The plan for the bounds `b`, and the index whose ranges come from `b`'s
+/// values (`None` when the plan reads whole indexes). Everything else in
+/// the plan depends on the shape of `b` only (which columns are bounded,
+/// how, by which conjuncts), never on its values.
+fn decide(table: &Table, b: &Bounds, want: Want<'_>) -> (Plan, Option<usize>) {
     let all = indexes(table);
     let candidates: Vec<Candidate> = all
         .iter()
-        .filter_map(|&(index, idx, unique)| candidate(index, idx, unique, &b))
+        .filter_map(|&(index, idx, unique)| candidate(index, idx, unique, b))
         .collect();
     let possible: Vec<usize> = candidates.iter().map(|c| c.index).collect();
     // The best score; among equals, one that gives the wanted order.
@@ -269,7 +323,7 @@ pub(crate) fn plan(
             .find(|(i, _, _)| *i == c.index)
             .map(|(_, d, _)| *d);
         match idx {
-            Some(idx) if c.ranges.len() == 1 => index_order(idx, want.order, &b),
+            Some(idx) if c.ranges.len() == 1 => index_order(idx, want.order, b),
             _ => None,
         }
     };
@@ -278,27 +332,31 @@ pub(crate) fn plan(
         .map(|c| (order_of(&c), c))
         .min_by_key(|(order, c)| (c.score, order.is_none()));
     if let Some((order, c)) = best {
-        return Plan {
-            exact: b.exact(&c.columns),
-            covering: covers(table, c.index, want.needed),
-            access: Access::Ranges {
-                index: c.index,
-                ranges: c.ranges,
+        let index = c.index;
+        return (
+            Plan {
+                exact: b.exact(&c.columns),
+                covering: covers(table, c.index, want.needed),
+                access: Access::Ranges {
+                    index: c.index,
+                    ranges: c.ranges,
+                },
+                reverse: order == Some(true),
+                ordered: order.is_some(),
+                possible,
             },
-            reverse: order == Some(true),
-            ordered: order.is_some(),
-            possible,
-        };
+            Some(index),
+        );
     }
     // No usable range: a whole index in the wanted order, when reading it
     // costs no more than a scan and a sort.
     for &(index, idx, _) in &all {
-        let Some(desc) = index_order(idx, want.order, &b) else {
+        let Some(desc) = index_order(idx, want.order, b) else {
             continue;
         };
         let covering = covers(table, index, want.needed);
         if index == CLUSTERED || covering || want.limited {
-            return Plan {
+            let plan = Plan {
                 access: whole(index),
                 reverse: desc,
                 ordered: true,
@@ -306,6 +364,7 @@ pub(crate) fn plan(
                 possible,
                 exact: Vec::new(),
             };
+            return (plan, None);
         }
     }
     // The narrowest covering secondary index, if narrower than the rows.
@@ -317,7 +376,7 @@ pub(crate) fn plan(
             .min();
         if let Some((width, index)) = narrowest {
             if width < row_width(table) {
-                return Plan {
+                let plan = Plan {
                     access: whole(index),
                     reverse: false,
                     ordered: false,
@@ -325,17 +384,19 @@ pub(crate) fn plan(
                     possible,
                     exact: Vec::new(),
                 };
+                return (plan, None);
             }
         }
     }
-    Plan {
+    let plan = Plan {
         access: Access::Scan,
         reverse: false,
         ordered: false,
         covering: true,
         possible,
         exact: Vec::new(),
-    }
+    };
+    (plan, None)
 }
 
 /// Every entry of engine index `index`.
@@ -365,13 +426,7 @@ pub(crate) fn choose_access(
 /// equalities fix `fixed` columns to values of earlier tables: (engine index
 /// number, key parts used, whether one row at most matches).
 pub(crate) fn lookup_index(table: &Table, fixed: &[usize]) -> Option<(usize, usize, bool)> {
-    let n = table.def().columns.len();
-    let mut b = Bounds {
-        eq: vec![None; n],
-        range: vec![None; n],
-        conds_of: vec![Vec::new(); n],
-        integer: vec![false; n],
-    };
+    let mut b = Bounds::empty(table.def().columns.len());
     for &c in fixed {
         if let Some(slot) = b.eq.get_mut(c) {
             *slot = Some(vec![Value::Null]);

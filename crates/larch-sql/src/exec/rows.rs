@@ -143,14 +143,9 @@ fn read_rows(
     let ncols = table.def().columns.len();
     let enum_cols = enum_columns(table, needed);
     let all = KeyRange::all();
-    let (index, ranges): (usize, Vec<&KeyRange>) = match access {
-        Access::Scan => (CLUSTERED, vec![&all]),
-        Access::Ranges { index, ranges } => (*index, ranges.iter().collect()),
-    };
-    let ranges: Vec<&KeyRange> = if reverse {
-        ranges.into_iter().rev().collect()
-    } else {
-        ranges
+    let (index, ranges): (usize, &[KeyRange]) = match access {
+        Access::Scan => (CLUSTERED, std::slice::from_ref(&all)),
+        Access::Ranges { index, ranges } => (*index, ranges),
     };
     // Several ranges may reach the same row (`IN ('a', 'A')` under a
     // case-insensitive collation): each row is passed once.
@@ -158,7 +153,9 @@ fn read_rows(
     // One row buffer for the whole read: the engine overwrites the columns
     // it reads, the others stay NULL.
     let mut row = vec![Value::Null; ncols];
-    for range in ranges {
+    for i in 0..ranges.len() {
+        // Backwards, the last range first.
+        let range = &ranges[if reverse { ranges.len() - 1 - i } else { i }];
         let mut cursor = match reading.lock {
             Some((ctx, mode, policy)) => {
                 table.scan_locking(ctx, index, range, reverse, needed, mode, policy)?

@@ -1,7 +1,9 @@
 //! Work a statement repeats on every execution although it depends only on
 //! the statement, the dictionary and the session's settings, kept between
 //! executions: the bound and compiled SELECT block of a prepared (or
-//! statement-cached) query ([`StatementPlans`]), and the decoded metadata and
+//! statement-cached) query with its join plan and access path, which only
+//! its key ranges follow the parameters of ([`StatementPlans`]; a change of
+//! a table's indexes bumps the generation below), and the decoded metadata and
 //! compiled CHECK constraints of a write's target table ([`TargetCache`]).
 //!
 //! Invariants: an entry is used only while its [`PlanKey`] still matches,

@@ -10,12 +10,12 @@ use larch_engine::table::Table;
 use sqlparser::ast;
 
 use super::ColumnOf;
-use crate::eval::{self, EvalContext};
+use crate::eval::{self, Compiled, EvalContext};
 use crate::value::store::{store, StoreTarget};
 
-/// What a condition says about one column.
+/// What a condition says about one column, for one execution.
 #[derive(Debug, Clone)]
-enum ColumnBound {
+pub(super) enum ColumnBound {
     Eq(Vec<Value>),
     Range {
         lower: Bound<Value>,
@@ -23,9 +23,57 @@ enum ColumnBound {
     },
 }
 
-/// Evaluates a constant expression (no column references) and converts it
-/// exactly to `ty`; `None` when it is not constant or does not convert exactly.
-fn constant(e: &ast::Expr, ty: &ColumnType, ctx: &mut EvalContext<'_>) -> Option<Value> {
+/// What a [`ColumnBound`] is, without its values: the plan's choices depend
+/// on this only (see [`super::KeptAccess`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum BoundShape {
+    /// An equality with this many values.
+    Eq(usize),
+    /// A range, bounded below and above or not.
+    Range { lower: bool, upper: bool },
+}
+
+impl ColumnBound {
+    pub fn shape(&self) -> BoundShape {
+        match self {
+            ColumnBound::Eq(v) => BoundShape::Eq(v.len()),
+            ColumnBound::Range { lower, upper } => BoundShape::Range {
+                lower: !matches!(lower, Bound::Unbounded),
+                upper: !matches!(upper, Bound::Unbounded),
+            },
+        }
+    }
+}
+
+/// The comparison a conjunct makes with its column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BoundOp {
+    Eq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    /// `BETWEEN` (two constants).
+    Between,
+    /// `IN (...)` (one constant per item).
+    In,
+}
+
+/// A conjunct of the form `column op constant`, as far as the statement
+/// alone says: its column, its comparison and its constants compiled. Its
+/// constants are evaluated per execution ([`CondBound::evaluate`]).
+#[derive(Debug, Clone)]
+pub(super) struct CondBound {
+    pub column: usize,
+    op: BoundOp,
+    constants: Vec<Compiled>,
+    /// Every constant is a literal or a parameter (see [`plain`]).
+    pub plain: bool,
+}
+
+/// Compiles a constant expression (no column references); `None` when it
+/// is not constant or assigns a user variable.
+fn compile_constant(e: &ast::Expr) -> Option<Compiled> {
     // An expression that assigns a user variable (`@a := 5`) is evaluated
     // by the filter only, so the assignment happens once per row.
     let mut assigns = false;
@@ -44,7 +92,12 @@ fn constant(e: &ast::Expr, ty: &ColumnType, ctx: &mut EvalContext<'_>) -> Option
         return None;
     }
     let resolve = |_: &[ast::Ident]| None;
-    let c = eval::compile(e, &resolve, &eval::CompileOptions::default()).ok()?;
+    eval::compile(e, &resolve, &eval::CompileOptions::default()).ok()
+}
+
+/// Evaluates a compiled constant and converts it exactly to `ty`; `None`
+/// when it is NULL, fails or does not convert exactly.
+fn constant(c: &Compiled, ty: &ColumnType, ctx: &mut EvalContext<'_>) -> Option<Value> {
     let v = c.eval(&[], ctx).ok()?;
     if v.is_null() {
         return None;
@@ -91,83 +144,111 @@ fn constant(e: &ast::Expr, ty: &ColumnType, ctx: &mut EvalContext<'_>) -> Option
     Some(stored)
 }
 
-fn bound_of(
-    e: &ast::Expr,
-    column_of: &ColumnOf<'_>,
-    types: &[ColumnType],
-    ctx: &mut EvalContext<'_>,
-) -> Option<(usize, ColumnBound)> {
-    use ast::BinaryOperator as B;
-    match e {
-        ast::Expr::BinaryOp { left, op, right } => {
-            let (col, other, op) = if let Some(c) = column_of(left) {
-                (c, right, op.clone())
-            } else if let Some(c) = column_of(right) {
-                let flipped = match op {
-                    B::Lt => B::Gt,
-                    B::LtEq => B::GtEq,
-                    B::Gt => B::Lt,
-                    B::GtEq => B::LtEq,
-                    o => o.clone(),
+impl CondBound {
+    /// The bound conjunct `e` may give, as far as the statement says.
+    pub fn of(e: &ast::Expr, column_of: &ColumnOf<'_>) -> Option<CondBound> {
+        use ast::BinaryOperator as B;
+        let is_plain = plain(e);
+        match e {
+            ast::Expr::BinaryOp { left, op, right } => {
+                let (column, other, op) = if let Some(c) = column_of(left) {
+                    (c, right, op.clone())
+                } else if let Some(c) = column_of(right) {
+                    let flipped = match op {
+                        B::Lt => B::Gt,
+                        B::LtEq => B::GtEq,
+                        B::Gt => B::Lt,
+                        B::GtEq => B::LtEq,
+                        o => o.clone(),
+                    };
+                    (c, left, flipped)
+                } else {
+                    return None;
                 };
-                (c, left, flipped)
-            } else {
-                return None;
-            };
-            let v = constant(other, &types[col], ctx)?;
-            let b = match op {
-                B::Eq | B::Spaceship => ColumnBound::Eq(vec![v]),
-                B::Lt => ColumnBound::Range {
-                    lower: Bound::Unbounded,
-                    upper: Bound::Excluded(v),
-                },
-                B::LtEq => ColumnBound::Range {
-                    lower: Bound::Unbounded,
-                    upper: Bound::Included(v),
-                },
-                B::Gt => ColumnBound::Range {
-                    lower: Bound::Excluded(v),
-                    upper: Bound::Unbounded,
-                },
-                B::GtEq => ColumnBound::Range {
-                    lower: Bound::Included(v),
-                    upper: Bound::Unbounded,
-                },
-                _ => return None,
-            };
-            Some((col, b))
+                let op = match op {
+                    B::Eq | B::Spaceship => BoundOp::Eq,
+                    B::Lt => BoundOp::Lt,
+                    B::LtEq => BoundOp::LtEq,
+                    B::Gt => BoundOp::Gt,
+                    B::GtEq => BoundOp::GtEq,
+                    _ => return None,
+                };
+                Some(CondBound {
+                    column,
+                    op,
+                    constants: vec![compile_constant(other)?],
+                    plain: is_plain,
+                })
+            }
+            ast::Expr::Between {
+                expr,
+                negated: false,
+                low,
+                high,
+            } => Some(CondBound {
+                column: column_of(expr)?,
+                op: BoundOp::Between,
+                constants: vec![compile_constant(low)?, compile_constant(high)?],
+                plain: is_plain,
+            }),
+            ast::Expr::InList {
+                expr,
+                list,
+                negated: false,
+            } if !list.is_empty() && list.len() <= 1000 => Some(CondBound {
+                column: column_of(expr)?,
+                op: BoundOp::In,
+                constants: list
+                    .iter()
+                    .map(compile_constant)
+                    .collect::<Option<Vec<_>>>()?,
+                plain: is_plain,
+            }),
+            ast::Expr::Nested(inner) => CondBound::of(inner, column_of).map(|b| CondBound {
+                plain: is_plain,
+                ..b
+            }),
+            _ => None,
         }
-        ast::Expr::Between {
-            expr,
-            negated: false,
-            low,
-            high,
-        } => {
-            let col = column_of(expr)?;
-            let lo = constant(low, &types[col], ctx)?;
-            let hi = constant(high, &types[col], ctx)?;
-            Some((
-                col,
+    }
+
+    /// The bound for this execution: its constants evaluated and converted
+    /// exactly to the column's type `ty`; `None` when one does not.
+    pub fn evaluate(&self, ty: &ColumnType, ctx: &mut EvalContext<'_>) -> Option<ColumnBound> {
+        let one = |i: usize, ctx: &mut EvalContext<'_>| constant(self.constants.get(i)?, ty, ctx);
+        Some(match self.op {
+            BoundOp::Eq => ColumnBound::Eq(vec![one(0, ctx)?]),
+            BoundOp::Lt => ColumnBound::Range {
+                lower: Bound::Unbounded,
+                upper: Bound::Excluded(one(0, ctx)?),
+            },
+            BoundOp::LtEq => ColumnBound::Range {
+                lower: Bound::Unbounded,
+                upper: Bound::Included(one(0, ctx)?),
+            },
+            BoundOp::Gt => ColumnBound::Range {
+                lower: Bound::Excluded(one(0, ctx)?),
+                upper: Bound::Unbounded,
+            },
+            BoundOp::GtEq => ColumnBound::Range {
+                lower: Bound::Included(one(0, ctx)?),
+                upper: Bound::Unbounded,
+            },
+            BoundOp::Between => {
+                let lo = one(0, ctx)?;
                 ColumnBound::Range {
                     lower: Bound::Included(lo),
-                    upper: Bound::Included(hi),
-                },
-            ))
-        }
-        ast::Expr::InList {
-            expr,
-            list,
-            negated: false,
-        } if !list.is_empty() && list.len() <= 1000 => {
-            let col = column_of(expr)?;
-            let mut vals = Vec::with_capacity(list.len());
-            for item in list {
-                vals.push(constant(item, &types[col], ctx)?);
+                    upper: Bound::Included(one(1, ctx)?),
+                }
             }
-            Some((col, ColumnBound::Eq(vals)))
-        }
-        ast::Expr::Nested(inner) => bound_of(inner, column_of, types, ctx),
-        _ => None,
+            BoundOp::In => {
+                let mut vals = Vec::with_capacity(self.constants.len());
+                for c in &self.constants {
+                    vals.push(constant(c, ty, ctx)?);
+                }
+                ColumnBound::Eq(vals)
+            }
+        })
     }
 }
 
@@ -183,41 +264,65 @@ pub(super) struct Bounds {
 }
 
 impl Bounds {
-    pub fn of(
+    /// No bounds, for a table of `columns` columns.
+    pub fn empty(columns: usize) -> Bounds {
+        Bounds {
+            eq: vec![None; columns],
+            range: vec![None; columns],
+            conds_of: vec![Vec::new(); columns],
+            integer: vec![false; columns],
+        }
+    }
+
+    /// What the analyzed conjuncts `conds` give for this execution, with
+    /// their evaluated bounds in `evaluated` (one per conjunct, moved out).
+    /// Reuses `self`'s buffers.
+    pub fn fill(
+        &mut self,
         table: &Table,
-        conds: &[&ast::Expr],
-        column_of: &ColumnOf<'_>,
-        ctx: &mut EvalContext<'_>,
-    ) -> Bounds {
-        let types: Vec<ColumnType> = table.def().columns.iter().map(|c| c.ty.clone()).collect();
-        let mut b = Bounds {
-            eq: vec![None; types.len()],
-            range: vec![None; types.len()],
-            conds_of: vec![Vec::new(); types.len()],
-            integer: types
+        conds: &[Option<CondBound>],
+        evaluated: &mut [Option<ColumnBound>],
+    ) {
+        let columns = &table.def().columns;
+        let n = columns.len();
+        self.eq.clear();
+        self.eq.resize(n, None);
+        self.range.clear();
+        self.range.resize(n, None);
+        self.conds_of.resize_with(n, Vec::new);
+        self.conds_of.truncate(n);
+        for c in &mut self.conds_of {
+            c.clear();
+        }
+        self.integer.clear();
+        self.integer.extend(
+            columns
                 .iter()
-                .map(|t| matches!(t, ColumnType::Int { .. }))
-                .collect(),
-        };
-        for (i, c) in conds.iter().enumerate() {
-            let bound = bound_of(c, column_of, &types, ctx);
-            if let Some((col, _)) = &bound {
-                b.conds_of[*col].push(i);
-                if !plain(c) {
-                    // Enforced only with constants evaluated once: a
-                    // function (RAND(), a variable) may differ per row.
-                    b.integer[*col] = false;
-                }
+                .map(|c| matches!(c.ty, ColumnType::Int { .. })),
+        );
+        for (i, (cond, bound)) in conds.iter().zip(evaluated.iter_mut()).enumerate() {
+            let (Some(cond), Some(bound)) = (cond, bound.take()) else {
+                continue;
+            };
+            let col = cond.column;
+            if col >= n {
+                continue;
+            }
+            self.conds_of[col].push(i);
+            if !cond.plain {
+                // Enforced only with constants evaluated once: a
+                // function (RAND(), a variable) may differ per row.
+                self.integer[col] = false;
             }
             match bound {
-                Some((col, ColumnBound::Eq(v)))
-                    if b.eq[col].as_ref().is_none_or(|old| old.len() > v.len()) =>
+                ColumnBound::Eq(v)
+                    if self.eq[col].as_ref().is_none_or(|old| old.len() > v.len()) =>
                 {
-                    b.eq[col] = Some(v);
+                    self.eq[col] = Some(v);
                 }
-                Some((_, ColumnBound::Eq(_))) => {}
-                Some((col, ColumnBound::Range { lower, upper })) => {
-                    let r = b.range[col].get_or_insert((Bound::Unbounded, Bound::Unbounded));
+                ColumnBound::Eq(_) => {}
+                ColumnBound::Range { lower, upper } => {
+                    let r = self.range[col].get_or_insert((Bound::Unbounded, Bound::Unbounded));
                     if !matches!(lower, Bound::Unbounded) {
                         r.0 = lower;
                     }
@@ -225,9 +330,23 @@ impl Bounds {
                         r.1 = upper;
                     }
                 }
-                None => {}
             }
         }
+    }
+
+    /// What the conjuncts `conds` give for this execution (`column_of`
+    /// maps a column reference to this table's column number).
+    pub fn of(
+        table: &Table,
+        conds: &[&ast::Expr],
+        column_of: &ColumnOf<'_>,
+        ctx: &mut EvalContext<'_>,
+    ) -> Bounds {
+        let analyzed: Vec<Option<CondBound>> =
+            conds.iter().map(|c| CondBound::of(c, column_of)).collect();
+        let mut evaluated = evaluate_all(table, &analyzed, ctx);
+        let mut b = Bounds::empty(0);
+        b.fill(table, &analyzed, &mut evaluated);
         b
     }
 
@@ -247,6 +366,32 @@ impl Bounds {
     pub fn fixed(&self, column: usize) -> bool {
         self.eq[column].as_ref().is_some_and(|v| v.len() == 1)
     }
+}
+
+/// Every analyzed conjunct's bound for this execution, in order.
+pub(super) fn evaluate_all(
+    table: &Table,
+    conds: &[Option<CondBound>],
+    ctx: &mut EvalContext<'_>,
+) -> Vec<Option<ColumnBound>> {
+    let mut out = Vec::with_capacity(conds.len());
+    evaluate_into(table, conds, ctx, &mut out);
+    out
+}
+
+/// As [`evaluate_all`], into `out` (cleared first).
+pub(super) fn evaluate_into(
+    table: &Table,
+    conds: &[Option<CondBound>],
+    ctx: &mut EvalContext<'_>,
+    out: &mut Vec<Option<ColumnBound>>,
+) {
+    let columns = &table.def().columns;
+    out.clear();
+    out.extend(conds.iter().map(|c| {
+        let c = c.as_ref()?;
+        c.evaluate(&columns.get(c.column)?.ty, ctx)
+    }));
 }
 
 /// Whether every constant of the bound `c` is a literal or a parameter

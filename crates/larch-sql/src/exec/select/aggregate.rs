@@ -427,6 +427,12 @@ fn eval_f64(v: &Value, _ctx: &mut EvalContext<'_>) -> f64 {
 /// collation's weights), for GROUP BY, DISTINCT and COUNT(DISTINCT).
 pub(crate) fn group_key(values: &[Value], coll: Collation) -> Vec<u8> {
     let mut out = Vec::new();
+    group_key_into(values, coll, &mut out);
+    out
+}
+
+/// Appends the [`group_key`] of `values` to `out`.
+pub(crate) fn group_key_into(values: &[Value], coll: Collation, out: &mut Vec<u8>) {
     for v in values {
         match v {
             Value::Null => out.push(0),
@@ -435,7 +441,7 @@ pub(crate) fn group_key(values: &[Value], coll: Collation) -> Vec<u8> {
                 out.push(1);
                 let at = out.len();
                 out.extend_from_slice(&[0; 4]);
-                coll.weights(s, &mut out);
+                coll.weights(s, out);
                 let len = (out.len() - at - 4) as u32;
                 out[at..at + 4].copy_from_slice(&len.to_be_bytes());
             }
@@ -455,7 +461,6 @@ pub(crate) fn group_key(values: &[Value], coll: Collation) -> Vec<u8> {
             }
         }
     }
-    out
 }
 
 /// Compiled arguments of the aggregates of a statement.
@@ -473,6 +478,8 @@ pub(crate) struct CompiledAgg {
 pub(super) struct Groups {
     groups: Vec<(Vec<Value>, Vec<Accumulator>)>,
     index: std::collections::HashMap<Vec<u8>, usize>,
+    /// The arguments of one aggregate call for one row (a reused buffer).
+    args: Vec<Value>,
 }
 
 impl Groups {
@@ -507,13 +514,13 @@ impl Groups {
                 self.groups.len() - 1
             }
         };
-        let mut vals = Vec::new();
+        let vals = &mut self.args;
         for (a, acc) in aggs.iter().zip(self.groups[gi].1.iter_mut()) {
             vals.clear();
             for arg in &a.args {
                 vals.push(arg.eval(row, ctx)?);
             }
-            acc.add(&a.call, &vals, a.collation, ctx)?;
+            acc.add(&a.call, vals, a.collation, ctx)?;
         }
         Ok(())
     }

@@ -9,10 +9,11 @@
 //! Under EXPLAIN the block is planned and recorded, not read.
 //!
 //! A block runs in two steps: [`BlockPlan`] (sources bound, clauses
-//! compiled) and its execution (access path for the parameters, rows). The
-//! block of the running statement itself keeps its plan for the statement's
-//! next execution (`session::plans`): a prepared or statement-cached query
-//! then only takes its metadata locks, chooses its ranges and reads.
+//! compiled) and its execution (`block_run`: access path for the
+//! parameters, rows). The block of the running statement itself keeps its
+//! plan for the statement's next execution (`session::plans`), with its
+//! access path (`block_access`): a prepared or statement-cached query then
+//! only takes its metadata locks, rebuilds its key ranges and reads.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -25,14 +26,15 @@ use larch_engine::table::Table;
 use sqlparser::ast;
 
 use super::aggregate::{self, AggCall, CompiledAgg, AGG_PREFIX};
+use super::block_access::BlockAccess;
+use super::block_run;
 use super::naming::expr_name;
-use super::order::{apply_limit, compile_order, distinct_rows, sort_rows, SortKey, OUTPUT_TAIL};
-use super::project::{movable_outputs, project_into, residual_where};
+use super::order::{compile_order, SortKey};
+use super::project::movable_outputs;
 use super::source::{self, sources, JoinKind, Source, SourceRows};
-use super::{explain, join, DESCRIBE_ONLY};
+use super::{explain, DESCRIBE_ONLY};
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions, Compiled, ExprType};
-use crate::exec::rows;
 use crate::result::{ResultColumn, RowSet};
 use crate::session::plans::PlanKey;
 use crate::session::Session;
@@ -50,20 +52,34 @@ pub(super) struct Output {
 /// execution. A statement's top-level block keeps its plan between
 /// executions (`session::plans`) when every source is a base table.
 pub(crate) struct BlockPlan {
-    sources: Vec<Source>,
-    width: usize,
-    aggregating: bool,
-    aggs: Vec<CompiledAgg>,
-    outputs: Vec<Output>,
-    where_c: Option<Compiled>,
-    having_c: Option<Compiled>,
-    order_keys: Vec<SortKey>,
-    group_c: Vec<Compiled>,
+    pub(super) sources: Vec<Source>,
+    pub(super) width: usize,
+    pub(super) aggregating: bool,
+    pub(super) aggs: Vec<CompiledAgg>,
+    pub(super) outputs: Vec<Output>,
+    pub(super) where_c: Option<Compiled>,
+    pub(super) having_c: Option<Compiled>,
+    pub(super) order_keys: Vec<SortKey>,
+    pub(super) group_c: Vec<Compiled>,
     /// ORDER BY over plain columns of the first table (an index may give it).
-    order_cols: Vec<(usize, bool)>,
+    pub(super) order_cols: Vec<(usize, bool)>,
     /// The combined-row positions the statement names: only those are read.
-    used: Vec<bool>,
+    pub(super) used: Vec<bool>,
+    /// Per output: may it move its value out of the join's row (see
+    /// `project::movable_outputs`)?
+    pub(super) moves: Vec<bool>,
+    /// How the sources are read, from the first execution on (kept with
+    /// the plan: only the first table's ranges follow the parameters).
+    pub(super) access: Option<BlockAccess>,
+    /// How many rows the last execution kept before aggregation (at most
+    /// [`ROWS_HINT_MAX`]): room made for the next one's.
+    pub(super) rows_hint: usize,
+    /// While the plan is kept, its tables (see [`KeptPlan`]).
+    pub(super) kept_tables: Vec<Weak<Table>>,
 }
+
+/// The most rows [`BlockPlan::rows_hint`] makes room for.
+pub(super) const ROWS_HINT_MAX: usize = 1024;
 
 impl BlockPlan {
     /// Only plans over base tables are kept: derived tables, views and
@@ -80,29 +96,29 @@ impl BlockPlan {
 /// goes away as it would without the cache; purge and rollback never meet
 /// it again).
 pub(crate) struct KeptPlan {
+    /// The plan, its sources' rows empty.
     plan: BlockPlan,
-    tables: Vec<Weak<Table>>,
 }
 
 impl KeptPlan {
     fn keep(mut plan: BlockPlan) -> KeptPlan {
-        let tables = plan
-            .sources
-            .iter_mut()
-            .map(
-                |src| match std::mem::replace(&mut src.rows, SourceRows::Rows(Vec::new())) {
-                    SourceRows::Table(t) => Arc::downgrade(&t),
-                    SourceRows::Rows(_) => Weak::new(),
-                },
-            )
-            .collect();
-        KeptPlan { plan, tables }
+        // The buffer of weak references is the plan's own, kept with it.
+        let mut tables = std::mem::take(&mut plan.kept_tables);
+        tables.clear();
+        tables.extend(plan.sources.iter_mut().map(|src| {
+            match std::mem::replace(&mut src.rows, SourceRows::Rows(Vec::new())) {
+                SourceRows::Table(t) => Arc::downgrade(&t),
+                SourceRows::Rows(_) => Weak::new(),
+            }
+        }));
+        plan.kept_tables = tables;
+        KeptPlan { plan }
     }
 
     /// The plan with its tables back; `None` when one no longer exists.
     fn restore(self) -> Option<BlockPlan> {
         let mut plan = self.plan;
-        for (src, t) in plan.sources.iter_mut().zip(self.tables) {
+        for (src, t) in plan.sources.iter_mut().zip(&plan.kept_tables) {
             src.rows = SourceRows::Table(t.upgrade()?);
         }
         Some(plan)
@@ -146,7 +162,7 @@ pub(super) fn run_select(
     let describe = DESCRIBE_ONLY.with(|d| d.get());
     let keep = top && explain_id.is_none() && !describe && !explain::active();
     let kept = if keep { kept_plan(s)? } else { None };
-    let (key, plan) = match kept {
+    let (key, mut plan) = match kept {
         Some(k) => k,
         None => {
             let key = s.plan_key();
@@ -162,7 +178,7 @@ pub(super) fn run_select(
             rows: Vec::new(),
         });
     }
-    let r = run_plan(s, sel, &plan, limit, params, warnings, explain_id);
+    let r = block_run::run_plan(s, sel, &mut plan, limit, params, warnings, explain_id);
     if keep && plan.reusable() {
         if let Some(statement) = &s.statement {
             s.plans
@@ -445,7 +461,12 @@ fn plan_block(
         }
         _ => Vec::new(),
     };
+    // The join's last source's values may be moved out of its row (see
+    // `join::Emit`): into the kept rows, and into the outputs that alone
+    // read them.
+    let moves = movable_outputs(&outputs, sources.last().map_or(width, |src| src.offset));
     Ok(BlockPlan {
+        moves,
         used: used.into_inner(),
         sources,
         width,
@@ -457,194 +478,8 @@ fn plan_block(
         order_keys,
         group_c,
         order_cols,
-    })
-}
-
-/// Runs a planned block: chooses the access path for `params`, reads,
-/// aggregates, projects, sorts and limits.
-fn run_plan(
-    s: &Session,
-    sel: &ast::Select,
-    block: &BlockPlan,
-    limit: Option<(u64, u64)>,
-    params: &[Value],
-    warnings: &RefCell<Vec<crate::error::Warning>>,
-    explain_id: Option<u64>,
-) -> Result<RowSet, SqlError> {
-    let BlockPlan {
-        sources,
-        width,
-        aggregating,
-        aggs,
-        outputs,
-        where_c,
-        having_c,
-        order_keys,
-        group_c,
-        order_cols,
-        used,
-    } = block;
-    let (width, aggregating) = (*width, *aggregating);
-    let n_out = outputs.len();
-    let opts = |clause: &str| CompileOptions {
-        collation: s.connection_collation(),
-        clause: clause.into(),
-    };
-    let conds: Vec<&ast::Expr> = sel
-        .selection
-        .as_ref()
-        .map(rows::conjuncts)
-        .unwrap_or_default();
-    let plan = join::plan(
-        s,
-        sources,
-        &conds,
-        params,
-        join::JoinWant {
-            used: Some(used),
-            order: order_cols,
-            limited: limit.is_some(),
-        },
-    )?;
-    let sorted = plan.first.ordered && !order_cols.is_empty();
-    // Conjuncts the first source's ranges enforce are not checked per row.
-    let residual;
-    let where_c: Option<&Compiled> = if plan.first.exact.is_empty() {
-        where_c.as_ref()
-    } else {
-        let resolve = |parts: &[ast::Ident]| source::resolve(sources, parts).ok().flatten();
-        residual = residual_where(&conds, &plan.first.exact, |e| {
-            eval::compile(e, &resolve, &opts("WHERE"))
-        })?;
-        residual.as_ref()
-    };
-    if let Some(id) = explain_id {
-        let shape = explain::BlockShape {
-            sources,
-            plan: &plan,
-            conds: &conds,
-            filesort: (!order_keys.is_empty() && !sorted) || !group_c.is_empty(),
-            temporary: !group_c.is_empty() || sel.distinct.is_some(),
-        };
-        explain::record_block(s, id, &shape);
-        return Ok(RowSet {
-            columns: outputs.iter().map(|o| o.column.clone()).collect(),
-            rows: Vec::new(),
-        });
-    }
-    let streaming = !aggregating && (order_keys.is_empty() || sorted) && sel.distinct.is_none();
-    let stop_after = match (streaming, limit) {
-        (true, Some((off, n))) => Some(off.saturating_add(n)),
-        _ => None,
-    };
-
-    // Without aggregation, HAVING or a sort, a row is projected as it
-    // arrives: only the output values are kept.
-    let project_early = !aggregating && having_c.is_none() && (order_keys.is_empty() || sorted);
-    let mut ctx = s.eval_context(params);
-    let mut matched: Vec<Vec<Value>> = Vec::new();
-    // The join's last source's values may be moved out of its row (see
-    // `join::Emit`): into the kept rows, and into the outputs that alone
-    // read them.
-    let movable_from = sources.last().map_or(width, |src| src.offset);
-    let moves = movable_outputs(outputs, movable_from);
-    // Aggregation runs as rows arrive: groups keep their first row and
-    // their accumulators.
-    let mut groups = aggregate::Groups::default();
-    let mut rows_read = 0u64;
-    if stop_after != Some(0) {
-        let mut emit = |row: &mut [Value],
-                        _: &[Option<larch_engine::table::RowRef>],
-                        ctx: &mut eval::EvalContext<'_>|
-         -> Result<bool, SqlError> {
-            if let Some(w) = where_c {
-                if !rows::truthy(&w.eval(row, ctx)?) {
-                    return Ok(true);
-                }
-            }
-            rows_read += 1;
-            if project_early {
-                let mut out = Vec::with_capacity(n_out);
-                project_into(row, outputs, &moves, ctx, &mut out)?;
-                matched.push(out);
-                return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
-            }
-            if !aggregating {
-                // Room for the output columns appended below.
-                let mut kept = Vec::with_capacity(row.len() + n_out);
-                let (earlier, last) = row.split_at_mut(movable_from.min(row.len()));
-                kept.extend_from_slice(earlier);
-                kept.extend(last.iter_mut().map(|v| std::mem::replace(v, Value::Null)));
-                matched.push(kept);
-                return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
-            }
-            groups.add(row, group_c, aggs, ctx)?;
-            Ok(true)
-        };
-        if sources.is_empty() {
-            emit(&mut [], &[], &mut ctx)?;
-        } else {
-            join::run(s, sources, &plan, &mut ctx, &mut emit)?;
-        }
-    }
-    s.db.status
-        .rows_read
-        .fetch_add(rows_read, std::sync::atomic::Ordering::Relaxed);
-
-    // Aggregate results.
-    let rows_in: Vec<Vec<Value>> = if aggregating {
-        groups.finish(s, width, group_c, aggs, order_keys.is_empty())?
-    } else {
-        matched
-    };
-
-    // Project (keeping the input row for ORDER BY), HAVING.
-    let mut projected: Vec<Vec<Value>> = Vec::with_capacity(rows_in.len());
-    for mut row in rows_in {
-        if project_early {
-            projected.push(row);
-            continue;
-        }
-        let base = row.len();
-        for o in outputs {
-            let v = match o.expr.expr {
-                eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
-                _ => o.expr.eval(&row, &mut ctx)?,
-            };
-            row.push(v);
-        }
-        if let Some(h) = having_c {
-            let hv = match h.expr {
-                eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
-                _ => h.eval(&row, &mut ctx)?,
-            };
-            if !rows::truthy(&hv) {
-                continue;
-            }
-        }
-        projected.push(row);
-    }
-    for w in ctx.take_warnings() {
-        warnings.borrow_mut().push(w);
-    }
-    drop(ctx);
-    if !order_keys.is_empty() && !sorted {
-        OUTPUT_TAIL.with(|t| *t.borrow_mut() = n_out);
-        sort_rows(s, &mut projected, order_keys, |r| r)?;
-    }
-    let mut out_rows: Vec<Vec<Value>> = projected
-        .into_iter()
-        .map(|mut r| {
-            r.drain(..r.len() - n_out);
-            r
-        })
-        .collect();
-    if sel.distinct.is_some() {
-        distinct_rows(&mut out_rows);
-    }
-    apply_limit(&mut out_rows, limit);
-    Ok(RowSet {
-        columns: outputs.iter().map(|o| o.column.clone()).collect(),
-        rows: out_rows,
+        access: None,
+        rows_hint: 0,
+        kept_tables: Vec::new(),
     })
 }

@@ -16,13 +16,17 @@
 //! newest version used, as InnoDB's locking reads do.
 //!
 //! Files: `query` (set operations, ORDER BY/LIMIT of a query, the rewrites
-//! before it runs), `block` (one SELECT block), `cte` (WITH), `source` (FROM), `join`
+//! before it runs), `block` (one SELECT block bound and compiled), `block_run`
+//! (running it), `block_access` (its access path, kept between executions),
+//! `cte` (WITH), `source` (FROM), `join`
 //! (access paths and nested loops), `aggregate`, `order`, `project`,
 //! `subquery`, `view`, `explain`; this file holds the statement entry
 //! points (`execute`, `describe`, `run_query`).
 
 mod aggregate;
 mod block;
+mod block_access;
+mod block_run;
 mod correlated;
 pub(crate) mod cte;
 pub(crate) mod explain;

@@ -58,9 +58,37 @@ pub(super) fn apply_limit(rows: &mut Vec<Vec<Value>>, limit: Option<(u64, u64)>)
     }
 }
 
+/// Keeps the first of the rows equal under `utf8mb4_general_ci` (DISTINCT,
+/// UNION). The keys of the rows kept so far lie one after another in one
+/// buffer, each row's key is built in one reused buffer: no allocation per
+/// row.
 pub(super) fn distinct_rows(rows: &mut Vec<Vec<Value>>) {
-    let mut seen = std::collections::HashSet::new();
-    rows.retain(|r| seen.insert(aggregate::group_key(r, Collation::Utf8mb4GeneralCi)));
+    use std::hash::BuildHasher;
+    let hasher = std::collections::hash_map::RandomState::new();
+    // Keys of the kept rows, concatenated; per kept row its key's span and
+    // the next kept row with the same hash.
+    let mut keys: Vec<u8> = Vec::new();
+    let mut kept: Vec<(usize, usize, Option<usize>)> = Vec::new();
+    // Hash of a key: the last kept row with it.
+    let mut table: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    let mut key = Vec::new();
+    rows.retain(|r| {
+        key.clear();
+        aggregate::group_key_into(r, Collation::Utf8mb4GeneralCi, &mut key);
+        let h = hasher.hash_one(&key);
+        let mut at = table.get(&h).copied();
+        while let Some(i) = at {
+            let (start, len, next) = kept[i];
+            if keys[start..start + len] == key[..] {
+                return false;
+            }
+            at = next;
+        }
+        let next = table.insert(h, kept.len());
+        kept.push((keys.len(), key.len(), next));
+        keys.extend_from_slice(&key);
+        true
+    });
 }
 
 /// A compiled ORDER BY key.

@@ -3,7 +3,8 @@
 //! select list evaluated as rows arrive (when no aggregation, HAVING or sort
 //! needs the input rows, only the output values are kept). An output that
 //! is the only reader of a column of the join's last source moves the
-//! value instead of copying it (`join::Emit` allows it).
+//! value instead of copying it (`join::Emit` allows it). A select list of
+//! plain columns under a sort is taken from the sorted rows in place.
 
 use larch_engine::record::value::Value;
 use sqlparser::ast;
@@ -59,6 +60,43 @@ pub(super) fn movable_outputs(outputs: &[Output], movable_from: usize) -> Vec<bo
             })
         })
         .collect()
+}
+
+/// True when every expression is a plain column of the input row (before
+/// `width`).
+pub(super) fn plain_columns<'a>(
+    mut exprs: impl Iterator<Item = &'a Compiled>,
+    width: usize,
+) -> bool {
+    exprs.all(|e| matches!(e.expr, eval::Expr::Column(c) if c < width))
+}
+
+/// The select list of plain columns (see [`plain_columns`]) taken from
+/// each input row, in place: a value named once is moved, one named again
+/// copied; each row keeps its allocation.
+pub(super) fn project_sorted(mut rows: Vec<Vec<Value>>, outputs: &[Output]) -> Vec<Vec<Value>> {
+    let columns: Vec<usize> = outputs
+        .iter()
+        .map(|o| match o.expr.expr {
+            eval::Expr::Column(c) => c,
+            _ => usize::MAX,
+        })
+        .collect();
+    let mut out: Vec<Value> = Vec::with_capacity(columns.len());
+    for row in &mut rows {
+        for (i, &c) in columns.iter().enumerate() {
+            let again = columns[i + 1..].contains(&c);
+            let v = match row.get_mut(c) {
+                Some(v) if again => v.clone(),
+                Some(v) => std::mem::replace(v, Value::Null),
+                None => Value::Null,
+            };
+            out.push(v);
+        }
+        row.clear();
+        row.append(&mut out);
+    }
+    rows
 }
 
 /// The WHERE left to check per row: the conjuncts `conds` but those the

@@ -1,0 +1,230 @@
+//! Running a planned SELECT block ([`BlockPlan`]): the access path brought
+//! up to date for the parameters (`block_access`), rows read through the
+//! join and filtered by the WHERE left to check, aggregated as they arrive
+//! or projected, then HAVING, sorting, DISTINCT and LIMIT.
+//!
+//! Rows are projected as they arrive when nothing later needs the input
+//! row; under a sort on input columns with a select list of plain columns
+//! they are projected after the sort, in place; otherwise the outputs are
+//! appended to the input row for ORDER BY and HAVING and the input part
+//! dropped at the end. The block remembers how many rows it kept to make
+//! room for as many next time.
+
+use std::cell::RefCell;
+
+use larch_engine::record::value::Value;
+use sqlparser::ast;
+
+use super::aggregate;
+use super::block::{BlockPlan, Output, ROWS_HINT_MAX};
+use super::block_access::{self, BlockAccess};
+use super::explain;
+use super::join;
+use super::order::{apply_limit, distinct_rows, sort_rows, OUTPUT_TAIL};
+use super::project::{plain_columns, project_into, project_sorted};
+use crate::error::SqlError;
+use crate::eval;
+use crate::exec::rows;
+use crate::result::RowSet;
+use crate::session::Session;
+
+/// Runs a planned block: chooses the access path for `params`, reads,
+/// aggregates, projects, sorts and limits.
+pub(super) fn run_plan(
+    s: &Session,
+    sel: &ast::Select,
+    block: &mut BlockPlan,
+    limit: Option<(u64, u64)>,
+    params: &[Value],
+    warnings: &RefCell<Vec<crate::error::Warning>>,
+    explain_id: Option<u64>,
+) -> Result<RowSet, SqlError> {
+    let BlockPlan {
+        sources,
+        width,
+        aggregating,
+        aggs,
+        outputs,
+        where_c,
+        having_c,
+        order_keys,
+        group_c,
+        order_cols,
+        used,
+        moves,
+        access,
+        rows_hint,
+        kept_tables: _,
+    } = block;
+    let outputs: &[Output] = outputs;
+    let (width, aggregating) = (*width, *aggregating);
+    let n_out = outputs.len();
+    let want = join::JoinWant {
+        used: Some(used),
+        order: order_cols,
+        limited: limit.is_some(),
+    };
+    let access = match access {
+        Some(a) => {
+            a.refresh(s, sel, sources, params, want);
+            a
+        }
+        None => access.insert(BlockAccess::plan(s, sel, sources, params, want)?),
+    };
+    let sorted = access.join().first.ordered && !order_cols.is_empty();
+    // Conjuncts the first source's ranges enforce are not checked per row.
+    access.prepare_filter(s, sel, sources)?;
+    let access = &*access;
+    let where_c = access.filter(where_c.as_ref());
+    let plan = access.join();
+    if let Some(id) = explain_id {
+        let shape = explain::BlockShape {
+            sources,
+            plan,
+            conds: &block_access::conjuncts(sel),
+            filesort: (!order_keys.is_empty() && !sorted) || !group_c.is_empty(),
+            temporary: !group_c.is_empty() || sel.distinct.is_some(),
+        };
+        explain::record_block(s, id, &shape);
+        return Ok(RowSet {
+            columns: outputs.iter().map(|o| o.column.clone()).collect(),
+            rows: Vec::new(),
+        });
+    }
+    let streaming = !aggregating && (order_keys.is_empty() || sorted) && sel.distinct.is_none();
+    let stop_after = match (streaming, limit) {
+        (true, Some((off, n))) => Some(off.saturating_add(n)),
+        _ => None,
+    };
+
+    // Without aggregation, HAVING or a sort, a row is projected as it
+    // arrives: only the output values are kept.
+    let project_early = !aggregating && having_c.is_none() && (order_keys.is_empty() || sorted);
+    // With a sort on input columns and a select list of plain columns, the
+    // rows are sorted as read and projected after (the output values moved,
+    // not copied).
+    let project_late = !project_early
+        && !aggregating
+        && having_c.is_none()
+        && plain_columns(order_keys.iter().map(|k| &k.expr), width)
+        && plain_columns(outputs.iter().map(|o| &o.expr), width);
+    let mut ctx = s.eval_context(params);
+    let mut matched: Vec<Vec<Value>> = Vec::with_capacity(*rows_hint);
+    // The join's last source's values may be moved out of its row (see
+    // `join::Emit`): into the kept rows, and into the outputs that alone
+    // read them.
+    let movable_from = sources.last().map_or(width, |src| src.offset);
+    // Aggregation runs as rows arrive: groups keep their first row and
+    // their accumulators.
+    let mut groups = aggregate::Groups::default();
+    let mut rows_read = 0u64;
+    if stop_after != Some(0) {
+        let mut emit = |row: &mut [Value],
+                        _: &[Option<larch_engine::table::RowRef>],
+                        ctx: &mut eval::EvalContext<'_>|
+         -> Result<bool, SqlError> {
+            if let Some(w) = where_c {
+                if !rows::truthy(&w.eval(row, ctx)?) {
+                    return Ok(true);
+                }
+            }
+            rows_read += 1;
+            if project_early {
+                let mut out = Vec::with_capacity(n_out);
+                project_into(row, outputs, moves, ctx, &mut out)?;
+                matched.push(out);
+                return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
+            }
+            if !aggregating {
+                // Room for the output columns appended below.
+                let tail = if project_late { 0 } else { n_out };
+                let mut kept = Vec::with_capacity(row.len() + tail);
+                let (earlier, last) = row.split_at_mut(movable_from.min(row.len()));
+                kept.extend_from_slice(earlier);
+                kept.extend(last.iter_mut().map(|v| std::mem::replace(v, Value::Null)));
+                matched.push(kept);
+                return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
+            }
+            groups.add(row, group_c, aggs, ctx)?;
+            Ok(true)
+        };
+        if sources.is_empty() {
+            emit(&mut [], &[], &mut ctx)?;
+        } else {
+            join::run(s, sources, plan, &mut ctx, &mut emit)?;
+        }
+    }
+    s.db.status
+        .rows_read
+        .fetch_add(rows_read, std::sync::atomic::Ordering::Relaxed);
+
+    *rows_hint = matched.len().min(ROWS_HINT_MAX);
+
+    // Aggregate results.
+    let rows_in: Vec<Vec<Value>> = if aggregating {
+        groups.finish(s, width, group_c, aggs, order_keys.is_empty())?
+    } else {
+        matched
+    };
+
+    // Project (keeping the input row for ORDER BY), HAVING.
+    let mut projected: Vec<Vec<Value>> = Vec::with_capacity(if project_early || project_late {
+        0
+    } else {
+        rows_in.len()
+    });
+    let rows_in = if project_early || project_late {
+        projected = rows_in;
+        Vec::new()
+    } else {
+        rows_in
+    };
+    for mut row in rows_in {
+        let base = row.len();
+        for o in outputs {
+            let v = match o.expr.expr {
+                eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
+                _ => o.expr.eval(&row, &mut ctx)?,
+            };
+            row.push(v);
+        }
+        if let Some(h) = having_c {
+            let hv = match h.expr {
+                eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
+                _ => h.eval(&row, &mut ctx)?,
+            };
+            if !rows::truthy(&hv) {
+                continue;
+            }
+        }
+        projected.push(row);
+    }
+    for w in ctx.take_warnings() {
+        warnings.borrow_mut().push(w);
+    }
+    drop(ctx);
+    if !order_keys.is_empty() && !sorted {
+        OUTPUT_TAIL.with(|t| *t.borrow_mut() = if project_late { 0 } else { n_out });
+        sort_rows(s, &mut projected, order_keys, |r| r)?;
+    }
+    let mut out_rows: Vec<Vec<Value>> = if project_late {
+        project_sorted(projected, outputs)
+    } else {
+        projected
+            .into_iter()
+            .map(|mut r| {
+                r.drain(..r.len() - n_out);
+                r
+            })
+            .collect()
+    };
+
+    if sel.distinct.is_some() {
+        distinct_rows(&mut out_rows);
+    }
+    apply_limit(&mut out_rows, limit);
+    Ok(RowSet {
+        columns: outputs.iter().map(|o| o.column.clone()).collect(),
+        rows: out_rows,
+    })
+}
