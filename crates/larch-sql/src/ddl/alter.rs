@@ -370,7 +370,11 @@ fn redefine(
     let opts: Vec<&ast::ColumnOption> = options.iter().collect();
     let mut b = column::build(s, name, data_type, &opts, w.collation, old.id)?;
     b.col.origin = old.origin;
+    let renamed = (!old.def.name.eq_ignore_ascii_case(&name.value)).then(|| old.def.name.clone());
     w.cols[pos] = b.col;
+    if let Some(from) = renamed {
+        super::generated::rename_references(&mut w.cols, &from, &name.value)?;
+    }
     Ok(b.keys)
 }
 

@@ -36,6 +36,8 @@ pub(crate) fn check_text(e: &ast::Expr) -> String {
     let mut e = e.clone();
     let _ = ast::visit_expressions_mut(&mut e, |x| {
         match x {
+            // A user variable (`@x`) stays as written.
+            ast::Expr::Identifier(id) if id.quote_style.is_none() && id.value.starts_with('@') => {}
             ast::Expr::Identifier(id) => id.quote_style = Some('`'),
             ast::Expr::CompoundIdentifier(ids) => {
                 for id in ids {

@@ -22,7 +22,7 @@ use sqlparser::ast;
 use sqlparser::tokenizer::Token;
 
 use super::keys::KeySpec;
-use super::meta::ColumnMeta;
+use super::meta::{ColumnMeta, Generation};
 use super::render::{literal_text, now_text};
 use super::types::{column_type, resolve_collation};
 use super::work::{KeyKind, WCol};
@@ -146,11 +146,37 @@ pub(super) fn build(
             }
             O::Check(c) => meta.check = Some(super::check::check_text(&c.expr)),
             O::CharacterSet(_) | O::Collation(_) | O::ForeignKey(_) => {}
-            O::Generated { .. } | O::Materialized(_) | O::Alias(_) | O::Ephemeral(_) => {
+            O::Generated {
+                generation_expr: Some(e),
+                generation_expr_mode,
+                ..
+            } => {
+                meta.generated = Some(Generation {
+                    expr: super::check::check_text(e),
+                    stored: matches!(
+                        generation_expr_mode,
+                        Some(ast::GeneratedExpressionMode::Stored)
+                    ),
+                })
+            }
+            O::Generated { .. } => return Err(syntax_error("AS IDENTITY")),
+            O::Materialized(_) | O::Alias(_) | O::Ephemeral(_) => {
                 return Err(SqlError::not_supported("generated columns"))
             }
             O::Invisible => meta.invisible = true,
             other => return Err(syntax_error(other.to_string())),
+        }
+    }
+    if meta.generated.is_some() {
+        let clash = options.iter().find(|o| {
+            matches!(o, O::Null | O::NotNull | O::Default(_) | O::OnUpdate(_))
+                || matches!(o, O::DialectSpecific(t) if t.iter().any(|t| matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("AUTO_INCREMENT"))))
+        });
+        if let Some(o) = clash {
+            return Err(syntax_error(o.to_string()));
+        }
+        if spec.serial {
+            return Err(syntax_error("SERIAL"));
         }
     }
     if auto_inc {

@@ -91,6 +91,7 @@ fn result_column(s: &Session, rc: &ResultColumn) -> (ColumnDef, ColumnMeta) {
             ColumnMeta {
                 on_update_now: false,
                 invisible: false,
+                generated: None,
                 ..meta
             },
         ),

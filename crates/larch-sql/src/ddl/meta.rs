@@ -8,14 +8,15 @@
 //! that order. [`TableMeta::decode`] checks both, so a table whose metadata
 //! does not match its definition is reported (error 1105), never used.
 //!
-//! Byte layout (version 4; version 3 lacks the INVISIBLE flag, version 2
-//! also the FOREIGN KEY part, version 1 also the CHECK parts), all integers
+//! Byte layout (version 5; version 4 lacks the generation part of a
+//! column, version 3 also the INVISIBLE flag, version 2 also the FOREIGN
+//! KEY part, version 1 also the CHECK parts), all integers
 //! little-endian; a *string* is a u32
 //! byte length and that many UTF-8 bytes; an *optional string* is a u8 tag
 //! (0 none, 1 present) followed, when present, by a string:
 //!
 //! ```text
-//! "LM"  version:u8(=4)
+//! "LM"  version:u8(=5)
 //! engine:string  charset:string  collation:string  row_format:optional string
 //! comment:string
 //! column count:u32, then per column:
@@ -25,6 +26,8 @@
 //!               7 INVISIBLE (version 4))
 //!     [default:string]  comment:string  [display width:u32]  [M:u32 D:u32]
 //!     [check expression:string]
+//!     generation:u8 (version 5: 0 ordinary column, 1 VIRTUAL, 2 STORED)
+//!     [generation expression:string (when generation is 1 or 2)]
 //! FULLTEXT key count:u32, then per key: name:string, column count:u32,
 //!     columns:u32...
 //! index comment count:u32, then per index: name:string, comment:string
@@ -46,7 +49,7 @@ use larch_engine::table::TableDef;
 use crate::error::SqlError;
 
 /// Current encoding version.
-const VERSION: u8 = 4;
+const VERSION: u8 = 5;
 const MAGIC: &[u8; 2] = b"LM";
 
 const F_DEFAULT: u8 = 1;
@@ -112,6 +115,18 @@ pub struct ColumnMeta {
     /// INVISIBLE: left out of `SELECT *` and of INSERT without a column
     /// list.
     pub invisible: bool,
+    /// `GENERATED ALWAYS AS (expr) VIRTUAL|STORED` (`ddl::generated`).
+    pub generated: Option<Generation>,
+}
+
+/// How a generated column gets its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generation {
+    /// The expression in MariaDB's printed form (identifiers in
+    /// backquotes), as SHOW CREATE TABLE shows it.
+    pub expr: String,
+    /// STORED (PERSISTENT); false for VIRTUAL.
+    pub stored: bool,
 }
 
 impl TableMeta {
@@ -142,9 +157,15 @@ impl TableMeta {
 
     /// Encodes the metadata (see the module documentation for the layout).
     pub fn encode(&self) -> Vec<u8> {
+        self.encode_as(VERSION)
+    }
+
+    /// Encodes in the layout of `version` (older layouts leave out what
+    /// they lack; tests use them to check that old bytes still load).
+    pub(crate) fn encode_as(&self, version: u8) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + self.columns.len() * 8);
         out.extend_from_slice(MAGIC);
-        out.push(VERSION);
+        out.push(version);
         put_str(&mut out, &self.engine);
         put_str(&mut out, &self.charset);
         put_str(&mut out, &self.collation);
@@ -181,6 +202,14 @@ impl TableMeta {
             }
             if let Some(e) = &c.check {
                 put_str(&mut out, e);
+            }
+            match &c.generated {
+                _ if version < 5 => {}
+                None => out.push(0),
+                Some(g) => {
+                    out.push(if g.stored { 2 } else { 1 });
+                    put_str(&mut out, &g.expr);
+                }
             }
         }
         put_len(&mut out, self.fulltext.len());
@@ -265,8 +294,21 @@ impl TableMeta {
             } else {
                 None
             };
+            let generated = if version >= 5 {
+                match r.u8()? {
+                    0 => None,
+                    kind @ (1 | 2) => Some(Generation {
+                        expr: r.string()?,
+                        stored: kind == 2,
+                    }),
+                    kind => return Err(r.corrupt(&format!("bad generation kind {kind}"))),
+                }
+            } else {
+                None
+            };
             columns.push(ColumnMeta {
                 check,
+                generated,
                 default,
                 on_update_now: flags & F_ON_UPDATE != 0,
                 comment,

@@ -25,6 +25,10 @@
 //! statement holds the table's exclusive metadata lock for the whole copy,
 //! so no other session reads or writes it meanwhile.
 //!
+//! Generated columns (`ddl::generated`): every copied row gets its
+//! generated values computed again from the new definition, and a change
+//! of a generation expression alone rebuilds the table.
+//!
 //! CHECK constraints: rows are copied through the new definition's
 //! constraints (`ddl::check`), and when only a constraint was added the rows
 //! in place are checked; a row that fails ends the ALTER with 4025.
@@ -40,6 +44,7 @@ use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
 use super::check::Checks;
+use super::generated::GeneratedColumns;
 use super::meta::{ColumnMeta, TableMeta};
 use super::work::Finished;
 use crate::error::{SqlError, Warning};
@@ -88,7 +93,8 @@ pub(super) fn apply(
     same.name = old.def.name.clone();
     let old_meta = TableMeta::decode(&old.sql_meta, &old.def)?;
     let new_checks = adds_checks(&old_meta, &fin.meta);
-    if identity && same == old.def && !force {
+    let regenerate = super::generated::generation_changed(&old_meta, &fin.meta);
+    if identity && same == old.def && !force && !regenerate {
         if new_checks {
             verify_rows(s, &*catalog.table(db, name)?, fin, to)?;
         }
@@ -196,6 +202,7 @@ fn copy_rows(
     });
     let mut warnings: Vec<Warning> = Vec::new();
     let checks = Checks::compile(s, to.0, to.1, &fin.def, &fin.meta)?;
+    let generated = GeneratedColumns::compile(s, &fin.def, &fin.meta)?;
     let mut rows = 0u64;
     let mut cursor = newest_rows(old)?;
     while let Some((_, row)) = cursor.next_row()? {
@@ -220,6 +227,19 @@ fn copy_rows(
                 None => fills[i].clone(),
             });
         }
+        generated.fill(s, &fin.def, &mut out, &mut warnings, |c, v, warnings| {
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            let target = StoreTarget {
+                db: to.0,
+                table: to.1,
+                column: &cols[c].name,
+                row: rows,
+                strict,
+            };
+            store(v, &cols[c].ty, &target, warnings)
+        })?;
         if !checks.verify(s, &fin.def, &out, false, &mut warnings)? {
             continue;
         }

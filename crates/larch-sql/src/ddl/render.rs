@@ -232,8 +232,15 @@ pub(super) fn default_for_show(meta: &ColumnMeta) -> Value {
 }
 
 /// The `Extra` column of SHOW COLUMNS.
-pub(super) fn extra_for_show(def: &ColumnDef, meta: &ColumnMeta, auto_inc: bool) -> String {
-    if meta.invisible {
+pub fn extra_for_show(def: &ColumnDef, meta: &ColumnMeta, auto_inc: bool) -> String {
+    if let Some(g) = &meta.generated {
+        let kind = if g.stored { "STORED" } else { "VIRTUAL" };
+        if meta.invisible {
+            format!("{kind} GENERATED, INVISIBLE")
+        } else {
+            format!("{kind} GENERATED")
+        }
+    } else if meta.invisible {
         "INVISIBLE".to_string()
     } else if auto_inc {
         "auto_increment".to_string()

@@ -78,17 +78,25 @@ pub(super) fn create_table_text(
                 ));
             }
         }
-        if !c.nullable {
-            l.push_str(" NOT NULL");
-        } else if matches!(c.ty, ColumnType::Timestamp { .. }) {
-            l.push_str(" NULL");
-        }
-        if m.invisible {
-            l.push_str(" INVISIBLE");
-        }
-        if let Some(d) = default_clause(c, &m, auto) {
-            l.push(' ');
-            l.push_str(&d);
+        if let Some(g) = &m.generated {
+            let kind = if g.stored { "STORED" } else { "VIRTUAL" };
+            l.push_str(&format!(" GENERATED ALWAYS AS ({}) {kind}", g.expr));
+            if m.invisible {
+                l.push_str(" INVISIBLE");
+            }
+        } else {
+            if !c.nullable {
+                l.push_str(" NOT NULL");
+            } else if matches!(c.ty, ColumnType::Timestamp { .. }) {
+                l.push_str(" NULL");
+            }
+            if m.invisible {
+                l.push_str(" INVISIBLE");
+            }
+            if let Some(d) = default_clause(c, &m, auto) {
+                l.push(' ');
+                l.push_str(&d);
+            }
         }
         if m.on_update_now {
             l.push_str(&format!(" ON UPDATE {}", now_text(type_fsp(&c.ty))));

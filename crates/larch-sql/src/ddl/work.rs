@@ -334,6 +334,7 @@ impl Work {
             index_comments,
             checks: self.checks.clone(),
         };
+        super::generated::validate(&def, &meta)?;
         Ok(Finished {
             def,
             meta,

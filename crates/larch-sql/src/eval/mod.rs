@@ -56,6 +56,7 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, DateTime, Value};
 
 pub use compile::{compile, compile_with_params, CompileOptions, Resolver};
+pub(crate) use func::lookup as builtin_function;
 pub use func::Func;
 pub use func_time::IntervalUnit;
 pub use ops::{compare, like};

@@ -20,6 +20,7 @@ use larch_engine::table::{ReadContext, RowRef, Table, TxnContext};
 use sqlparser::ast;
 
 pub(crate) mod foreign;
+mod generated;
 mod insert;
 mod multi;
 mod target;
@@ -99,6 +100,8 @@ struct Target {
     meta: Arc<TableMeta>,
     /// The table's CHECK constraints, compiled for this statement.
     checks: Arc<crate::ddl::Checks>,
+    /// The table's generated columns, compiled (`generated.rs`).
+    generated: Arc<crate::ddl::GeneratedColumns>,
     /// The FOREIGN KEY constraints the table takes part in.
     fks: foreign::ForeignKeys,
     /// The table's triggers (`None` without any).
@@ -118,6 +121,7 @@ fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
         table,
         meta: derived.meta.clone(),
         checks: derived.checks.clone(),
+        generated: derived.generated.clone(),
         fks,
         triggers,
     })
@@ -304,6 +308,16 @@ fn engine_row(t: &Target, row: &[Value]) -> Vec<Value> {
             _ => v.clone(),
         })
         .collect()
+}
+
+/// A literal NULL: what a generated column may be given as well as
+/// DEFAULT (MariaDB's `vcol_assignment_allowed_value`).
+fn generated_null(e: &ast::Expr) -> bool {
+    match e {
+        ast::Expr::Value(v) => matches!(v.value, ast::Value::Null),
+        ast::Expr::Nested(inner) => generated_null(inner),
+        _ => false,
+    }
 }
 
 fn is_default_word(e: &ast::Expr) -> bool {
@@ -515,6 +529,14 @@ fn update(
             _ => Err(SqlError::not_supported("tuple assignment")),
         })
         .collect::<Result<_, _>>()?;
+    // Values given to generated columns are refused or ignored per row.
+    let (given_generated, sets): (Vec<_>, Vec<_>) =
+        sets.into_iter().partition(|(c, _)| t.is_generated(*c));
+    let given_generated: Vec<usize> = given_generated
+        .into_iter()
+        .filter(|(_, e)| !is_default_word(e) && !generated_null(e))
+        .map(|(c, _)| c)
+        .collect();
     let resolve = |parts: &[ast::Ident]| {
         let name = &parts.last()?.value;
         let i = def
@@ -577,6 +599,10 @@ fn update(
         }
         t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
         nulls.after_triggers(s, &t, &mut new, n as u64 + 1, w)?;
+        for &c in &given_generated {
+            t.value_for_generated(s, c, w)?;
+        }
+        t.fill_generated(s, &mut new, n as u64 + 1, w)?;
         if new == old {
             // An unchanged row still fires AFTER UPDATE (MDEV-33083).
             t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;

@@ -19,7 +19,8 @@
 //!   UNLOCK TABLE` (becomes `TABLES`), a column's `CHARSET x` in CREATE
 //!   TABLE (becomes `CHARACTER SET x`), `SET @a := 1` (becomes `=`; other
 //!   `:=` are assignment expressions), `x REGEXP NULL` (becomes `REGEXP
-//!   (NULL)`: sqlparser reads the NULL as in `NOT NULL`);
+//!   (NULL)`: sqlparser reads the NULL as in `NOT NULL`), a generated
+//!   column's `AS (expr) PERSISTENT` (becomes `STORED`);
 //! - result column names: unaliased items of the first SELECT are named by
 //!   their text as written ([`names`]);
 //! - column attributes and table options of CREATE/ALTER TABLE ([`attrs`]):

@@ -141,6 +141,16 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
                 _ => {}
             }
         }
+        // A generated column's `AS (expr) PERSISTENT` -> `AS (expr) STORED`
+        // (MariaDB's synonym).
+        if w.as_deref() == Some("PERSISTENT")
+            && matches!(first.as_deref(), Some("CREATE" | "ALTER"))
+            && out.last().is_some_and(|p| p.token == Token::RParen)
+        {
+            out.push(with_token(t, word("STORED")));
+            i += 1;
+            continue;
+        }
         // x REGEXP NULL -> x REGEXP (NULL) (sqlparser takes the NULL as the
         // one of `NOT NULL`).
         if matches!(w.as_deref(), Some("REGEXP" | "RLIKE"))
@@ -286,6 +296,7 @@ fn needs_look(t: &TokenWithSpan, update: bool) -> bool {
                 "CHARSET",
                 "REGEXP",
                 "RLIKE",
+                "PERSISTENT",
             ]
             .iter()
             .any(|k| v.eq_ignore_ascii_case(k))

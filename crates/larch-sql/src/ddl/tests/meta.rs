@@ -6,7 +6,7 @@ use larch_engine::record::value::ColumnType;
 use larch_engine::table::{ColumnDef, TableDef};
 
 use crate::ddl::foreign::{FkAction, ForeignKey};
-use crate::ddl::meta::{ColumnMeta, TableMeta};
+use crate::ddl::meta::{ColumnMeta, Generation, TableMeta};
 
 /// A small deterministic generator (xorshift).
 struct Gen(u64);
@@ -78,6 +78,10 @@ fn generate(g: &mut Gen, ncols: usize) -> TableMeta {
                 precision: g.opt(|g| (g.below(256) as u32, g.below(31) as u32)),
                 check: g.opt(Gen::text),
                 invisible: g.below(2) == 1,
+                generated: g.opt(|g| Generation {
+                    expr: g.text(),
+                    stored: g.below(2) == 1,
+                }),
             })
             .collect(),
         engine: "InnoDB".into(),
@@ -133,11 +137,11 @@ fn version_2_decodes_without_foreign_keys() {
         meta.foreign_keys.clear();
         for c in &mut meta.columns {
             c.invisible = false;
+            c.generated = None;
         }
-        let mut bytes = meta.encode();
+        let mut bytes = meta.encode_as(2);
         // Version 4 with no constraint ends with a zero count.
         assert_eq!(bytes.split_off(bytes.len() - 4), vec![0, 0, 0, 0]);
-        bytes[2] = 2;
         assert_eq!(TableMeta::decode(&bytes, &def).expect("version 2"), meta);
     }
 }
@@ -153,14 +157,34 @@ fn version_3_decodes_without_invisible_columns() {
         let mut meta = generate(&mut g, ncols);
         for c in &mut meta.columns {
             c.invisible = false;
+            c.generated = None;
         }
-        let mut bytes = meta.encode();
-        bytes[2] = 3;
+        let bytes = meta.encode_as(3);
         assert_eq!(TableMeta::decode(&bytes, &def).expect("version 3"), meta);
         meta.columns[0].invisible = true;
-        let mut bytes = meta.encode();
-        bytes[2] = 3;
+        let bytes = meta.encode_as(3);
         assert!(TableMeta::decode(&bytes, &def).is_err());
+    }
+}
+
+/// Version 4 bytes (before generated columns) still decode, every column
+/// an ordinary one; version 5 keeps the generation of each column.
+#[test]
+fn version_4_decodes_without_generated_columns() {
+    let mut g = Gen(79);
+    for _ in 0..50 {
+        let ncols = g.below(4) as usize + 1;
+        let def = def_with(ncols);
+        let mut meta = generate(&mut g, ncols);
+        let v5 = meta.encode();
+        assert_eq!(v5[2], 5);
+        assert_eq!(TableMeta::decode(&v5, &def).expect("version 5"), meta);
+        for c in &mut meta.columns {
+            c.generated = None;
+        }
+        let v4 = meta.encode_as(4);
+        assert_eq!(v4.len() + ncols, meta.encode().len());
+        assert_eq!(TableMeta::decode(&v4, &def).expect("version 4"), meta);
     }
 }
 

@@ -13,7 +13,8 @@ use sqlparser::ast;
 use super::names;
 use super::trigger_nulls::NullChecks;
 use super::{
-    col_type, column_index, column_ref, convert, is_default_word, target, txn_ctx, Target, Writer,
+    col_type, column_index, column_ref, convert, generated_null, is_default_word, target, txn_ctx,
+    Target, Writer,
 };
 use crate::error::{SqlError, Warning};
 use crate::eval::{self, CompileOptions};
@@ -141,8 +142,11 @@ pub(super) fn insert(
             let mut out = Vec::with_capacity(rows.len());
             for r in &rows {
                 let mut vals = Vec::with_capacity(r.len());
-                for e in r {
-                    if is_default_word(e) {
+                for (j, e) in r.iter().enumerate() {
+                    // NULL for a generated column is DEFAULT (no 1906).
+                    if is_default_word(e)
+                        || (generated_null(e) && cols.get(j).is_some_and(|&c| t.is_generated(c)))
+                    {
                         vals.push(None);
                         continue;
                     }
@@ -344,6 +348,13 @@ fn insert_counted(
         }
         let mut full = Vec::with_capacity(ncols);
         for (c, v) in row.into_iter().enumerate() {
+            if t.is_generated(c) {
+                if v.is_some() {
+                    t.value_for_generated(s, c, w)?;
+                }
+                full.push(Value::Null);
+                continue;
+            }
             full.push(match v {
                 Some(v) => nulls.convert(s, t, c, &v, row_no, w)?,
                 None => nulls.default_value(s, t, c, row_no, w)?,
@@ -361,6 +372,7 @@ fn insert_counted(
                 }
             }
         }
+        t.fill_generated(s, &mut full, row_no, w)?;
         // A row REPLACE or ON DUPLICATE KEY UPDATE turns into a change of
         // an existing row has its references checked there, as InnoDB
         // finds the duplicate before it checks the row's foreign keys
@@ -416,6 +428,7 @@ fn insert_counted(
                     )?;
                     t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
                     update_nulls.after_triggers(s, t, &mut new, row_no, w)?;
+                    t.fill_generated(s, &mut new, row_no, w)?;
                     if new == old {
                         // An unchanged row still fires AFTER UPDATE (MDEV-33083).
                         t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
@@ -534,6 +547,12 @@ fn odku_row(
     let mut row: Vec<Value> = old.to_vec();
     row.extend(new.iter().cloned());
     for (c, e) in sets {
+        if t.is_generated(*c) {
+            if !is_default_word(e) && !generated_null(e) {
+                t.value_for_generated(s, *c, w)?;
+            }
+            continue;
+        }
         let mut e = e.clone();
         let _ = ast::visit_expressions_mut(&mut e, |x| {
             if let ast::Expr::Function(f) = x {

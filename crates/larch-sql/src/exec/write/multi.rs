@@ -153,6 +153,10 @@ pub(super) fn update(
                 if *sk != k {
                     continue;
                 }
+                if t.is_generated(*col) {
+                    t.value_for_generated(s, *col, w)?;
+                    continue;
+                }
                 let mut ctx = s.eval_context(params);
                 let v = value.eval(row, &mut ctx)?;
                 ctx_warnings.extend(ctx.take_warnings());
@@ -160,6 +164,7 @@ pub(super) fn update(
             }
             t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
             nulls.after_triggers(s, t, &mut new, n as u64 + 1, w)?;
+            t.fill_generated(s, &mut new, n as u64 + 1, w)?;
             if new == old {
                 t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
                 continue;

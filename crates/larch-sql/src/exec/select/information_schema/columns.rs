@@ -142,7 +142,9 @@ pub(super) fn table(
                     let data_type = type_text.split(['(', ' ']).next().unwrap_or("").to_owned();
                     let [chars, octets, precision, scale, fsp] = type_lengths(&c.ty);
                     let collation = c.ty.collation().filter(|co| *co != Collation::Binary);
-                    let extra = if cm.invisible {
+                    let extra = if cm.generated.is_some() {
+                        crate::ddl::extra_for_show(c, &cm, auto)
+                    } else if cm.invisible {
                         "INVISIBLE".to_owned()
                     } else if auto {
                         "auto_increment".to_owned()
@@ -177,8 +179,12 @@ pub(super) fn table(
                         s(&extra),
                         s("select,insert,update,references"),
                         s(&cm.comment),
-                        s("NEVER"),
-                        Value::Null,
+                        s(if cm.generated.is_some() {
+                            "ALWAYS"
+                        } else {
+                            "NEVER"
+                        }),
+                        opt_s(cm.generated.as_ref().map(|g| g.expr.as_str())),
                     ]);
                 }
             }
@@ -310,7 +316,9 @@ fn column_key(entry: &TableEntry, i: usize) -> &'static str {
 /// when there is no default).
 fn column_default(entry: &TableEntry, meta: &TableMeta, i: usize) -> Value {
     let c = &entry.def.columns[i];
-    if entry.def.auto_increment == Some(i) {
+    if entry.def.auto_increment == Some(i)
+        || meta.columns.get(i).is_some_and(|m| m.generated.is_some())
+    {
         return Value::Null;
     }
     match meta.columns.get(i).and_then(|m| m.default.as_deref()) {
