@@ -123,8 +123,11 @@ where
     /// The timeouts of the next command: the session's own values, else
     /// the server's current ones ([`crate::timeouts`]).
     fn timeouts(&mut self) -> CommandTimeouts {
+        // A getter: no need for `Server::call`'s hand-off, only its panic
+        // guard.
         let session = &mut *self.session;
-        let own = self.server.call(|| session.timeouts()).unwrap_or_default();
+        let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| session.timeouts()))
+            .unwrap_or_default();
         self.server.timeouts().for_command(own)
     }
 

@@ -184,7 +184,10 @@ pub async fn serve(
         max_allowed_packet: opts.max_allowed_packet,
         execution: ExecutionMode::Inline,
         idle_timeout: Some(Duration::from_secs(opts.wait_timeout)),
-        connect_timeout: Some(seconds_option(opts, "connect_timeout", 10)),
+        // At least 2 s, as the variable (and MariaDB's) minimum.
+        connect_timeout: Some(
+            seconds_option(opts, "connect_timeout", 10).max(Duration::from_secs(2)),
+        ),
         net_read_timeout: Some(seconds_option(opts, "net_read_timeout", 30)),
         net_write_timeout: Some(seconds_option(opts, "net_write_timeout", 60)),
         ..ServerConfig::default()

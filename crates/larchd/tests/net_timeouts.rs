@@ -65,12 +65,12 @@ fn the_handshake_waits_connect_timeout() -> Res {
     let dir = tempdir()?;
     let server = Larchd::start(
         &dir.path().join("data"),
-        &["--connect-timeout=1", "--net-read-timeout=60"],
+        &["--connect-timeout=2", "--net-read-timeout=60"],
     )?;
     let mut admin = server.connect()?;
     assert_eq!(
         admin.query_first::<u64, _>("SELECT @@GLOBAL.connect_timeout")?,
-        Some(1)
+        Some(2)
     );
     let mut silent = TcpStream::connect(("127.0.0.1", server.port))?;
     silent.set_read_timeout(Some(Duration::from_secs(20)))?;
@@ -92,7 +92,7 @@ fn the_handshake_waits_connect_timeout() -> Res {
     // SET GLOBAL connect_timeout reaches the next handshakes.
     admin.query_drop("SET GLOBAL connect_timeout = 30")?;
     let mut patient = TcpStream::connect(("127.0.0.1", server.port))?;
-    patient.set_read_timeout(Some(Duration::from_millis(2_500)))?;
+    patient.set_read_timeout(Some(Duration::from_millis(3_500)))?;
     assert!(patient.read(&mut buf)? > 4, "a greeting");
     let still_open = patient.read(&mut buf);
     assert!(
