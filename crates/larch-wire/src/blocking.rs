@@ -15,16 +15,21 @@
 //!
 //! What the event loop did, the socket does:
 //! - timeouts are the socket's `SO_RCVTIMEO`/`SO_SNDTIMEO`
-//!   ([`SyncSocket::set_read_timeout`]): `wait_timeout` while waiting for a
-//!   command, `net_read_timeout` inside one, `net_write_timeout` for
-//!   writes; an expired timeout is reported as [`ErrorKind::TimedOut`]
+//!   ([`SyncSocket::set_read_timeout`], [`SyncSocket::set_write_timeout`]):
+//!   `connect_timeout` during the handshake, `wait_timeout` while waiting
+//!   for a command, `net_read_timeout` inside one, `net_write_timeout` for
+//!   the writes after the handshake, each the session's value or the
+//!   server's current one ([`crate::timeouts`]), set again only when it
+//!   changed; an expired timeout is reported as [`ErrorKind::TimedOut`]
 //!   (never `WouldBlock`, which async code such as `tokio-rustls` would
 //!   take for "not ready yet" and wait for a wake-up that never comes);
 //! - `KILL CONNECTION` (and shutdown, which kills every connection) wakes
 //!   a thread blocked in a read by shutting the socket's read side down
 //!   ([`crate::session::ConnectionControl`] holds a [`SocketShutdown`]): the
-//!   read returns end-of-file, the write side still carries the answer of
-//!   a statement that killed its own connection.
+//!   read returns end-of-file. A kill from another connection shuts the
+//!   write side down too, which also frees a thread blocked writing to a
+//!   client that does not read; a statement that killed its own connection
+//!   still sends its answer.
 //!
 //! Invariants: a [`SyncSocket`] is in blocking mode for its whole life; its
 //! `poll_*` methods never return `Pending`, so a future over it is only
@@ -34,6 +39,7 @@ use crate::error::WireError;
 use crate::server::Server;
 use crate::session::{ConnectionInfo, SqlSession, Transport};
 use crate::stream::ClientStream;
+use crate::timeouts::TimeoutKind;
 use std::future::Future;
 use std::io::{ErrorKind, IoSlice, Read, Write};
 use std::net::{Shutdown, TcpStream};
@@ -74,10 +80,13 @@ impl Wake for ThreadWaker {
 }
 
 /// What a connection's killer needs of its socket: wake a thread blocked
-/// reading it.
+/// on it.
 pub trait SocketShutdown: Send + Sync {
     /// Shuts the read side down: a blocked or later read returns 0.
     fn shutdown_read(&self);
+    /// Shuts both sides down: a blocked or later read returns 0, a blocked
+    /// or later write fails.
+    fn shutdown_both(&self);
 }
 
 /// A socket [`SyncSocket`] can serve a connection on.
@@ -103,6 +112,9 @@ macro_rules! blocking_socket {
         impl SocketShutdown for $t {
             fn shutdown_read(&self) {
                 let _ = self.shutdown(Shutdown::Read);
+            }
+            fn shutdown_both(&self) {
+                let _ = self.shutdown(Shutdown::Both);
             }
         }
 
@@ -142,6 +154,8 @@ pub struct SyncSocket<T> {
     socket: Arc<T>,
     /// The read timeout last set, so an unchanged one costs no system call.
     read_timeout: Option<Duration>,
+    /// The write timeout last set, likewise.
+    write_timeout: Option<Duration>,
 }
 
 impl<T: BlockingSocket> SyncSocket<T> {
@@ -154,6 +168,7 @@ impl<T: BlockingSocket> SyncSocket<T> {
         Ok(SyncSocket {
             socket: Arc::new(socket),
             read_timeout: None,
+            write_timeout,
         })
     }
 
@@ -173,6 +188,16 @@ impl<T: BlockingSocket> SyncSocket<T> {
         if self.read_timeout != limit {
             self.socket.set_read_timeout(limit)?;
             self.read_timeout = limit;
+        }
+        Ok(())
+    }
+
+    /// Sets how long a write waits for room (`None`: for ever); a write
+    /// that waited that long fails with [`ErrorKind::TimedOut`].
+    pub fn set_write_timeout(&mut self, limit: Option<Duration>) -> std::io::Result<()> {
+        if self.write_timeout != limit {
+            self.socket.set_write_timeout(limit)?;
+            self.write_timeout = limit;
         }
         Ok(())
     }
@@ -390,11 +415,13 @@ impl Server {
         self.serve_blocking(ClientStream::SyncUnix(socket), shutdown, info, session)
     }
 
-    /// `socket` in blocking mode with the configured write timeout, and
-    /// `net_read_timeout` for the handshake's reads.
+    /// `socket` in blocking mode, its reads and writes limited by
+    /// `connect_timeout` for the handshake (the command loop then sets the
+    /// command timeouts, as MariaDB does after the login).
     fn blocking_socket<T: BlockingSocket>(&self, socket: T) -> std::io::Result<SyncSocket<T>> {
-        let mut socket = SyncSocket::new(socket, self.config().net_write_timeout)?;
-        socket.set_read_timeout(self.config().net_read_timeout)?;
+        let limit = self.timeout(TimeoutKind::Connect);
+        let mut socket = SyncSocket::new(socket, limit)?;
+        socket.set_read_timeout(limit)?;
         Ok(socket)
     }
 

@@ -15,6 +15,7 @@ use crate::results::{write_err, write_ok, write_terminator, OkResult, ResultWrit
 use crate::server::Server;
 use crate::session::{ConnectionInfo, SqlSession};
 use crate::stmt::{Statements, StmtState};
+use crate::timeouts::CommandTimeouts;
 use mysql_common::constants::{CapabilityFlags, ColumnFlags, ColumnType, Command, StatusFlags};
 use mysql_common::io::ParseBuf;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -100,7 +101,7 @@ where
             return self.read_command_blocking(packet).await;
         }
         let control = self.info.control.clone();
-        let idle = self.server.config().idle_timeout;
+        let idle = self.timeouts().wait;
         let read = async {
             match idle {
                 Some(limit) => {
@@ -119,21 +120,34 @@ where
         }
     }
 
+    /// The timeouts of the next command: the session's own values, else
+    /// the server's current ones ([`crate::timeouts`]).
+    fn timeouts(&mut self) -> CommandTimeouts {
+        // A getter: no need for `Server::call`'s hand-off, only its panic
+        // guard.
+        let session = &mut *self.session;
+        let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| session.timeouts()))
+            .unwrap_or_default();
+        self.server.timeouts().for_command(own)
+    }
+
     /// [`read_command`](Self::read_command) on a transport in blocking mode
     /// ([`crate::blocking`]): the read waits at most `wait_timeout`, and a
     /// kill wakes it by shutting the socket's read side down (also when the
     /// kill came before the read started). The rest of the command's reads
-    /// (LOAD DATA LOCAL) wait at most `net_read_timeout`.
+    /// (LOAD DATA LOCAL) wait at most `net_read_timeout`, its writes at most
+    /// `net_write_timeout`.
     async fn read_command_blocking(&mut self, packet: &mut Vec<u8>) -> Result<(), WireError> {
-        let config = self.server.config();
-        self.stream.set_read_timeout(config.idle_timeout)?;
+        let limits = self.timeouts();
+        self.stream.set_read_timeout(limits.wait)?;
+        self.stream.set_write_timeout(limits.net_write)?;
         let read = self.stream.read_packet(packet).await;
         if self.info.control.connection_killed() {
             return Err(WireError::Killed);
         }
         match read {
             Ok(()) => {
-                self.stream.set_read_timeout(config.net_read_timeout)?;
+                self.stream.set_read_timeout(limits.net_read)?;
                 Ok(())
             }
             Err(WireError::Io(e)) if e.kind() == std::io::ErrorKind::TimedOut => {

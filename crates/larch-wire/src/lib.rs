@@ -27,6 +27,8 @@
 //!   the client's SSL request;
 //! - [`server`]: [`Server`] (shared state, handshake, connection life);
 //! - [`threads`]: a thread per connection, with a cache of idle threads;
+//! - [`timeouts`]: `connect_timeout`, `wait_timeout`, `net_read_timeout`
+//!   and `net_write_timeout`, global and per session;
 //! - [`listener`]: accepting TCP and Unix-socket clients.
 //!
 //! Usage:
@@ -66,6 +68,7 @@ pub mod session;
 mod stmt;
 pub mod stream;
 pub mod threads;
+pub mod timeouts;
 pub mod tls;
 pub mod value;
 
@@ -83,5 +86,6 @@ pub use session::{
 };
 pub use stream::ClientStream;
 pub use threads::ConnectionThreads;
+pub use timeouts::{SessionTimeouts, TimeoutKind};
 pub use tls::{TlsError, TlsInfo, TlsSettings, TLS_LIBRARY_VERSION};
 pub use value::{Date, DateTime, Time, Value};

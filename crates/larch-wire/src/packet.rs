@@ -215,6 +215,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin + BlockingAccess> PacketStream<S> {
         self.stream.get_mut().set_read_timeout(limit)
     }
 
+    /// How long a write waits on a transport in blocking mode (`None`: for
+    /// ever); no effect on other transports.
+    pub(crate) fn set_write_timeout(
+        &mut self,
+        limit: Option<std::time::Duration>,
+    ) -> std::io::Result<()> {
+        self.stream.get_mut().set_write_timeout(limit)
+    }
+
     /// [`read_packet`](Self::read_packet) with synchronous I/O
     /// ([`BlockingAccess`]): bytes already buffered first, then the socket.
     pub(crate) fn read_packet_blocking(&mut self, payload: &mut Vec<u8>) -> Result<(), WireError> {

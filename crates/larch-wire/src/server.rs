@@ -24,6 +24,7 @@ use crate::packet::PacketStream;
 use crate::results::{write_err, write_ok, OkResult};
 use crate::session::{ConnectionControl, ConnectionInfo, LoginInfo, SqlSession, Transport};
 use crate::stream::ClientStream;
+use crate::timeouts::{GlobalTimeouts, TimeoutKind};
 use crate::tls::{self, TlsInfo, TlsSettings};
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use mysql_common::io::ParseBuf;
@@ -104,15 +105,22 @@ pub struct ServerConfig {
     /// How handler methods are called.
     pub execution: ExecutionMode,
     /// Idle time after which a connection is closed (`wait_timeout`).
+    /// This and the other timeouts are the start values; see
+    /// [`Server::set_timeout`] and [`crate::timeouts`].
     pub idle_timeout: Option<Duration>,
-    /// How long a read inside a command (the rest of a packet, the file of
-    /// LOAD DATA LOCAL) or the handshake waits before the connection is
-    /// closed (`net_read_timeout`). Applies to connections served with
-    /// blocking calls ([`crate::blocking`]).
-    pub net_read_timeout: Option<Duration>,
-    /// How long a write waits for the client to take the bytes before the
-    /// connection is closed (`net_write_timeout`). Applies to connections
+    /// How long a read or a write of the handshake waits before the
+    /// connection is closed (`connect_timeout`). Applies to connections
     /// served with blocking calls ([`crate::blocking`]).
+    pub connect_timeout: Option<Duration>,
+    /// How long a read inside a command (the rest of a packet, the file of
+    /// LOAD DATA LOCAL) waits before the connection is closed
+    /// (`net_read_timeout`). Applies to connections served with blocking
+    /// calls ([`crate::blocking`]).
+    pub net_read_timeout: Option<Duration>,
+    /// How long a write after the handshake waits for the client to take
+    /// the bytes before the connection is closed (`net_write_timeout`).
+    /// Applies to connections served with blocking calls
+    /// ([`crate::blocking`]).
     pub net_write_timeout: Option<Duration>,
     /// Default collation id announced in the handshake.
     pub collation: u8,
@@ -130,6 +138,7 @@ impl Default for ServerConfig {
             rsa_key_bits: Some(DEFAULT_KEY_BITS),
             execution: ExecutionMode::Inline,
             idle_timeout: Some(Duration::from_secs(28_800)),
+            connect_timeout: Some(Duration::from_secs(10)),
             net_read_timeout: Some(Duration::from_secs(30)),
             net_write_timeout: Some(Duration::from_secs(60)),
             collation: 45,
@@ -149,6 +158,8 @@ pub struct Server {
     /// (`Connections`).
     accepted: AtomicU64,
     connections: Mutex<HashMap<u32, Arc<ConnectionControl>>>,
+    /// The timeouts in force (start values from `config`).
+    timeouts: GlobalTimeouts,
 }
 
 /// Removes a connection from the registry when it ends.
@@ -170,7 +181,14 @@ impl Server {
             .rsa_key_bits
             .map(RsaPrivateKey::generate)
             .transpose()?;
+        let timeouts = GlobalTimeouts::new(
+            config.connect_timeout,
+            config.idle_timeout,
+            config.net_read_timeout,
+            config.net_write_timeout,
+        );
         Ok(Arc::new(Server {
+            timeouts,
             config,
             rsa,
             auth_cache: AuthCache::default(),
@@ -183,6 +201,25 @@ impl Server {
     /// The configuration.
     pub fn config(&self) -> &ServerConfig {
         &self.config
+    }
+
+    /// The timeout of `kind` in force: the configured one, or the last
+    /// [`set_timeout`](Self::set_timeout).
+    pub fn timeout(&self, kind: TimeoutKind) -> Option<Duration> {
+        self.timeouts.get(kind)
+    }
+
+    /// Changes a timeout while the server runs (`SET GLOBAL wait_timeout`,
+    /// `connect_timeout`, `net_read_timeout`, `net_write_timeout`): every
+    /// connection follows from its next command on, unless its session set
+    /// a value of its own ([`crate::SqlSession::timeouts`]).
+    pub fn set_timeout(&self, kind: TimeoutKind, limit: Option<Duration>) {
+        self.timeouts.set(kind, limit);
+    }
+
+    /// The timeouts in force, for the command loop.
+    pub(crate) fn timeouts(&self) -> &GlobalTimeouts {
+        &self.timeouts
     }
 
     /// The `caching_sha2_password` cache (clear it on `FLUSH PRIVILEGES`).

@@ -21,6 +21,7 @@ use crate::blocking::SocketShutdown;
 use crate::column::ColumnDef;
 use crate::error::MysqlError;
 use crate::results::ResultWriter;
+use crate::timeouts::SessionTimeouts;
 use crate::tls::TlsInfo;
 use crate::value::Value;
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
@@ -60,9 +61,10 @@ pub struct ConnectionControl {
     /// Wakes a connection task waiting for a command (tokio sockets).
     wake: tokio::sync::Notify,
     /// The socket of a connection served with blocking calls
-    /// ([`crate::blocking`]): a kill shuts its read side down, which wakes
-    /// the thread if it waits for a command.
-    socket: parking_lot::Mutex<Option<Arc<dyn SocketShutdown>>>,
+    /// ([`crate::blocking`]) and the thread serving it: a kill shuts the
+    /// socket down, which wakes the thread if it waits for a command or for
+    /// a client to take its answer.
+    socket: parking_lot::Mutex<Option<(Arc<dyn SocketShutdown>, std::thread::ThreadId)>>,
 }
 
 impl std::fmt::Debug for ConnectionControl {
@@ -76,23 +78,33 @@ impl std::fmt::Debug for ConnectionControl {
 
 impl ConnectionControl {
     /// Asks the connection to close after its current command.
+    ///
+    /// On a connection served with blocking calls, a kill from another
+    /// connection (or the shutdown) shuts the socket down both ways, as
+    /// MariaDB's does: a thread waiting for a command wakes, and so does
+    /// one blocked writing to a client that stopped reading. A connection
+    /// killing itself keeps its write side for the answer to its `KILL`.
     pub fn kill_connection(&self) {
         self.kill_connection.store(true, Ordering::Release);
         self.kill_query.store(true, Ordering::Release);
         // Wakes the connection if it is idle, waiting for a command.
         self.wake.notify_one();
-        if let Some(socket) = self.socket.lock().as_ref() {
-            socket.shutdown_read();
+        if let Some((socket, owner)) = self.socket.lock().as_ref() {
+            if *owner == std::thread::current().id() {
+                socket.shutdown_read();
+            } else {
+                socket.shutdown_both();
+            }
         }
     }
 
-    /// Makes kills wake a thread blocked reading `socket` (or forgets the
-    /// socket, with `None`, when the connection ends).
+    /// Makes kills wake the calling thread when it blocks on `socket` (or
+    /// forgets the socket, with `None`, when the connection ends).
     pub(crate) fn set_socket(&self, socket: Option<Arc<dyn SocketShutdown>>) {
-        *self.socket.lock() = socket;
+        *self.socket.lock() = socket.map(|s| (s, std::thread::current().id()));
         // A kill that came before the socket was known still wakes it.
         if self.connection_killed() {
-            if let Some(socket) = self.socket.lock().as_ref() {
+            if let Some((socket, _)) = self.socket.lock().as_ref() {
                 socket.shutdown_read();
             }
         }
@@ -247,6 +259,15 @@ pub trait SqlSession: Send {
     /// meanwhile; an error replaces the result.
     fn durability(&mut self) -> Option<DurabilityWait> {
         None
+    }
+
+    /// The timeouts this session set for its own connection
+    /// (`SET SESSION wait_timeout`, `net_read_timeout`,
+    /// `net_write_timeout`); `None` for those that follow the server's
+    /// value. Asked before every command on connections served with
+    /// blocking calls, so it should be cheap.
+    fn timeouts(&mut self) -> SessionTimeouts {
+        SessionTimeouts::default()
     }
 
     /// The connection is closing (after `COM_QUIT`, an error or a kill).

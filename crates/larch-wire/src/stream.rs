@@ -150,6 +150,12 @@ pub trait BlockingAccess {
         let _ = limit;
         Ok(())
     }
+    /// How long a write of a stream in blocking mode waits (nothing for
+    /// other streams).
+    fn set_write_timeout(&mut self, limit: Option<std::time::Duration>) -> std::io::Result<()> {
+        let _ = limit;
+        Ok(())
+    }
 }
 
 /// Runs `f` on the socket `fd` (owned by the async stream the caller
@@ -240,6 +246,15 @@ impl BlockingAccess for ClientStream {
             ClientStream::SyncTcp(s) => s.set_read_timeout(limit),
             ClientStream::SyncUnix(s) => s.set_read_timeout(limit),
             ClientStream::SyncTls(s) => s.socket_mut().set_read_timeout(limit),
+            _ => Ok(()),
+        }
+    }
+
+    fn set_write_timeout(&mut self, limit: Option<std::time::Duration>) -> std::io::Result<()> {
+        match self {
+            ClientStream::SyncTcp(s) => s.set_write_timeout(limit),
+            ClientStream::SyncUnix(s) => s.set_write_timeout(limit),
+            ClientStream::SyncTls(s) => s.socket_mut().set_write_timeout(limit),
             _ => Ok(()),
         }
     }

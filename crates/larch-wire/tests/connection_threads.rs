@@ -1,15 +1,19 @@
 //! Connections on threads of their own (`Threading::PerConnection`), served
 //! with blocking socket calls: queries and prepared statements over TCP and
 //! a Unix socket, TLS, `max_allowed_packet`, a kill that wakes a thread
-//! blocked reading its socket, and the idle timeout (`wait_timeout`).
+//! blocked reading its socket or writing to a client that does not read,
+//! and the timeouts: `wait_timeout`, `connect_timeout` for the handshake,
+//! `net_write_timeout`, changed while connections run (as `SET GLOBAL`) or
+//! set by a session for its own connection (as `SET SESSION`).
 
 mod support;
 
-use larch_wire::{ConnectionThreads, ServerConfig, Threading, TlsSettings};
+use larch_wire::{ConnectionThreads, ServerConfig, Threading, TimeoutKind, TlsSettings};
 use mysql::prelude::Queryable;
 use mysql::{Conn, SslOpts};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use support::raw::{default_caps, RawClient};
 use support::{mysql_error, test_config, TestServer};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -153,5 +157,112 @@ fn an_idle_connection_closes_after_the_idle_timeout() -> Res {
         server.server.connected() == 0
     })?;
     assert!(conn.query_drop("SELECT 1").is_err());
+    Ok(())
+}
+
+/// A COM_QUERY payload.
+fn query(sql: &str) -> Vec<u8> {
+    let mut payload = vec![0x03];
+    payload.extend_from_slice(sql.as_bytes());
+    payload
+}
+
+/// A result far larger than the socket buffers of both ends: the server's
+/// thread blocks writing it while the client does not read.
+const UNREAD: &str = "BIG 67108864";
+
+/// How long a test waits for a connection to end: well below the default
+/// `net_write_timeout` (60 s) and `net_read_timeout` (30 s), so only the
+/// mechanism under test can end it in time.
+fn ended_soon(server: &TestServer, what: &str) -> Res {
+    wait_until(what, || server.server.connected() == 0)
+}
+
+#[test]
+fn a_kill_frees_a_thread_blocked_writing_to_a_client_that_does_not_read() -> Res {
+    let server = threaded(test_config())?;
+    let mut client = RawClient::login(server.addr, "native", "pw", default_caps())?;
+    client.command(&query(UNREAD))?;
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(server.server.connected(), 1);
+    assert!(server.server.kill(client.connection_id, false));
+    ended_soon(&server, "the killed connection to end")?;
+    Ok(())
+}
+
+#[test]
+fn a_global_write_timeout_change_reaches_a_running_connection() -> Res {
+    let server = threaded(test_config())?;
+    let mut client = RawClient::login(server.addr, "native", "pw", default_caps())?;
+    server
+        .server
+        .set_timeout(TimeoutKind::NetWrite, Some(Duration::from_millis(300)));
+    // The connection's next command runs under the new value.
+    client.command(&query("PUT 1 a"))?;
+    assert_eq!(client.read()?.first(), Some(&0x00));
+    client.command(&query(UNREAD))?;
+    ended_soon(&server, "the write to time out")?;
+    Ok(())
+}
+
+#[test]
+fn a_session_write_timeout_applies_to_its_own_connection() -> Res {
+    let server = threaded(test_config())?;
+    let mut slow = RawClient::login(server.addr, "native", "pw", default_caps())?;
+    let mut other = Conn::new(server.opts("native", "pw"))?;
+    slow.command(&query("TIMEOUT WRITE 300"))?;
+    assert_eq!(slow.read()?.first(), Some(&0x00));
+    slow.command(&query(UNREAD))?;
+    wait_until("the session's write to time out", || {
+        server.server.connected() == 1
+    })?;
+    // The other connection keeps the server's value and its connection.
+    assert_eq!(other.query_first::<i64, _>("SELECT 3")?, Some(3));
+    assert_eq!(
+        server.server.timeout(TimeoutKind::NetWrite),
+        Some(Duration::from_secs(60))
+    );
+    Ok(())
+}
+
+#[test]
+fn the_handshake_waits_connect_timeout_not_net_read_timeout() -> Res {
+    let server = threaded(ServerConfig {
+        connect_timeout: Some(Duration::from_millis(300)),
+        net_read_timeout: Some(Duration::from_secs(60)),
+        ..test_config()
+    })?;
+    let mut client = RawClient::open(server.addr)?;
+    let greeting = client.read()?;
+    assert_eq!(greeting.first(), Some(&10), "protocol 10 greeting");
+    // No handshake response: the server gives up after connect_timeout.
+    ended_soon(&server, "the silent handshake to time out")?;
+    assert!(client.is_closed());
+    // A login within the limit is unaffected, and so are its commands.
+    let mut conn = Conn::new(server.opts("native", "pw"))?;
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(conn.query_first::<i64, _>("SELECT 4")?, Some(4));
+    Ok(())
+}
+
+#[test]
+fn wait_timeout_changed_globally_or_by_the_session() -> Res {
+    let server = threaded(test_config())?;
+    let mut global = Conn::new(server.opts("native", "pw"))?;
+    let mut own = Conn::new(server.opts("native", "pw"))?;
+    own.query_drop("TIMEOUT WAIT 300")?;
+    std::thread::sleep(Duration::from_millis(600));
+    // The session's own wait_timeout closed its connection, not the other.
+    assert!(own.query_drop("SELECT 1").is_err());
+    assert_eq!(global.query_first::<i64, _>("SELECT 5")?, Some(5));
+    // A global change applies from the connection's next command on.
+    server
+        .server
+        .set_timeout(TimeoutKind::Wait, Some(Duration::from_millis(300)));
+    assert_eq!(global.query_first::<i64, _>("SELECT 6")?, Some(6));
+    wait_until("the idle connection to close", || {
+        server.server.connected() == 0
+    })?;
+    assert!(global.query_drop("SELECT 1").is_err());
     Ok(())
 }

@@ -20,26 +20,13 @@
 //! or damaged data directory, port or socket in use) or the final flush
 //! failed.
 //!
-//! Modules: `options` (command line and option files), `log` (error log),
+//! Modules: `allocator` (the memory allocator, a build-time choice),
+//! `options` (command line and option files), `log` (error log),
 //! `serve` (listeners, ready line, shutdown), `session` (the `SqlSession`
 //! adapter and the execution-mode choice), `convert` (types and values
 //! between the SQL layer and the protocol).
 
-/// The server allocates for every statement (rows, values, results): the
-/// system allocator's locks and consolidation took about a quarter of the CPU
-/// under sysbench oltp_read_write; mimalloc's thread-local pages do not.
-///
-/// Built without transparent huge pages (the `no_thp` feature): each thread
-/// that runs a statement gets its own 64 KiB pages per size class, and with
-/// huge pages every one of them became a 2 MiB resident page. Measured with
-/// sysbench oltp_read_write at 512 threads (each statement waiting for a row
-/// lock holds a thread): peak RSS 1,467 MiB with huge pages, 298 MiB without.
-/// Where the kernel puts huge pages under every mapping anyway
-/// (`transparent_hugepage=always`), [`disable_transparent_huge_pages`] turns
-/// them off for the process once the buffer pool is allocated.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
+mod allocator;
 mod convert;
 mod log;
 mod options;
@@ -236,7 +223,7 @@ fn report_open(db: &Database, fresh: bool, datadir: &std::path::Path, log: &Erro
 /// Turns transparent huge pages off for the rest of the process's mappings
 /// when the kernel gives them to every mapping (`always`), as MariaDB does
 /// after it has allocated its buffer pool: per-thread allocator pages would
-/// otherwise each hold a 2 MiB page (see [`ALLOCATOR`]). Under `madvise` or
+/// otherwise each hold a 2 MiB page (see `allocator`). Under `madvise` or
 /// `never` nothing asks for huge pages and nothing is changed.
 fn disable_transparent_huge_pages(log: &ErrorLog) {
     let mode =

@@ -14,8 +14,8 @@
 //!    `--port=0`);
 //!    installs the status variables of threads and connections
 //!    (`Threads_cached`, `Threads_created`, `Threads_connected`,
-//!    `Connections`) and the resizing of the thread cache by `SET GLOBAL
-//!    thread_cache_size`;
+//!    `Connections`), the resizing of the thread cache by `SET GLOBAL
+//!    thread_cache_size` and the connection timeouts' `SET GLOBAL`;
 //! 3. waits for SIGTERM, SIGINT or `SHUTDOWN`, then stops accepting (the
 //!    Unix socket file goes with its listener), kills every session (a
 //!    running statement stops with ER 1317 at its next row; idle
@@ -33,7 +33,7 @@ use larch_engine::record::value::Value as EValue;
 use larch_sql::database::{Database, SERVER_VERSION};
 use larch_wire::{
     ConnectionInfo, ConnectionThreads, ExecutionMode, Listener, Server, ServerConfig, Threading,
-    TlsSettings, TLS_LIBRARY_VERSION,
+    TimeoutKind, TlsSettings, TLS_LIBRARY_VERSION,
 };
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::Notify;
@@ -184,6 +184,10 @@ pub async fn serve(
         max_allowed_packet: opts.max_allowed_packet,
         execution: ExecutionMode::Inline,
         idle_timeout: Some(Duration::from_secs(opts.wait_timeout)),
+        // At least 2 s, as the variable (and MariaDB's) minimum.
+        connect_timeout: Some(
+            seconds_option(opts, "connect_timeout", 10).max(Duration::from_secs(2)),
+        ),
         net_read_timeout: Some(seconds_option(opts, "net_read_timeout", 30)),
         net_write_timeout: Some(seconds_option(opts, "net_write_timeout", 60)),
         ..ServerConfig::default()
@@ -316,13 +320,17 @@ pub async fn serve(
 }
 
 /// Serves the status variables of threads and connections (`Threads_*`,
-/// `Connections`, counted as MariaDB counts them) and makes `SET GLOBAL
-/// thread_cache_size` resize the running thread cache.
+/// `Connections`, counted as MariaDB counts them), makes `SET GLOBAL
+/// thread_cache_size` resize the running thread cache and `SET GLOBAL
+/// connect_timeout`, `wait_timeout`, `net_read_timeout` and
+/// `net_write_timeout` reach the connections' sockets
+/// (`larch_wire::timeouts`).
 fn install_thread_status(db: &Database, server: &Arc<Server>, threading: &Threading) {
     // Pool: the runtime's worker threads, none cached.
     let workers = tokio::runtime::Handle::try_current()
         .map(|h| h.metrics().num_workers())
         .unwrap_or(0);
+    let server_for_hook = server.clone();
     let (server, threads) = (server.clone(), threading.clone());
     db.server_hooks().set_status_provider(Box::new(move || {
         let (cached, created) = match &threads {
@@ -336,20 +344,32 @@ fn install_thread_status(db: &Database, server: &Arc<Server>, threading: &Thread
             ("Threads_created", created.to_string()),
         ]
     }));
-    if let Threading::PerConnection(threads) = threading {
-        let threads = threads.clone();
-        db.server_hooks()
-            .set_global_set_hook(Box::new(move |name, value| {
-                let size = match value {
-                    EValue::UInt(n) => usize::try_from(*n).ok(),
-                    EValue::Int(n) => usize::try_from(*n).ok(),
-                    _ => None,
-                };
-                if let ("thread_cache_size", Some(size)) = (name, size) {
-                    threads.set_cache_size(size);
+    let cache = match threading {
+        Threading::PerConnection(threads) => Some(threads.clone()),
+        Threading::Pool => None,
+    };
+    db.server_hooks()
+        .set_global_set_hook(Box::new(move |name, value| {
+            let n = match value {
+                EValue::UInt(n) => *n,
+                EValue::Int(n) => u64::try_from(*n).unwrap_or(0),
+                _ => return,
+            };
+            let timeout = match name {
+                "connect_timeout" => TimeoutKind::Connect,
+                "wait_timeout" => TimeoutKind::Wait,
+                "net_read_timeout" => TimeoutKind::NetRead,
+                "net_write_timeout" => TimeoutKind::NetWrite,
+                "thread_cache_size" => {
+                    if let Some(threads) = &cache {
+                        threads.set_cache_size(usize::try_from(n).unwrap_or(usize::MAX));
+                    }
+                    return;
                 }
-            }));
-    }
+                _ => return,
+            };
+            server_for_hook.set_timeout(timeout, (n > 0).then(|| Duration::from_secs(n)));
+        }));
 }
 
 /// Kills every session and waits for the connections to end.

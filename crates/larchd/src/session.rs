@@ -18,6 +18,10 @@
 //!   out in the text or binary protocol (`crate::convert`).
 //! - Status flags: `SERVER_STATUS_AUTOCOMMIT` and `SERVER_STATUS_IN_TRANS`
 //!   from the session after each command.
+//! - Timeouts: the session's own `wait_timeout`, `net_read_timeout` and
+//!   `net_write_timeout` (`SET SESSION`) apply to its connection
+//!   (`timeouts`); the others follow the server's global values, which
+//!   `SET GLOBAL` changes through the hook in `crate::serve`.
 //!
 //! Threads: by default (`--thread-handling=one-thread-per-connection`, as
 //! MariaDB) every connection runs on a thread of its own, blocked in plain
@@ -52,13 +56,17 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
+
+use larch_engine::record::value::Value as EValue;
 
 use larch_sql::database::Database;
 use larch_sql::result::QueryResult;
 use larch_sql::session::Session;
 use larch_wire::{
     Account, CapabilityFlags, ColumnDef, ConnectionControl, ConnectionInfo, DurabilityWait,
-    LoginInfo, MysqlError, OkResult, PreparedInfo, ResultWriter, SqlSession, StatusFlags, Value,
+    LoginInfo, MysqlError, OkResult, PreparedInfo, ResultWriter, SessionTimeouts, SqlSession,
+    StatusFlags, Value,
 };
 
 use crate::convert::{
@@ -111,6 +119,9 @@ pub struct Connection {
     session: Option<Session>,
     /// Still counted in `Shared::live`.
     counted: bool,
+    /// The session's own socket timeouts, read under the session's
+    /// settings epoch `.0` (`None`: not read yet).
+    timeouts: (Option<u64>, SessionTimeouts),
 }
 
 impl Connection {
@@ -123,6 +134,7 @@ impl Connection {
             control: info.control.clone(),
             session: None,
             counted: true,
+            timeouts: (None, SessionTimeouts::default()),
         }
     }
 
@@ -337,6 +349,7 @@ impl SqlSession for Connection {
         // the connection's task (`durability`), not on a parked thread.
         session.defer_durability(true);
         self.session = Some(session);
+        self.timeouts = (None, SessionTimeouts::default());
         Ok(())
     }
 
@@ -480,6 +493,30 @@ impl SqlSession for Connection {
             wait.await
                 .map_err(|e| mysql_error(&larch_sql::error::SqlError::from(e)))
         }))
+    }
+
+    /// The session's own `wait_timeout`, `net_read_timeout` and
+    /// `net_write_timeout` (`SET SESSION`); read again only after a `SET`
+    /// or a reset of the session changed its settings epoch.
+    fn timeouts(&mut self) -> SessionTimeouts {
+        let Some(session) = self.session.as_ref() else {
+            return SessionTimeouts::default();
+        };
+        let epoch = session.settings_epoch();
+        if self.timeouts.0 != Some(epoch) {
+            let seconds = |name: &str| match session.own_variable(name) {
+                Some(EValue::UInt(n)) => Some(Duration::from_secs(*n)),
+                Some(EValue::Int(n)) => u64::try_from(*n).ok().map(Duration::from_secs),
+                _ => None,
+            };
+            let own = SessionTimeouts {
+                wait: seconds("wait_timeout"),
+                net_read: seconds("net_read_timeout"),
+                net_write: seconds("net_write_timeout"),
+            };
+            self.timeouts = (Some(epoch), own);
+        }
+        self.timeouts.1
     }
 
     fn on_close(&mut self) {

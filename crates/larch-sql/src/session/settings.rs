@@ -94,6 +94,20 @@ impl Session {
         self.db.global_value(def)
     }
 
+    /// The value this session gave a system variable with `SET [SESSION]`,
+    /// `None` while it follows the global value; for the server, which
+    /// applies a session's own socket timeouts to its connection.
+    pub fn own_variable(&self, name: &str) -> Option<&Value> {
+        self.vars.get(name)
+    }
+
+    /// Changes with every `SET` of this session and `COM_RESET_CONNECTION`:
+    /// what was read through [`Session::own_variable`] under another value
+    /// may be stale.
+    pub fn settings_epoch(&self) -> u64 {
+        self.hot.epoch()
+    }
+
     /// A session variable read by name (must exist in the table).
     pub(crate) fn var_by_name(&self, name: &str) -> Value {
         variables::lookup(name)

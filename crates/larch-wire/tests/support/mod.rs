@@ -41,6 +41,8 @@ pub struct ToySession {
     in_transaction: bool,
     /// stmt id -> text.
     statements: HashMap<u32, String>,
+    /// The timeouts set by `TIMEOUT WAIT|READ|WRITE ms`.
+    timeouts: larch_wire::SessionTimeouts,
 }
 
 pub const DATABASES: [&str; 2] = ["test", "other"];
@@ -120,6 +122,7 @@ impl ToySession {
             db: None,
             in_transaction: false,
             statements: HashMap::new(),
+            timeouts: larch_wire::SessionTimeouts::default(),
         }
     }
 
@@ -180,6 +183,26 @@ impl ToySession {
                 ..OkResult::default()
             }),
             ["PANIC"] => panic!("toy session asked to panic"),
+            // A result of one string of n bytes.
+            ["BIG", n] => {
+                let n: usize = n.parse().map_err(|_| syntax_error(sql))?;
+                out.result_set(&ResultSet {
+                    columns: vec![ColumnDef::new("big", ColumnType::MYSQL_TYPE_LONG_BLOB)],
+                    rows: vec![vec![Value::Bytes(vec![b'x'; n])]],
+                })
+            }
+            // The session's own timeout (as SET SESSION net_write_timeout).
+            ["TIMEOUT", which, ms] => {
+                let ms: u64 = ms.parse().map_err(|_| syntax_error(sql))?;
+                let limit = Some(std::time::Duration::from_millis(ms));
+                match *which {
+                    "WAIT" => self.timeouts.wait = limit,
+                    "READ" => self.timeouts.net_read = limit,
+                    "WRITE" => self.timeouts.net_write = limit,
+                    _ => return Err(syntax_error(sql)),
+                }
+                out.ok(OkResult::default())
+            }
             ["HALF_RESULT_THEN_ERROR"] => {
                 out.begin_result_set(&[ColumnDef::new("a", ColumnType::MYSQL_TYPE_LONG)])?;
                 out.row(&[Value::Int(1)])?;
@@ -343,6 +366,10 @@ impl SqlSession for ToySession {
         self.in_transaction = false;
         self.statements.clear();
         Ok(())
+    }
+
+    fn timeouts(&mut self) -> larch_wire::SessionTimeouts {
+        self.timeouts
     }
 
     fn status_flags(&self) -> StatusFlags {

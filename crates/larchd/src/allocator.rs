@@ -1,0 +1,73 @@
+//! The server's memory allocator, chosen at build time by a cargo feature
+//! of `larchd`: `mimalloc` (the default), `jemalloc`, or neither (the
+//! system allocator, glibc's malloc).
+//!
+//! The server allocates for every statement (rows, values, results), on
+//! one thread per connection. What decides between the allocators is how
+//! their per-thread state behaves when there are far more connection
+//! threads than CPUs: each thread's own heap (mimalloc's pages, glibc's
+//! and jemalloc's thread caches) is cold in the CPU caches by the time the
+//! thread runs again. Server CPU per query with sysbench on 2 CPUs
+//! (`bench/compare/txn_cost.sh`, several runs each; bench/README.md,
+//! "Measured: allocators at 16 and 1,024 connections"):
+//!
+//! | per query | point_select 16 thr | point_select 1,024 | read_only 16 | read_only 1,024 |
+//! |---|---|---|---|---|
+//! | mimalloc | 9.5-10.1 µs | 37.9-39.1 µs | 21.6-25.2 µs | 68.3-72.9 µs |
+//! | jemalloc, per-CPU arenas, small thread cache | 9.1-9.7 µs | 31.5-35.2 µs | 24.7-27.4 µs | 55.2-56.3 µs |
+//! | jemalloc, per-CPU arenas, no thread cache | 14.9-16.7 µs | 32.2-33.7 µs | 35.3-36.3 µs | 53.5-54.9 µs |
+//! | glibc | 12.7 µs | 36.4 µs | 29.2 µs | 90.2 µs |
+//!
+//! mimalloc stays the default: it is the cheapest at 16 connections, where
+//! `oltp_read_only` costs about 10% less than with jemalloc. jemalloc with
+//! per-CPU arenas and a small thread cache (the `jemalloc` feature, with
+//! the options in [`JEMALLOC_CONF`]) costs about 20% less per
+//! `oltp_read_only` query at 1,024 connections and keeps less memory
+//! (peak RSS 449-475 MiB against 555-561 MiB), for servers that expect
+//! thousands of connections: side by side with MariaDB at 1,024 threads,
+//! 1.30 and 1.06 of its throughput (point selects, `oltp_read_only`)
+//! against 1.02 and 0.93 with mimalloc, but 1.13 against 1.21 for
+//! `oltp_read_only` at 16 threads. Without any thread cache jemalloc is cheaper
+//! still at 1,024 but half again as costly at 16; glibc loses at both.
+//!
+//! mimalloc is built without transparent huge pages (its `no_thp`
+//! feature): each thread that runs a statement gets its own 64 KiB pages
+//! per size class, and with huge pages every one of them became a 2 MiB
+//! resident page. Measured with sysbench oltp_read_write at 512 threads
+//! (each statement waiting for a row lock holds a thread): peak RSS
+//! 1,467 MiB with huge pages, 298 MiB without. Where the kernel puts huge
+//! pages under every mapping anyway (`transparent_hugepage=always`),
+//! `disable_transparent_huge_pages` (in `main`) turns them off for the
+//! process once the buffer pool is allocated.
+
+#[cfg(all(feature = "mimalloc", not(feature = "jemalloc")))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[cfg(feature = "jemalloc")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// jemalloc's options with the `jemalloc` feature: one arena per CPU, so a
+/// thread that runs after a long sleep allocates from the arena of the CPU
+/// it runs on, which the other threads on that CPU keep warm; a thread
+/// cache of at most 20 objects per small size class, 4 per large one, for
+/// sizes up to 4 KiB, enough to spare the arena's lock within a statement
+/// without much to go cold between statements. The environment variable
+/// `_RJEM_MALLOC_CONF` is applied after these and may change them.
+#[cfg(feature = "jemalloc")]
+pub const JEMALLOC_CONF: &std::ffi::CStr =
+    c"percpu_arena:percpu,tcache_nslots_small_max:20,tcache_nslots_large:4,tcache_max:4096";
+
+/// The options string jemalloc reads at its first allocation (its
+/// `malloc_conf` symbol, under the prefix of the `tikv-jemalloc-sys` build).
+#[cfg(feature = "jemalloc")]
+#[allow(non_upper_case_globals)]
+#[export_name = "_rjem_malloc_conf"]
+pub static malloc_conf: Option<&'static std::ffi::c_char> = {
+    let first: *const std::ffi::c_char = JEMALLOC_CONF.as_ptr();
+    // SAFETY: `first` points at the first byte of a NUL-terminated string
+    // literal with a 'static lifetime, so the reference is valid for the
+    // whole program and jemalloc reads the string up to its NUL.
+    Some(unsafe { &*first })
+};
