@@ -1,5 +1,5 @@
 //! The server's memory allocator, chosen at build time by a cargo feature
-//! of `larchd`: `mimalloc` (the default), `jemalloc`, or neither (the
+//! of `larchd`: `jemalloc` (the default), `mimalloc`, or neither (the
 //! system allocator, glibc's malloc).
 //!
 //! The server allocates for every statement (rows, values, results), on
@@ -18,17 +18,19 @@
 //! | jemalloc, per-CPU arenas, no thread cache | 14.9-16.7 µs | 32.2-33.7 µs | 35.3-36.3 µs | 53.5-54.9 µs |
 //! | glibc | 12.7 µs | 36.4 µs | 29.2 µs | 90.2 µs |
 //!
-//! mimalloc stays the default: it is the cheapest at 16 connections, where
-//! `oltp_read_only` costs about 10% less than with jemalloc. jemalloc with
-//! per-CPU arenas and a small thread cache (the `jemalloc` feature, with
-//! the options in [`JEMALLOC_CONF`]) costs about 20% less per
-//! `oltp_read_only` query at 1,024 connections and keeps less memory
-//! (peak RSS 449-475 MiB against 555-561 MiB), for servers that expect
-//! thousands of connections: side by side with MariaDB at 1,024 threads,
-//! 1.30 and 1.06 of its throughput (point selects, `oltp_read_only`)
-//! against 1.02 and 0.93 with mimalloc, but 1.13 against 1.21 for
-//! `oltp_read_only` at 16 threads. Without any thread cache jemalloc is cheaper
-//! still at 1,024 but half again as costly at 16; glibc loses at both.
+//! jemalloc with per-CPU arenas and a small thread cache (the `jemalloc`
+//! feature, the default, with the options in [`JEMALLOC_CONF`]) costs about
+//! 20% less per `oltp_read_only` query at 1,024 connections than mimalloc
+//! and keeps less memory (peak RSS 449-475 MiB against 555-561 MiB). Side by
+//! side with MariaDB at 1,024 threads it gave 1.30 and 1.06 of MariaDB's
+//! throughput (point selects, `oltp_read_only`) against 1.02 and 0.93 with
+//! mimalloc; at 16 threads 2.02 against 1.63 for point selects and 1.13
+//! against 1.21 for `oltp_read_only`, where mimalloc is about 10% cheaper
+//! per query. Thousands of connections must not cost throughput, so
+//! jemalloc is the default; mimalloc remains a build option
+//! (`--no-default-features --features mimalloc`). Without any thread cache
+//! jemalloc is cheaper still at 1,024 but half again as costly at 16; glibc
+//! loses at both.
 //!
 //! mimalloc is built without transparent huge pages (its `no_thp`
 //! feature): each thread that runs a statement gets its own 64 KiB pages
