@@ -11,6 +11,7 @@ use larch_engine::table::{KeyRange, ReadContext, RowRef};
 use sqlparser::ast;
 
 use super::names;
+use super::row_so_far::RowSoFar;
 use super::trigger_nulls::NullChecks;
 use super::{
     col_type, column_index, column_ref, convert, is_default_word, target, txn_ctx, Target, Writer,
@@ -37,6 +38,7 @@ pub(crate) fn insert_selected(
     let mut w = Writer {
         warnings: Vec::new(),
         ignore,
+        nulls_warn: !s.strict(),
     };
     let name = ast::ObjectName::from(vec![ast::Ident::new(db), ast::Ident::new(table)]);
     let r = target(s, &name).and_then(|t| {
@@ -105,7 +107,11 @@ pub(super) fn insert(
             ast::SetExpr::Values(v) => {
                 Src::Exprs(v.rows.iter().map(|r| r.content.clone()).collect())
             }
-            _ => Src::Values(crate::exec::select::run_query(s, q, params)?.rows),
+            _ => {
+                // Rows of a SELECT: NULL into NOT NULL warns outside strict mode.
+                w.nulls_warn = !s.strict();
+                Src::Values(crate::exec::select::run_query(s, q, params)?.rows)
+            }
         }
     };
     if cols.is_empty() && ins.assignments.is_empty() {
@@ -132,24 +138,39 @@ pub(super) fn insert(
     w.ignore = ignore;
     let rows_in: Vec<Vec<Option<Value>>> = match src {
         Src::Exprs(rows) => {
-            let resolve = |_: &[ast::Ident]| None;
+            w.nulls_warn = !s.strict() && rows.len() > 1;
+            let row_values = RowSoFar::new(&t);
             let opts = CompileOptions {
                 collation: s.connection_collation(),
                 clause: "VALUES".into(),
             };
             let mut next_param = 0;
             let mut out = Vec::with_capacity(rows.len());
-            for r in &rows {
+            for (n, r) in rows.iter().enumerate() {
+                let compiled = r
+                    .iter()
+                    .map(|e| {
+                        if is_default_word(e) {
+                            return Ok(None);
+                        }
+                        let resolve = |parts: &[ast::Ident]| row_values.resolve(parts);
+                        eval::compile_with_params(e, &resolve, &opts, &mut next_param).map(Some)
+                    })
+                    .collect::<Result<Vec<_>, SqlError>>()?;
+                // Values may name columns set before them in the row.
+                let mut current = row_values.start(s, &t);
                 let mut vals = Vec::with_capacity(r.len());
-                for e in r {
-                    if is_default_word(e) {
+                for (i, c) in compiled.into_iter().enumerate() {
+                    let Some(c) = c else {
                         vals.push(None);
                         continue;
-                    }
-                    let c = eval::compile_with_params(e, &resolve, &opts, &mut next_param)?;
+                    };
                     let mut ctx = s.eval_context(params);
-                    let v = c.eval(&[], &mut ctx)?;
+                    let v = c.eval(current.as_deref().unwrap_or(&[]), &mut ctx)?;
                     w.warnings.extend(ctx.take_warnings());
+                    if let (Some(row), Some(&col)) = (current.as_mut(), cols.get(i)) {
+                        row_values.set(s, &t, row, col, &v, n as u64 + 1);
+                    }
                     vals.push(Some(v));
                 }
                 out.push(vals);
@@ -221,6 +242,7 @@ impl BulkInsert {
             w: Writer {
                 warnings: Vec::new(),
                 ignore,
+                nulls_warn: false,
             },
             replace,
             ignore,
