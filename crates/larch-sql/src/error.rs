@@ -174,6 +174,15 @@ pub enum SqlError {
     /// An engine error, mapped by [`engine_code`].
     #[error("{}", engine_message(.0))]
     Engine(#[from] EngineError),
+    /// An error with the conditions MariaDB raises along with it (InnoDB's
+    /// warnings 150 and 1215 around a failed FOREIGN KEY): SHOW WARNINGS
+    /// lists `before`, the error, then `after`.
+    #[error("{error}")]
+    WithConditions {
+        error: Box<SqlError>,
+        before: Vec<Warning>,
+        after: Vec<Warning>,
+    },
 }
 
 impl SqlError {
@@ -191,6 +200,7 @@ impl SqlError {
             SqlError::Syntax { .. } => code::PARSE,
             SqlError::Mysql { code, .. } => *code,
             SqlError::Engine(e) => engine_code(e),
+            SqlError::WithConditions { error, .. } => error.code(),
         }
     }
 
@@ -198,6 +208,7 @@ impl SqlError {
     pub fn sqlstate(&self) -> &'static str {
         match self {
             SqlError::Engine(EngineError::Row(r)) => r.mysql_code().1,
+            SqlError::WithConditions { error, .. } => error.sqlstate(),
             _ => sqlstate_for(self.code()),
         }
     }

@@ -38,7 +38,8 @@ fn drop_database_referenced_from_another_database() -> R<()> {
         error(&mut s, "DROP DATABASE d1")?,
         (1451, REFUSED.to_string())
     );
-    assert_eq!(tables(&mut s, "d1")?, ["inner_child", "p"]);
+    // As MariaDB: the tables no other database references are dropped.
+    assert_eq!(tables(&mut s, "d1")?, ["p"]);
     // References inside the database go with it.
     s.execute("CREATE DATABASE d3")?;
     s.execute("CREATE TABLE d3.p (a INT PRIMARY KEY)")?;

@@ -27,11 +27,11 @@ use sqlparser::ast;
 use super::foreign::{generated_number, FkAction, ForeignKey};
 use super::work::{KeyKind, Work};
 
-pub(crate) use super::foreign_parent::check_drop_database;
 pub(super) use super::foreign_parent::{
     after_column_renames, after_rename, check_drop_table, check_truncate, renamed_columns,
 };
-use crate::error::SqlError;
+pub(crate) use super::foreign_parent::{check_drop_database, referenced_from_other_databases};
+use crate::error::{SqlError, Warning};
 use crate::session::Session;
 
 /// A FOREIGN KEY as written.
@@ -77,6 +77,59 @@ fn incorrectly_formed(db: &str, table: &str) -> SqlError {
             "Can't create table `{db}`.`{table}` (errno: 150 \"Foreign key constraint is incorrectly formed\")"
         ),
     )
+}
+
+/// Why InnoDB refused a constraint, for the warning 150 it raises.
+enum Refusal<'a> {
+    Temporary,
+    SetNullOnNotNull(&'a str),
+    NoParentTable(&'a str, &'a str),
+    NoColumn(&'a str),
+    Types(&'a str, &'a str),
+    NoIndex,
+}
+
+/// 1005 errno 150 for `spec` of `owner`; for CREATE TABLE with the
+/// conditions MariaDB raises around it: warning 150 saying why before it,
+/// warning 1215 after it.
+fn refused(owner: &Owner<'_>, spec: &FkSpec, why: Refusal<'_>) -> SqlError {
+    let error = incorrectly_formed(owner.db, owner.table);
+    if owner.alter {
+        return error;
+    }
+    let cols = spec.columns.join(", ");
+    let detail = match why {
+        Refusal::Temporary => {
+            "with foreign key constraint failed. Temporary tables can't have foreign key constraints."
+                .to_string()
+        }
+        Refusal::SetNullOnNotNull(c) => format!(
+            "with foreign key ({cols}) constraint failed. You have defined a SET NULL condition but column '{c}' is defined as NOT NULL."
+        ),
+        Refusal::NoParentTable(db, t) => format!(
+            "with foreign key ({cols}) constraint failed. Referenced table `{db}`.`{t}` not found in the data dictionary."
+        ),
+        Refusal::NoColumn(c) => {
+            format!("foreign key ({cols}) constraint failed. Column {c} was not found.")
+        }
+        Refusal::Types(c, p) => format!(
+            "with foreign key ({cols}) constraint failed. Field type or character set for column '{c}' does not match referenced column '{p}'."
+        ),
+        Refusal::NoIndex => format!(
+            "with foreign key ({cols}) constraint failed. There is no index in the referenced table where the referenced columns appear as the first columns."
+        ),
+    };
+    SqlError::WithConditions {
+        error: Box::new(error),
+        before: vec![Warning::warn(
+            150,
+            format!("Create  table `{}`.`{}` {detail}", owner.db, owner.table),
+        )],
+        after: vec![Warning::warn(
+            1215,
+            format!("Cannot add foreign key constraint for `{}`", owner.table),
+        )],
+    }
 }
 
 /// True when `foreign_key_checks` is on.
@@ -132,7 +185,7 @@ fn resolve(s: &Session, w: &Work, owner: &Owner<'_>, spec: FkSpec) -> Result<For
         ));
     }
     if owner.temporary {
-        return Err(bad());
+        return Err(refused(owner, &spec, Refusal::Temporary));
     }
     let (Some(on_delete), Some(on_update)) = (action(spec.on_delete), action(spec.on_update))
     else {
@@ -148,7 +201,7 @@ fn resolve(s: &Session, w: &Work, owner: &Owner<'_>, spec: FkSpec) -> Result<For
         };
         let col = &w.cols[pos];
         if (on_delete == FkAction::SetNull || on_update == FkAction::SetNull) && !col.def.nullable {
-            return Err(bad());
+            return Err(refused(owner, &spec, Refusal::SetNullOnNotNull(c)));
         }
         ids.push(col.id);
     }
@@ -176,16 +229,18 @@ fn resolve(s: &Session, w: &Work, owner: &Owner<'_>, spec: FkSpec) -> Result<For
                 ),
             )
         } else {
-            bad()
+            refused(owner, &spec, Refusal::NoIndex)
         }
     };
     let mut ref_columns = Vec::with_capacity(ids.len());
     if self_reference {
         let mut ref_ids = Vec::new();
-        for (c, ty) in spec.ref_columns.iter().zip(&child_types) {
-            let pos = w.col_pos(c).ok_or_else(bad)?;
+        for ((c, ty), child) in spec.ref_columns.iter().zip(&child_types).zip(&spec.columns) {
+            let pos = w
+                .col_pos(c)
+                .ok_or_else(|| refused(owner, &spec, Refusal::NoColumn(c)))?;
             if !compatible(ty, &w.cols[pos].def.ty) {
-                return Err(bad());
+                return Err(refused(owner, &spec, Refusal::Types(child, c)));
             }
             ref_ids.push(w.cols[pos].id);
             ref_columns.push(w.cols[pos].def.name.clone());
@@ -203,19 +258,26 @@ fn resolve(s: &Session, w: &Work, owner: &Owner<'_>, spec: FkSpec) -> Result<For
         }
     } else {
         match s.db.catalog().table_entry(&ref_db, &ref_table) {
-            None if checks_on(s) => return Err(bad()),
+            None if checks_on(s) => {
+                return Err(refused(
+                    owner,
+                    &spec,
+                    Refusal::NoParentTable(&ref_db, &ref_table),
+                ))
+            }
             None => ref_columns = spec.ref_columns.clone(),
             Some(parent) => {
                 let mut positions = Vec::new();
-                for (c, ty) in spec.ref_columns.iter().zip(&child_types) {
+                for ((c, ty), child) in spec.ref_columns.iter().zip(&child_types).zip(&spec.columns)
+                {
                     let pos = parent
                         .def
                         .columns
                         .iter()
                         .position(|pc| pc.name.eq_ignore_ascii_case(c))
-                        .ok_or_else(bad)?;
+                        .ok_or_else(|| refused(owner, &spec, Refusal::NoColumn(c)))?;
                     if !compatible(ty, &parent.def.columns[pos].ty) {
-                        return Err(bad());
+                        return Err(refused(owner, &spec, Refusal::Types(child, c)));
                     }
                     positions.push(pos);
                     ref_columns.push(parent.def.columns[pos].name.clone());

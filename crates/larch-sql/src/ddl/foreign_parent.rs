@@ -48,19 +48,32 @@ pub(super) fn check_drop_table(s: &Session, db: &str, table: &str) -> Result<(),
 /// database references one of its tables and `foreign_key_checks` is on
 /// (references between its own tables go with it).
 pub(crate) fn check_drop_database(s: &Session, db: &str) -> Result<(), SqlError> {
-    if !checks_on(s) {
+    if referenced_from_other_databases(s, db)?.is_empty() {
         return Ok(());
     }
+    Err(SqlError::new(
+        1451,
+        "Cannot delete or update a parent row: a foreign key constraint fails",
+    ))
+}
+
+/// The tables of `db` a table of another database references (none while
+/// `foreign_key_checks` is off): DROP DATABASE keeps them.
+pub(crate) fn referenced_from_other_databases(
+    s: &Session,
+    db: &str,
+) -> Result<Vec<String>, SqlError> {
+    if !checks_on(s) {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
     for table in s.db.catalog().tables(db)? {
         let children = s.db.foreign_keys.children(s.db.catalog(), db, &table);
         if children.iter().any(|c| c.db != db) {
-            return Err(SqlError::new(
-                1451,
-                "Cannot delete or update a parent row: a foreign key constraint fails",
-            ));
+            out.push(table);
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// 1701 when `db`.`table` may not be truncated: another table references

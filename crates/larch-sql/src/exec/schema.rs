@@ -1,5 +1,11 @@
 //! CREATE DATABASE, DROP DATABASE, SHOW CREATE DATABASE.
 //!
+//! DROP DATABASE of a database some of whose tables are referenced by
+//! FOREIGN KEYs of other databases' tables (with `foreign_key_checks` on)
+//! does what MariaDB does: it drops the views and the other tables, keeps
+//! the referenced tables, the routines and the database, and fails with
+//! 1451.
+//!
 //! A database's SQL metadata (its default character set and collation) is
 //! kept in the catalog's `sql_meta` bytes as `charset\0collation`.
 
@@ -82,12 +88,37 @@ pub(super) fn drop_database(
             format!("Can't drop database '{name}'; database doesn't exist"),
         ));
     }
-    crate::ddl::foreign_ddl::check_drop_database(s, &name)?;
+    if let Err(e) = crate::ddl::foreign_ddl::check_drop_database(s, &name) {
+        drop_unreferenced(s, &name)?;
+        return Err(e);
+    }
     let dropped = s.db.catalog().drop_database(&name)?;
     if s.current_db.as_deref() == Some(name.as_str()) {
         s.current_db = None;
     }
     Ok(QueryResult::affected(dropped.len() as u64))
+}
+
+/// DROP DATABASE when tables of other databases reference some of its
+/// tables, as MariaDB does it: its views and every table no other database
+/// references (with their triggers) are dropped, one by one, each drop
+/// durable on its own; the referenced tables, the stored routines and the
+/// database stay, and the statement fails with 1451.
+fn drop_unreferenced(s: &mut Session, name: &str) -> Result<(), SqlError> {
+    let keep = crate::ddl::foreign_ddl::referenced_from_other_databases(s, name)?;
+    let db = s.db.clone();
+    let catalog = db.catalog();
+    for v in catalog.views(name) {
+        catalog.drop_view(name, &v)?;
+    }
+    for t in catalog.tables(name)? {
+        if keep.contains(&t) {
+            continue;
+        }
+        crate::exec::trigger::table_dropped(s, name, &t)?;
+        catalog.drop_table(name, &t)?;
+    }
+    Ok(())
 }
 
 pub(super) fn show_create_database(

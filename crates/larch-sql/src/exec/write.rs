@@ -23,6 +23,7 @@ pub(crate) mod foreign;
 mod generated;
 mod insert;
 mod multi;
+mod row_so_far;
 mod target;
 mod trigger_nulls;
 pub(crate) mod view;
@@ -54,6 +55,9 @@ pub(super) fn execute(
     let mut w = Writer {
         warnings: Vec::new(),
         ignore: false,
+        // UPDATE: NULL into NOT NULL warns outside strict mode (INSERT
+        // decides per statement form).
+        nulls_warn: matches!(stmt, ast::Statement::Update(_)) && !s.strict(),
     };
     let r = match stmt {
         ast::Statement::Insert(i) => insert::insert(s, i, params, &mut w),
@@ -82,6 +86,11 @@ struct Writer {
     /// INSERT IGNORE: data errors are warnings and the value is adjusted,
     /// whatever `sql_mode` says.
     ignore: bool,
+    /// NULL into a NOT NULL column is warning 1048 and the type's implicit
+    /// default, not an error: outside strict mode for UPDATE, INSERT of
+    /// several rows and INSERT ... SELECT (a single-row INSERT still fails,
+    /// as in MariaDB).
+    nulls_warn: bool,
 }
 
 /// The engine transaction of the statement (opened by `statement_mark`).
@@ -216,7 +225,7 @@ fn convert(
     if v.is_null() {
         if !col.nullable && t.table.def().auto_increment != Some(c) {
             let msg = format!("Column '{}' cannot be null", col.name);
-            if w.ignore {
+            if w.ignore || w.nulls_warn {
                 w.warnings.push(Warning::warn(1048, msg));
                 return Ok(implicit_default(&col.ty));
             }

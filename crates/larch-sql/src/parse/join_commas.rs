@@ -1,9 +1,11 @@
 //! Comma joins inside a parenthesized join, `FROM (a, b) LEFT JOIN c ON
-//! ...`, which sqlparser does not take: each comma directly inside such
+//! ...`, and a single table in parentheses, `FROM (t)` or `FROM ((t))`,
+//! which sqlparser does not take: each comma directly inside such
 //! parentheses becomes `CROSS JOIN` (the same join; inside the parentheses
-//! the comma's lower precedence changes nothing). Used only as a second try
-//! after a statement failed to parse, so statements that parse are never
-//! rewritten and pay nothing.
+//! the comma's lower precedence changes nothing), and parentheses holding
+//! no join at all are dropped (they change nothing either). Used only as a
+//! second try after a statement failed to parse, so statements that parse
+//! are never rewritten and pay nothing.
 //!
 //! A parenthesis opens a join when it follows `FROM`, `JOIN`,
 //! `STRAIGHT_JOIN`, or a comma or another join parenthesis of a FROM
@@ -18,6 +20,9 @@ pub(super) fn rewrite(toks: &[TokenWithSpan]) -> Option<Vec<TokenWithSpan>> {
     // Per open parenthesis (and the statement level at the bottom): is it
     // a join parenthesis, and is a FROM clause open at that level?
     let mut levels: Vec<(bool, bool)> = vec![(false, false)];
+    // Per open parenthesis: its index in `out` and whether a join (a join
+    // word, comma or ON/USING) or a kept inner parenthesis was seen in it.
+    let mut opened: Vec<(usize, bool)> = Vec::new();
     let mut out = Vec::with_capacity(toks.len() + 4);
     let mut changed = false;
     let mut prev: Option<&Token> = None;
@@ -56,11 +61,23 @@ pub(super) fn rewrite(toks: &[TokenWithSpan]) -> Option<Vec<TokenWithSpan>> {
                     _ => false,
                 };
                 levels.push((after_join && names_next, false));
+                opened.push((out.len(), false));
             }
             (Token::RParen, _) if levels.len() > 1 => {
-                levels.pop();
+                let (join_paren, _) = levels.pop().unwrap_or((false, false));
+                let (at, joined) = opened.pop().unwrap_or((0, true));
+                if join_paren && !joined && at < out.len() {
+                    // A lone table in parentheses: drop them.
+                    out.remove(at);
+                    changed = true;
+                    prev = Some(&t.token);
+                    continue;
+                }
+                mark_joined(&mut opened);
             }
+            (_, Some("JOIN" | "STRAIGHT_JOIN" | "ON" | "USING")) => mark_joined(&mut opened),
             (Token::Comma, _) if join_paren => {
+                mark_joined(&mut opened);
                 out.push(with_word(t, "CROSS"));
                 out.push(with_word(t, "JOIN"));
                 changed = true;
@@ -81,6 +98,12 @@ pub(super) fn rewrite(toks: &[TokenWithSpan]) -> Option<Vec<TokenWithSpan>> {
         prev = Some(&t.token);
     }
     changed.then_some(out)
+}
+
+fn mark_joined(opened: &mut [(usize, bool)]) {
+    if let Some(o) = opened.last_mut() {
+        o.1 = true;
+    }
 }
 
 fn set_from(levels: &mut [(bool, bool)], open: bool) {

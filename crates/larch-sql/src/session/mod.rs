@@ -13,6 +13,7 @@
 //! lasts until COMMIT or ROLLBACK (see `transaction`).
 
 pub mod client_io;
+mod diagnostics;
 pub(crate) mod plans;
 mod settings;
 pub mod sql_prepared;
@@ -75,6 +76,9 @@ pub struct Session {
     pub(crate) last_insert_id: u64,
     /// Diagnostics of the last statement that produced any (SHOW WARNINGS).
     pub(crate) warnings: Vec<Warning>,
+    /// `warnings` are the previous statement's, kept by a statement that
+    /// reads no tables until it raises a condition (`diagnostics`).
+    pub(crate) warnings_stale: bool,
     pub(crate) trx_session: TrxSession,
     pub(crate) txn: Option<OpenTransaction>,
     /// How the current statement reads rows: its snapshot (or newest).
@@ -163,6 +167,7 @@ impl Session {
             user_vars: HashMap::new(),
             last_insert_id: 0,
             warnings: Vec::new(),
+            warnings_stale: false,
             trx_session,
             txn: None,
             read: ReadContext::NEWEST,
@@ -229,6 +234,9 @@ impl Session {
 
     /// Warnings and notes of the last statement (for the OK packet's count).
     pub fn warning_count(&self) -> u16 {
+        if self.warnings_stale {
+            return 0;
+        }
         let n = self
             .warnings
             .iter()
@@ -401,6 +409,7 @@ impl Session {
         self.plans.get_mut().clear();
         self.targets.get_mut().clear();
         self.warnings.clear();
+        self.warnings_stale = false;
         self.last_insert_id = 0;
         self.next_isolation = None;
     }
@@ -448,10 +457,7 @@ impl Session {
             });
             st.since = Some(std::time::Instant::now());
         }
-        let keep_warnings = matches!(stmt, Statement::ShowWarnings { .. });
-        if !keep_warnings {
-            self.warnings.clear();
-        }
+        diagnostics::statement_starts(self, stmt);
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             client_io::execute(self, stmt, params, io)
         }))
@@ -522,17 +528,31 @@ impl Session {
         )
     }
 
+    /// The statement's error, after the conditions it raised before it
+    /// (and between those MariaDB raises with it, `WithConditions`).
     fn record_error(&mut self, e: &SqlError) {
-        self.warnings.clear();
-        self.warnings.push(Warning {
+        let (before, after) = match e {
+            SqlError::WithConditions { before, after, .. } => (&before[..], &after[..]),
+            _ => (&[][..], &[][..]),
+        };
+        for w in before {
+            self.push_warning(w.clone());
+        }
+        self.push_warning(Warning {
             level: Level::Error,
             code: e.code(),
             message: e.message(),
         });
+        for w in after {
+            self.push_warning(w.clone());
+        }
     }
 
     /// Adds a diagnostic to the current statement's list.
     pub(crate) fn push_warning(&mut self, w: Warning) {
+        if std::mem::take(&mut self.warnings_stale) {
+            self.warnings.clear();
+        }
         if self.warnings.len() < eval::MAX_WARNINGS {
             self.warnings.push(w);
         }

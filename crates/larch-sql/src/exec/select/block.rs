@@ -31,7 +31,7 @@ use super::block_run;
 use super::naming::expr_name;
 use super::order::{compile_order, SortKey};
 use super::project::movable_outputs;
-use super::source::{self, sources, JoinKind, Source, SourceRows};
+use super::source::{self, sources, Source, SourceRows};
 use super::{explain, DESCRIBE_ONLY};
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions, Compiled, ExprType};
@@ -316,47 +316,7 @@ fn plan_block(
                     ) => Some(crate::exec::names::object_last(n)),
                     _ => None,
                 };
-                if sources.is_empty() {
-                    return Err(SqlError::new(1096, "No tables used"));
-                }
-                let mut any = false;
-                // In FROM order as written (a RIGHT JOIN reads its right
-                // side first).
-                let mut written: Vec<&Source> = sources.iter().collect();
-                written.sort_by_key(|src| src.text_order);
-                for src in written {
-                    if only.as_ref().is_some_and(|a| *a != src.alias) {
-                        continue;
-                    }
-                    any = true;
-                    for u in &mut used.borrow_mut()[src.offset..src.offset + src.width()] {
-                        *u = true;
-                    }
-                    let invisible = source::invisible_columns(s, src);
-                    for (i, c) in src.columns.iter().enumerate() {
-                        if invisible.get(i).copied().unwrap_or(false) {
-                            continue;
-                        }
-                        let mut column = c.clone();
-                        column.nullable |= src.join == JoinKind::Left;
-                        outputs.push(Output {
-                            expr: Compiled {
-                                expr: eval::Expr::Column(src.offset + i),
-                                ty: ExprType {
-                                    ty: c.ty.clone(),
-                                    nullable: column.nullable,
-                                },
-                            },
-                            column,
-                        });
-                    }
-                }
-                if !any {
-                    return Err(SqlError::new(
-                        1051,
-                        format!("Unknown table '{}'", only.unwrap_or_default()),
-                    ));
-                }
+                super::star::expand(s, &sources, only, &used, &mut outputs)?;
             }
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
                 let alias = match item {

@@ -40,6 +40,7 @@ mod order;
 mod project;
 mod query;
 pub(crate) mod source;
+mod star;
 pub(crate) mod subquery;
 pub(crate) mod system_variables;
 pub(crate) mod view;

@@ -73,6 +73,10 @@ pub(crate) struct Source {
     pub text_order: usize,
     /// The table name EXPLAIN shows for a WITH element (`<derivedN>`).
     pub explain_name: Option<String>,
+    /// Empty unless FROM has a USING or NATURAL join; then per column its
+    /// position in `*`, `usize::MAX` for a shared column merged into the
+    /// other side's, which `*` and unqualified names skip (`join_tree`).
+    pub star_rank: Vec<usize>,
 }
 
 impl Source {
@@ -95,6 +99,7 @@ impl Source {
             lookup: Vec::new(),
             text_order: 0,
             explain_name: None,
+            star_rank: Vec::new(),
         }
     }
 }
@@ -294,11 +299,10 @@ pub(crate) fn resolve(
                 continue;
             }
         }
-        if let Some(i) = src
-            .columns
-            .iter()
-            .position(|c| c.name.eq_ignore_ascii_case(col))
-        {
+        if let Some(i) = src.columns.iter().enumerate().position(|(i, c)| {
+            c.name.eq_ignore_ascii_case(col)
+                && (qual_table.is_some() || src.star_rank.get(i) != Some(&usize::MAX))
+        }) {
             if found.is_some() {
                 return Err(SqlError::ambiguous_column(col, "SELECT"));
             }

@@ -11,6 +11,7 @@ use larch_engine::table::{KeyRange, ReadContext, RowRef};
 use sqlparser::ast;
 
 use super::names;
+use super::row_so_far::RowSoFar;
 use super::trigger_nulls::NullChecks;
 use super::{
     col_type, column_index, column_ref, convert, generated_null, is_default_word, target, txn_ctx,
@@ -38,6 +39,7 @@ pub(crate) fn insert_selected(
     let mut w = Writer {
         warnings: Vec::new(),
         ignore,
+        nulls_warn: !s.strict(),
     };
     let name = ast::ObjectName::from(vec![ast::Ident::new(db), ast::Ident::new(table)]);
     let r = target(s, &name).and_then(|t| {
@@ -106,7 +108,11 @@ pub(super) fn insert(
             ast::SetExpr::Values(v) => {
                 Src::Exprs(v.rows.iter().map(|r| r.content.clone()).collect())
             }
-            _ => Src::Values(crate::exec::select::run_query(s, q, params)?.rows),
+            _ => {
+                // Rows of a SELECT: NULL into NOT NULL warns outside strict mode.
+                w.nulls_warn = !s.strict();
+                Src::Values(crate::exec::select::run_query(s, q, params)?.rows)
+            }
         }
     };
     if cols.is_empty() && ins.assignments.is_empty() {
@@ -133,27 +139,44 @@ pub(super) fn insert(
     w.ignore = ignore;
     let rows_in: Vec<Vec<Option<Value>>> = match src {
         Src::Exprs(rows) => {
-            let resolve = |_: &[ast::Ident]| None;
+            w.nulls_warn = !s.strict() && rows.len() > 1;
+            let row_values = RowSoFar::new(&t);
             let opts = CompileOptions {
                 collation: s.connection_collation(),
                 clause: "VALUES".into(),
             };
             let mut next_param = 0;
             let mut out = Vec::with_capacity(rows.len());
-            for r in &rows {
+            for (n, r) in rows.iter().enumerate() {
+                let compiled = r
+                    .iter()
+                    .enumerate()
+                    .map(|(j, e)| {
+                        // NULL for a generated column is DEFAULT (no 1906).
+                        if is_default_word(e)
+                            || (generated_null(e)
+                                && cols.get(j).is_some_and(|&c| t.is_generated(c)))
+                        {
+                            return Ok(None);
+                        }
+                        let resolve = |parts: &[ast::Ident]| row_values.resolve(parts);
+                        eval::compile_with_params(e, &resolve, &opts, &mut next_param).map(Some)
+                    })
+                    .collect::<Result<Vec<_>, SqlError>>()?;
+                // Values may name columns set before them in the row.
+                let mut current = row_values.start(s, &t);
                 let mut vals = Vec::with_capacity(r.len());
-                for (j, e) in r.iter().enumerate() {
-                    // NULL for a generated column is DEFAULT (no 1906).
-                    if is_default_word(e)
-                        || (generated_null(e) && cols.get(j).is_some_and(|&c| t.is_generated(c)))
-                    {
+                for (i, c) in compiled.into_iter().enumerate() {
+                    let Some(c) = c else {
                         vals.push(None);
                         continue;
-                    }
-                    let c = eval::compile_with_params(e, &resolve, &opts, &mut next_param)?;
+                    };
                     let mut ctx = s.eval_context(params);
-                    let v = c.eval(&[], &mut ctx)?;
+                    let v = c.eval(current.as_deref().unwrap_or(&[]), &mut ctx)?;
                     w.warnings.extend(ctx.take_warnings());
+                    if let (Some(row), Some(&col)) = (current.as_mut(), cols.get(i)) {
+                        row_values.set(s, &t, row, col, &v, n as u64 + 1);
+                    }
                     vals.push(Some(v));
                 }
                 out.push(vals);
@@ -225,6 +248,7 @@ impl BulkInsert {
             w: Writer {
                 warnings: Vec::new(),
                 ignore,
+                nulls_warn: false,
             },
             replace,
             ignore,
