@@ -225,6 +225,17 @@ fn column_type(def: &TableDef, i: usize) -> ExprType {
     }
 }
 
+/// A generation expression's column reference: the table's column of that
+/// name (the last part; the table qualifier is the table itself) and its type.
+fn resolve_column(def: &TableDef, parts: &[ast::Ident]) -> Option<(usize, ExprType)> {
+    let name = &parts.last()?.value;
+    let j = def
+        .columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(name))?;
+    Some((j, column_type(def, j)))
+}
+
 /// Checks the generated columns of a finished definition (see the module
 /// documentation for the rules and errors).
 pub(super) fn validate(def: &TableDef, meta: &TableMeta) -> Result<(), SqlError> {
@@ -263,14 +274,7 @@ pub(super) fn validate(def: &TableDef, meta: &TableMeta) -> Result<(), SqlError>
                 return Err(not_allowed("AUTO_INCREMENT", column));
             }
         }
-        let resolve = |parts: &[ast::Ident]| {
-            let name = &parts.last()?.value;
-            let j = def
-                .columns
-                .iter()
-                .position(|c| c.name.eq_ignore_ascii_case(name))?;
-            Some((j, column_type(def, j)))
-        };
+        let resolve = |parts: &[ast::Ident]| resolve_column(def, parts);
         let opts = CompileOptions {
             clause: CLAUSE.into(),
             ..CompileOptions::default()
@@ -355,14 +359,7 @@ impl GeneratedColumns {
             let Some(g) = &m.generated else {
                 continue;
             };
-            let resolve = |parts: &[ast::Ident]| {
-                let name = &parts.last()?.value;
-                let j = def
-                    .columns
-                    .iter()
-                    .position(|c| c.name.eq_ignore_ascii_case(name))?;
-                Some((j, column_type(def, j)))
-            };
+            let resolve = |parts: &[ast::Ident]| resolve_column(def, parts);
             let opts = CompileOptions {
                 collation: s.connection_collation(),
                 clause: CLAUSE.into(),
