@@ -18,6 +18,7 @@
 //! shared ones of the tables it reads) and runs under the database's
 //! `ddl_lock`.
 
+use crate::exec::program::head::session_definer;
 use larch_engine::catalog::TableEntry;
 use larch_engine::table::{ColumnDef, TableDef, TableRoots};
 use sqlparser::ast;
@@ -33,19 +34,6 @@ use crate::session::Session;
 
 fn not_of_type(db: &str, name: &str, kind: &str) -> SqlError {
     SqlError::new(1347, format!("'{db}.{name}' is not of type '{kind}'"))
-}
-
-/// The definer of a view created by this session: `user@localhost` for a
-/// local connection, `user@%` otherwise.
-fn session_definer(s: &Session) -> (String, String) {
-    let host = s.process.host.split(':').next().unwrap_or_default();
-    let local = matches!(host, "localhost" | "127.0.0.1" | "::1" | "");
-    let user = if s.process.user.is_empty() {
-        "root".to_owned()
-    } else {
-        s.process.user.clone()
-    };
-    (user, if local { "localhost" } else { "%" }.to_owned())
 }
 
 fn var_text(s: &Session, name: &str) -> String {
