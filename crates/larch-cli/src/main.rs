@@ -14,6 +14,7 @@
 //! Exit codes: 0 success; 1 `check` found problems; 2 the command failed.
 
 mod check;
+mod shell;
 mod sql;
 
 use std::process::ExitCode;

@@ -8,11 +8,12 @@
 //! it on first use, recovering it after a crash); a directory that a running
 //! `larchd` holds is refused with the engine's "in use" message. With `-e`
 //! it runs the given statements; otherwise it reads statements from standard
-//! input, each ended by `;` (a prompt is shown when the input is a
-//! terminal). Results print as the `mariadb` client prints them: boxed
-//! tables on a terminal, tab-separated lines with a header otherwise. An
-//! error prints `ERROR code (state): message` and, in `-e` or piped mode,
-//! ends the run with exit status 1.
+//! input, each ended by `;`: on a terminal through the interactive shell
+//! (line editing and history, see [`crate::shell`]), else line by line.
+//! Results print as the `mariadb` client prints them: boxed tables on a
+//! terminal, tab-separated lines with a header otherwise. An error prints
+//! `ERROR code (state): message` and, in `-e` or piped mode, ends the run
+//! with exit status 1.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
@@ -107,7 +108,7 @@ fn print_rows(out: &mut impl Write, set: &RowSet, boxed: bool) -> std::io::Resul
 }
 
 /// Runs a text; true when every statement succeeded.
-fn run_text(s: &mut Session, sql: &str, boxed: bool) -> bool {
+pub(crate) fn run_text(s: &mut Session, sql: &str, boxed: bool) -> bool {
     let outcome = s.query(sql.as_bytes());
     let mut out = std::io::stdout().lock();
     for r in &outcome.results {
@@ -139,6 +140,31 @@ fn run_text(s: &mut Session, sql: &str, boxed: bool) -> bool {
     }
 }
 
+/// Statements from standard input that is not a terminal: each line is
+/// added to the statement being read, which runs when a line ends with `;`;
+/// the first failing statement ends the run. True when all succeeded.
+fn run_piped(session: &mut Session, boxed: bool) -> bool {
+    let mut pending = String::new();
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let trimmed = line.trim();
+        if pending.is_empty() && matches!(trimmed, "quit" | "exit" | "\\q") {
+            break;
+        }
+        pending.push_str(&line);
+        pending.push('\n');
+        if trimmed.ends_with(';') {
+            let good = run_text(session, &pending, boxed);
+            pending.clear();
+            if !good {
+                return false;
+            }
+        }
+    }
+    pending.trim().is_empty() || run_text(session, &pending, boxed)
+}
+
 /// `larch sql`.
 pub fn run(config: EngineConfig, execute: Option<String>) -> ExitCode {
     let dir = config.datadir.clone();
@@ -157,46 +183,13 @@ pub fn run(config: EngineConfig, execute: Option<String>) -> ExitCode {
         }
     };
     let boxed = std::io::stdout().is_terminal();
-    let mut ok = true;
-    if let Some(sql) = execute {
-        ok = run_text(&mut session, &sql, boxed);
+    let ok = if let Some(sql) = execute {
+        run_text(&mut session, &sql, boxed)
+    } else if std::io::stdin().is_terminal() {
+        crate::shell::run(&mut session, boxed)
     } else {
-        let interactive = std::io::stdin().is_terminal();
-        let mut pending = String::new();
-        let stdin = std::io::stdin();
-        let mut lines = stdin.lock().lines();
-        loop {
-            if interactive {
-                print!(
-                    "{}",
-                    if pending.is_empty() {
-                        "larch> "
-                    } else {
-                        "    -> "
-                    }
-                );
-                let _ = std::io::stdout().flush();
-            }
-            let Some(Ok(line)) = lines.next() else { break };
-            let trimmed = line.trim();
-            if pending.is_empty() && matches!(trimmed, "quit" | "exit" | "\\q") {
-                break;
-            }
-            pending.push_str(&line);
-            pending.push('\n');
-            if trimmed.ends_with(';') {
-                let good = run_text(&mut session, &pending, boxed);
-                pending.clear();
-                if !good && !interactive {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if ok && !pending.trim().is_empty() {
-            ok = run_text(&mut session, &pending, boxed);
-        }
-    }
+        run_piped(&mut session, boxed)
+    };
     drop(session);
     if let Err(e) = db.close() {
         eprintln!("larch: close failed: {}", e.message());
