@@ -18,10 +18,11 @@ fn corrupt(what: &str) -> EngineError {
     EngineError::Internal(format!("catalog: malformed table definition ({what})"))
 }
 
-struct Writer(Vec<u8>);
+/// Appends the encoding's primitives (also used by [`super::ddl_log`]).
+pub(super) struct Writer(pub(super) Vec<u8>);
 
 impl Writer {
-    fn u8(&mut self, v: u8) {
+    pub(super) fn u8(&mut self, v: u8) {
         self.0.push(v);
     }
     fn u16(&mut self, v: u16) {
@@ -30,19 +31,23 @@ impl Writer {
     fn u32(&mut self, v: u32) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn len(&mut self, n: usize) -> Result<()> {
+    pub(super) fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    pub(super) fn len(&mut self, n: usize) -> Result<()> {
         let n = u16::try_from(n).map_err(|_| corrupt("list or string longer than 65535"))?;
         self.u16(n);
         Ok(())
     }
-    fn str(&mut self, s: &str) -> Result<()> {
+    pub(super) fn str(&mut self, s: &str) -> Result<()> {
         self.len(s.len())?;
         self.0.extend_from_slice(s.as_bytes());
         Ok(())
     }
 }
 
-struct Reader<'a>(&'a [u8]);
+/// Reads what [`Writer`] wrote (also used by [`super::ddl_log`]).
+pub(super) struct Reader<'a>(pub(super) &'a [u8]);
 
 impl Reader<'_> {
     fn take(&mut self, n: usize) -> Result<&[u8]> {
@@ -53,10 +58,10 @@ impl Reader<'_> {
         self.0 = b;
         Ok(a)
     }
-    fn u8(&mut self) -> Result<u8> {
+    pub(super) fn u8(&mut self) -> Result<u8> {
         Ok(self.take(1)?[0])
     }
-    fn u16(&mut self) -> Result<u16> {
+    pub(super) fn u16(&mut self) -> Result<u16> {
         let b = self.take(2)?;
         Ok(u16::from_le_bytes([b[0], b[1]]))
     }
@@ -64,7 +69,13 @@ impl Reader<'_> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
-    fn str(&mut self) -> Result<String> {
+    pub(super) fn u64(&mut self) -> Result<u64> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+    pub(super) fn str(&mut self) -> Result<String> {
         let n = usize::from(self.u16()?);
         String::from_utf8(self.take(n)?.to_vec()).map_err(|_| corrupt("string is not UTF-8"))
     }

@@ -13,7 +13,9 @@ use super::{
     codec, routines, Cache, Catalog, DatabaseEntry, DictionaryCheck, ProgramEntry, ProgramKind,
     TableEntry, ViewEntry,
 };
-use super::{KIND_DATABASE, KIND_PROGRAM, KIND_SYSTEM, KIND_TABLE, KIND_TRIGGER, KIND_VIEW};
+use super::{
+    KIND_DATABASE, KIND_DDL_LOG, KIND_PROGRAM, KIND_SYSTEM, KIND_TABLE, KIND_TRIGGER, KIND_VIEW,
+};
 use crate::error::{EngineError, Result};
 use crate::record::collation::Collation;
 use crate::record::value::{ColumnType, LobKind, Value};
@@ -74,6 +76,7 @@ impl Catalog {
     /// and drops tablespaces no table refers to (remnants of interrupted DDL).
     pub fn open(storage: Arc<Storage>) -> Result<Catalog> {
         let catalog = Self::load_dictionary(storage)?;
+        catalog.recover_ddl_log()?;
         for id in catalog.orphan_spaces()? {
             let name = catalog.storage.spaces().get(id)?.name.clone();
             tracing::warn!(space = id, file = %name, "dropping a tablespace no table refers to (left by an interrupted CREATE or DROP TABLE)");
@@ -212,6 +215,7 @@ impl Catalog {
                 KIND_SYSTEM => {
                     cache.system.insert(name, (id, meta));
                 }
+                KIND_DDL_LOG => cache.ddl_log.push((id, def.clone())),
                 _ => {
                     return Err(EngineError::Internal(format!(
                         "dictionary row {id} has unknown kind {kind}"

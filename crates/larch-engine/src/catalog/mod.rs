@@ -19,7 +19,10 @@
 //! - DROP TABLE deletes the row (durably), then drops the tablespace;
 //! - RENAME TABLE rewrites the row in place (same key), one atomic change;
 //! - at start-up, a file-per-table tablespace no row refers to is the remnant
-//!   of an interrupted CREATE or DROP and is dropped ([`Catalog::open`] logs it).
+//!   of an interrupted CREATE or DROP and is dropped ([`Catalog::open`] logs it);
+//! - DDL that changes several rows (a copying ALTER or TRUNCATE putting its
+//!   rebuilt table in place, a RENAME of several tables) writes what it will
+//!   do to the DDL log first, and the next start completes it ([`ddl_log`]).
 //!
 //! Concurrency: DDL is serialized by one mutex; lookups take a read lock on the
 //! cache only. Tables are opened on first use and stay open (an evicting cache
@@ -28,6 +31,7 @@
 
 pub mod codec;
 mod databases;
+mod ddl_log;
 mod load;
 mod routines;
 mod system;
@@ -37,6 +41,7 @@ mod tests;
 mod triggers;
 mod views;
 
+pub use ddl_log::{LoggedDdl, RenameStep};
 pub use routines::{ProgramEntry, ProgramKind};
 pub use triggers::TriggerEntry;
 pub use views::ViewEntry;
@@ -61,6 +66,8 @@ const KIND_VIEW: u64 = 3;
 const KIND_PROGRAM: u64 = 4;
 /// A trigger (see [`triggers`]).
 const KIND_TRIGGER: u64 = 5;
+/// A DDL log entry (see [`ddl_log`]).
+const KIND_DDL_LOG: u64 = 6;
 /// A named system object (see [`system`]); a high number leaves room for
 /// more schema object kinds.
 const KIND_SYSTEM: u64 = 16;
@@ -102,6 +109,10 @@ struct Cache {
     open: BTreeMap<u64, Arc<Table>>,
     /// System objects by name: (dictionary id, bytes).
     system: BTreeMap<String, (u64, Vec<u8>)>,
+    /// DDL log entries found at load (id, bytes), until recovery applies them.
+    ddl_log: Vec<(u64, Vec<u8>)>,
+    /// Scratch tables (dictionary id) and their DDL log entry's id.
+    scratch: BTreeMap<u64, u64>,
     /// Bumped by every change of a table's entry (create, drop, rename,
     /// metadata), so caches derived from the entries know they are stale.
     tables_generation: u64,

@@ -99,9 +99,21 @@ impl Catalog {
     /// definition errors of [`TableDef::validate`]).
     pub fn create_table(&self, schema: &str, def: TableDef, sql_meta: &[u8]) -> Result<Arc<Table>> {
         check_name("table", &def.name)?;
-        let name = def.name.clone();
         let _ddl = self.ddl.lock();
-        let id = {
+        let id = self.cache.read().next_id;
+        self.create_table_locked(schema, def, sql_meta, id)
+    }
+
+    /// [`Catalog::create_table`] under the DDL mutex, with dictionary id `id`.
+    pub(super) fn create_table_locked(
+        &self,
+        schema: &str,
+        def: TableDef,
+        sql_meta: &[u8],
+        id: u64,
+    ) -> Result<Arc<Table>> {
+        let name = def.name.clone();
+        {
             let c = self.cache.read();
             if !c.databases.contains_key(schema) {
                 return Err(Self::unknown_database(schema));
@@ -110,8 +122,7 @@ impl Catalog {
             if c.tables.contains_key(&key) || c.views.contains_key(&key) {
                 return Err(schema_err(1050, format!("Table '{name}' already exists")));
             }
-            c.next_id
-        };
+        }
         let file = self.free_file_name(schema, &name, id);
         let table = Table::create_file_per_table(&self.storage, def.clone(), &file)?;
         let roots = table.roots();
@@ -132,7 +143,7 @@ impl Catalog {
         }
         let table = self.attach(table);
         let mut c = self.cache.write();
-        c.next_id = id + 1;
+        c.next_id = c.next_id.max(id + 1);
         c.tables_generation += 1;
         c.tables.insert(
             (schema.to_string(), name.clone()),
@@ -176,6 +187,7 @@ impl Catalog {
             c.open.remove(&e.id);
             c.tables_generation += 1;
         }
+        self.forget_scratch(e.id)?;
         self.storage.drop_tablespace(e.roots.space)
     }
 

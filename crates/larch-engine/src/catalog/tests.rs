@@ -259,17 +259,25 @@ fn observed(c: &Catalog) -> Result<Model> {
 /// One random DDL (or row batch) step against the catalog. `m` is updated to
 /// the intended outcome before the step runs, so that after a crash inside it
 /// the caller can accept either the old or the intended state.
-fn step(c: &Catalog, m: &mut Model, rng: &mut StdRng, n: u64) -> Result<()> {
+fn step(
+    c: &Catalog,
+    m: &mut Model,
+    rng: &mut StdRng,
+    n: u64,
+    kind: &mut &'static str,
+) -> Result<()> {
     let db = ["a", "b"][rng.random_range(0..2)].to_string();
     let name = format!("t{}", rng.random_range(0..6));
     let key = (db.clone(), name.clone());
-    match rng.random_range(0..4) {
+    match rng.random_range(0..6) {
         0 if !m.contains_key(&key) => {
             m.insert(key, 0);
+            *kind = "create";
             c.create_table(&db, def(&name, 3), b"")?;
         }
         1 if m.contains_key(&key) => {
             m.remove(&key);
+            *kind = "drop";
             c.drop_table(&db, &name)?;
         }
         2 if m.contains_key(&key) => {
@@ -280,7 +288,57 @@ fn step(c: &Catalog, m: &mut Model, rng: &mut StdRng, n: u64) -> Result<()> {
             if !m.contains_key(&to) {
                 let rows = m.remove(&key).unwrap_or(0);
                 m.insert(to.clone(), rows);
+                *kind = "rename";
                 c.rename_table(&db, &name, &to.0, &to.1)?;
+            }
+        }
+        3 if m.contains_key(&key) => {
+            // A copying rebuild: the rows plus one more into a scratch
+            // table, which then replaces the table.
+            let rows = m.get(&key).copied().unwrap_or(0) + 1;
+            m.insert(key, rows);
+            *kind = "rebuild";
+            let tmp = format!("#sql-alter-{n}");
+            let new = c.create_scratch_table(&db, def(&tmp, 3), b"")?;
+            {
+                let old = c.table(&db, &name)?;
+                let mut scan = old.scan(
+                    &ReadContext::NEWEST,
+                    CLUSTERED,
+                    &KeyRange::all(),
+                    false,
+                    None,
+                )?;
+                while let Some((_, r)) = scan.next_row()? {
+                    new.insert(&mut TxnContext::internal(), &r)?;
+                }
+            }
+            new.insert(&mut TxnContext::internal(), &row(n as i64, 3))?;
+            drop(new);
+            c.replace_table((&db, &name), (&db, &tmp), &name)?;
+        }
+        4 => {
+            // RENAME TABLE a TO tmp, b TO a, tmp TO b: the two swap names.
+            let other = (db.clone(), format!("t{}", rng.random_range(0..6)));
+            if other != key && m.contains_key(&key) && m.contains_key(&other) {
+                let (ra, rb) = (m[&key], m[&other]);
+                m.insert(key.clone(), rb);
+                m.insert(other.clone(), ra);
+                *kind = "swap";
+                let tmp = format!("tmp{n}");
+                let steps = [
+                    ((db.as_str(), name.as_str()), (db.as_str(), tmp.as_str())),
+                    (
+                        (db.as_str(), other.1.as_str()),
+                        (db.as_str(), name.as_str()),
+                    ),
+                    ((db.as_str(), tmp.as_str()), (db.as_str(), other.1.as_str())),
+                ];
+                let logged = c.log_renames(&steps)?;
+                for ((fs, fname), (ts, tname)) in steps {
+                    c.rename_table(fs, fname, ts, tname)?;
+                }
+                c.end_logged_ddl(logged)?;
             }
         }
         _ => {
@@ -310,6 +368,7 @@ fn ddl_is_atomic_under_power_loss() -> Result<()> {
     let mut rng = StdRng::seed_from_u64(11);
     let mut model = Model::new();
     let mut n = 0u64;
+    let mut crashed_in: BTreeMap<&'static str, usize> = BTreeMap::new();
     for cycle in 0..100 {
         let c = open(&vfs)?;
         let got = observed(&c)?;
@@ -339,7 +398,8 @@ fn ddl_is_atomic_under_power_loss() -> Result<()> {
             n += 1;
             let mut tentative = model.clone();
             let mut op_rng = StdRng::seed_from_u64(n);
-            let r = step(&c, &mut tentative, &mut op_rng, n);
+            let mut kind = "rows";
+            let r = step(&c, &mut tentative, &mut op_rng, n, &mut kind);
             if std::env::var("DDL_DEBUG").is_ok() {
                 eprintln!("step {n}: {r:?} model {tentative:?}");
             }
@@ -347,18 +407,8 @@ fn ddl_is_atomic_under_power_loss() -> Result<()> {
                 Ok(()) => model = tentative,
                 Err(_) => {
                     // Crashed inside this step: after restart either state is fine.
-                    let Catalog {
-                        storage,
-                        dictionary,
-                        cache,
-                        ..
-                    } = c;
-                    drop(dictionary);
-                    drop(cache);
-                    Arc::into_inner(storage)
-                        .ok_or_else(|| EngineError::Internal("storage still shared".into()))?
-                        .abandon();
-                    sim.crash();
+                    *crashed_in.entry(kind).or_default() += 1;
+                    crash(c, &sim)?;
                     sim.set_fault(None);
                     let c2 = open(&vfs)?;
                     let got = observed(&c2)?;
@@ -386,6 +436,13 @@ fn ddl_is_atomic_under_power_loss() -> Result<()> {
                 }
             }
         }
+    }
+    // Every kind of DDL step was interrupted by some of the crashes.
+    for kind in ["create", "drop", "rename", "rebuild", "swap"] {
+        assert!(
+            crashed_in.get(kind).copied().unwrap_or(0) >= 3,
+            "too few crashes inside {kind} steps: {crashed_in:?}"
+        );
     }
     Ok(())
 }
@@ -435,5 +492,138 @@ fn system_objects_survive_reopen() -> Result<()> {
     let c = open(&vfs)?;
     assert_eq!(c.system_object("acl").as_deref(), Some(&b"two"[..]));
     assert!(c.has_database("d"));
+    close(c)
+}
+
+/// Closes the catalog as a crash would: nothing flushed, the simulated
+/// disk keeps only what was durable.
+fn crash(c: Catalog, sim: &SimVfs) -> Result<()> {
+    let Catalog {
+        storage,
+        dictionary,
+        cache,
+        ..
+    } = c;
+    drop(dictionary);
+    drop(cache);
+    Arc::into_inner(storage)
+        .ok_or_else(|| EngineError::Internal("storage still shared".into()))?
+        .abandon();
+    sim.crash();
+    Ok(())
+}
+
+#[test]
+fn scratch_tables_replace_atomically_and_vanish_after_a_crash() -> Result<()> {
+    let sim = SimVfs::new();
+    let vfs: Arc<dyn Vfs> = Arc::new(sim.clone());
+    let c = open(&vfs)?;
+    c.create_database("d", b"")?;
+    let t = c.create_table("d", def("t", 3), b"old")?;
+    t.insert(&mut TxnContext::internal(), &row(1, 3))?;
+    drop(t);
+    // A scratch table that is never put in place is gone after a crash,
+    // with its tablespace; the table it was built for is untouched.
+    drop(c.create_scratch_table("d", def("#sql-alter-1", 3), b"")?);
+    assert_eq!(
+        c.tables("d")?,
+        vec!["#sql-alter-1".to_string(), "t".to_string()]
+    );
+    c.storage().make_durable()?;
+    crash(c, &sim)?;
+    let c = open(&vfs)?;
+    assert_eq!(c.tables("d")?, vec!["t".to_string()]);
+    assert!(c.orphan_spaces()?.is_empty());
+    assert_eq!(
+        c.storage()
+            .spaces()
+            .ids()
+            .into_iter()
+            .filter(|&s| s > 1)
+            .count(),
+        1
+    );
+    assert_eq!(count_rows(&*c.table("d", "t")?)?, 1);
+    // Replacing: errors first, nothing changes.
+    let new = c.create_scratch_table("d", def("#sql-alter-2", 3), b"new")?;
+    new.insert(&mut TxnContext::internal(), &row(1, 3))?;
+    new.insert(&mut TxnContext::internal(), &row(2, 3))?;
+    drop(new);
+    assert_eq!(
+        errno(c.replace_table(("d", "nope"), ("d", "#sql-alter-2"), "t")),
+        1146
+    );
+    c.create_table("d", def("u", 3), b"")?;
+    assert_eq!(
+        errno(c.replace_table(("d", "t"), ("d", "#sql-alter-2"), "u")),
+        1050
+    );
+    c.replace_table(("d", "t"), ("d", "#sql-alter-2"), "t")?;
+    assert_eq!(c.tables("d")?, vec!["t".to_string(), "u".to_string()]);
+    assert_eq!(count_rows(&*c.table("d", "t")?)?, 2);
+    assert_eq!(
+        c.table_entry("d", "t").map(|e| e.sql_meta),
+        Some(b"new".to_vec())
+    );
+    // The scratch table's log entry went with the replacement: a crash now
+    // drops nothing.
+    crash(c, &sim)?;
+    let c = open(&vfs)?;
+    assert_eq!(c.tables("d")?, vec!["t".to_string(), "u".to_string()]);
+    assert_eq!(count_rows(&*c.table("d", "t")?)?, 2);
+    // A dropped scratch table takes its log entry along.
+    drop(c.create_scratch_table("d", def("#sql-alter-3", 3), b"")?);
+    c.drop_table("d", "#sql-alter-3")?;
+    assert_eq!(c.cache.read().scratch.len(), 0);
+    close(c)
+}
+
+#[test]
+fn logged_renames_complete_after_a_crash() -> Result<()> {
+    let sim = SimVfs::new();
+    let vfs: Arc<dyn Vfs> = Arc::new(sim.clone());
+    let c = open(&vfs)?;
+    c.create_database("d", b"")?;
+    c.create_database("e", b"")?;
+    for (name, rows) in [("a", 1), ("b", 2), ("c", 3)] {
+        let t = c.create_table("d", def(name, 3), b"")?;
+        for i in 0..rows {
+            t.insert(&mut TxnContext::internal(), &row(i, 3))?;
+        }
+    }
+    // The steps are checked in order against the names they produce.
+    assert_eq!(errno(c.log_renames(&[(("d", "x"), ("d", "y"))])), 1146);
+    assert_eq!(errno(c.log_renames(&[(("d", "a"), ("d", "b"))])), 1050);
+    assert_eq!(errno(c.log_renames(&[(("d", "a"), ("nodb", "a"))])), 1049);
+    // a <-> b through tmp, and c to another database; a crash after the
+    // first rename of four.
+    let steps = [
+        (("d", "a"), ("d", "tmp")),
+        (("d", "b"), ("d", "a")),
+        (("d", "tmp"), ("d", "b")),
+        (("d", "c"), ("e", "c2")),
+    ];
+    let logged = c.log_renames(&steps)?;
+    c.rename_table("d", "a", "d", "tmp")?;
+    drop(logged);
+    crash(c, &sim)?;
+    let c = open(&vfs)?;
+    assert_eq!(c.tables("d")?, vec!["a".to_string(), "b".to_string()]);
+    assert_eq!(c.tables("e")?, vec!["c2".to_string()]);
+    assert_eq!(count_rows(&*c.table("d", "a")?)?, 2);
+    assert_eq!(count_rows(&*c.table("d", "b")?)?, 1);
+    assert_eq!(count_rows(&*c.table("e", "c2")?)?, 3);
+    assert_eq!(
+        c.table_entry("d", "b").map(|e| e.def.name),
+        Some("b".to_string())
+    );
+    // Ended normally, the entry is gone: the next start changes nothing.
+    let logged = c.log_renames(&[(("d", "a"), ("d", "z"))])?;
+    c.rename_table("d", "a", "d", "z")?;
+    c.rename_table("d", "z", "d", "a")?;
+    c.end_logged_ddl(logged)?;
+    crash(c, &sim)?;
+    let c = open(&vfs)?;
+    assert_eq!(c.tables("d")?, vec!["a".to_string(), "b".to_string()]);
     close(c)
 }

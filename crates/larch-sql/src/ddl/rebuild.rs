@@ -7,19 +7,16 @@
 //! store rules (`crate::value::store`: strict errors or non-strict warnings;
 //! a NULL into a NOT NULL column is 1138 in strict mode; new columns get
 //! their DEFAULT, their implicit default, or AUTO_INCREMENT values), then
-//! swaps: the old table is renamed to `#sql-old-N`, the new one to the final
-//! name, and the old one is dropped. If the copy fails (a duplicate key while
-//! adding a UNIQUE index is 1062, a value that does not convert), the
+//! swaps: the old table is dropped and the new one takes the final name, in
+//! one step ([`Catalog::replace_table`]). If the copy fails (a duplicate key
+//! while adding a UNIQUE index is 1062, a value that does not convert), the
 //! temporary table is dropped and the original is untouched.
 //!
-//! Crash safety: each catalog step (create, rename, drop) is atomic and
-//! durable on its own, but the sequence is not. A crash during the copy
-//! leaves the original table intact plus a partial `#sql-alter-N` table; a
-//! crash between the two renames leaves the original under `#sql-old-N` and
-//! the complete new table under `#sql-alter-N`; a crash before the final drop
-//! leaves a redundant `#sql-old-N`. No data is lost in any case; `#sql-`
-//! tables are left for the administrator to rename or drop (transactional DDL
-//! with undo will remove this window).
+//! Crash safety: the temporary table is a scratch table of the catalog
+//! ([`Catalog::create_scratch_table`]), which the engine's DDL log drops at
+//! the next start if a crash comes before the swap; the swap itself is
+//! logged and completed at the next start if a crash interrupts it. A crash
+//! therefore leaves the old table (and no `#sql-` table) or the new one.
 //!
 //! Concurrency: DDL is serialized by the database's `ddl_lock`, and the
 //! statement holds the table's exclusive metadata lock for the whole copy,
@@ -119,7 +116,7 @@ pub(super) fn apply(
     let tmp = temp_name(catalog, to.0, "alter");
     let mut def = fin.def.clone();
     def.name = tmp.clone();
-    let new_table = catalog.create_table(to.0, def, &fin.meta.encode())?;
+    let new_table = catalog.create_scratch_table(to.0, def, &fin.meta.encode())?;
     let copied = copy_rows(s, &old_table, &new_table, old, fin, to);
     let applied = match copied.and_then(|a| {
         raise_counter(&old_table, &new_table, auto_increment)?;
@@ -156,25 +153,16 @@ fn raise_counter(old: &Table, new: &Table, explicit: Option<u64>) -> Result<(), 
     Ok(())
 }
 
-/// Replaces table `old` by table `new` (a temporary name), which takes the
-/// name `final_name` in its own database (see the module documentation for
-/// what a crash leaves).
+/// Replaces table `old` by table `new` (a scratch table under a temporary
+/// name), which takes the name `final_name` in its own database, as one step
+/// under crashes (see the module documentation).
 pub(super) fn swap(
     catalog: &Catalog,
     old: (&str, &str),
     new: (&str, &str),
     final_name: &str,
 ) -> Result<(), SqlError> {
-    let parked = temp_name(catalog, old.0, "old");
-    catalog.rename_table(old.0, old.1, old.0, &parked)?;
-    if let Err(e) = catalog.rename_table(new.0, new.1, new.0, final_name) {
-        if let Err(back) = catalog.rename_table(old.0, &parked, old.0, old.1) {
-            tracing::error!(error = %back, table = %parked, "could not restore a table after a failed swap");
-        }
-        return Err(e.into());
-    }
-    catalog.drop_table(old.0, &parked)?;
-    Ok(())
+    Ok(catalog.replace_table(old, new, final_name)?)
 }
 
 /// Copies every row of `old` into `new`, converting values.

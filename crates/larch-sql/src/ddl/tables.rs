@@ -9,12 +9,15 @@
 //! - `TRUNCATE [TABLE] t` replaces the table by an empty one with the same
 //!   definition (the AUTO_INCREMENT counter starts again at 1): the new table
 //!   is created under a temporary name and swapped in (`rebuild::swap`), so
-//!   the definition survives a crash at any point.
+//!   a crash leaves the old table or the empty one, never neither.
 //! - `RENAME TABLE a TO b [, c TO d ...]` checks every step first (1146 for a
 //!   missing source, 1050 for an existing target, 1049 for a missing target
-//!   database, in statement order, so `a TO tmp, b TO a, tmp TO b` swaps) and
-//!   undoes the renames already done if a later one fails. Renames may move a
-//!   table to another database.
+//!   database, in statement order, so `a TO tmp, b TO a, tmp TO b` swaps),
+//!   then renames them one after the other (undoing the done ones if a
+//!   later one fails), the names they end with logged first
+//!   ([`larch_engine::catalog::Catalog::log_renames`]) so that a crash in
+//!   between leaves all of them renamed. Renames may move a table to another
+//!   database.
 //! - FOREIGN KEYs (`foreign_ddl`): a parent another table references is not
 //!   dropped (1451) or truncated (1701) while `foreign_key_checks` is on;
 //!   a rename carries the constraints that reference the table.
@@ -133,7 +136,7 @@ pub(super) fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<QueryResult
         let tmp = temp_name(catalog, &db, "truncate");
         let mut def = entry.def.clone();
         def.name = tmp.clone();
-        drop(catalog.create_table(&db, def, &entry.sql_meta)?);
+        drop(catalog.create_scratch_table(&db, def, &entry.sql_meta)?);
         swap(catalog, (&db, &name), (&db, &tmp), &name)?;
     }
     Ok(QueryResult::ok())
@@ -185,8 +188,24 @@ pub(super) fn rename(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Quer
         }
         crate::exec::trigger::check_rename(s, (&from.0, &from.1), (&to.0, &to.1))?;
     }
+    let logged = catalog.log_renames(
+        &steps
+            .iter()
+            .map(|(f, t)| ((f.0.as_str(), f.1.as_str()), (t.0.as_str(), t.1.as_str())))
+            .collect::<Vec<_>>(),
+    )?;
+    let renamed = rename_in_order(s, &steps);
+    catalog.end_logged_ddl(logged)?;
+    renamed?;
+    Ok(QueryResult::ok())
+}
+
+/// The renames of RENAME TABLE one after the other, each with its triggers
+/// and the foreign keys that name it; a failing step undoes the earlier ones.
+fn rename_in_order(s: &Session, steps: &[Step]) -> Result<(), SqlError> {
+    let catalog = s.db.catalog();
     let mut done: Vec<&Step> = Vec::new();
-    for step in &steps {
+    for step in steps {
         let (from, to) = step;
         let renamed = catalog
             .rename_table(&from.0, &from.1, &to.0, &to.1)
@@ -211,7 +230,7 @@ pub(super) fn rename(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Quer
         super::foreign_ddl::after_rename(s, (&from.0, &from.1), (&to.0, &to.1))?;
         done.push(step);
     }
-    Ok(QueryResult::ok())
+    Ok(())
 }
 
 /// RENAME TABLE of temporary tables: the session's names change, the
