@@ -6,8 +6,13 @@
 #   mariadb-test    the `mariadb-test` (mysqltest) client and
 #   mariadb-test-data  MariaDB's own test files, which tests/compat/run runs
 #                   against larchd (tests/compat.rs; skipped when absent)
+#   python3         tests/compat/run itself
 # Debian/Ubuntu, non-interactive and idempotent, as root or through sudo
 # (scripts/install-packages.sh).
+#
+# The tests skip (print SKIPPED and pass) when a program is missing, unless
+# LARCH_REQUIRE_TEST_PROGRAMS=1 is set: then a missing program fails the
+# test. .ci/run sets it when this script succeeds.
 set -eu
 exec "$(dirname "$0")/../../../scripts/install-packages.sh" --name install-test-deps \
-    mariadb-client sysbench mariadb-test mariadb-test-data
+    mariadb-client sysbench mariadb-test mariadb-test-data python3

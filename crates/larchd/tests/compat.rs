@@ -7,7 +7,8 @@
 //!
 //! Prints SKIPPED and returns when `mariadb-test`, MariaDB's test files
 //! (packages mariadb-test and mariadb-test-data) or python3 are missing
-//! (`crates/larchd/scripts/install-test-deps.sh` installs them).
+//! (`crates/larchd/scripts/install-test-deps.sh` installs them); fails
+//! instead under `LARCH_REQUIRE_TEST_PROGRAMS=1` (see `support/clients.rs`).
 
 mod support;
 
@@ -61,6 +62,12 @@ fn missing_prerequisite() -> Option<String> {
 #[test]
 fn expected_pass_list_passes() -> Res {
     if let Some(why) = missing_prerequisite() {
+        if support::clients::programs_required() {
+            return Err(format!(
+                "expected_pass_list_passes: {why} and LARCH_REQUIRE_TEST_PROGRAMS=1"
+            )
+            .into());
+        }
         println!(
             "SKIPPED expected_pass_list_passes: {why} \
              (crates/larchd/scripts/install-test-deps.sh installs it)"

@@ -11,7 +11,8 @@
 //!   client, dumped again with `mariadb-dump`, loaded into a second server,
 //!   and every table and row compared;
 //! - sysbench 1.0.20 smoke runs of every bundled OLTP workload in both
-//!   prepared-statement modes, one thread (no row locks yet).
+//!   prepared-statement modes, one thread (`sysbench_concurrency.rs` runs
+//!   `oltp_read_write` with eight).
 //!
 //! The tests that need `mariadb`, `mariadb-dump` or `sysbench` print why
 //! and return early when the binary is missing
@@ -23,7 +24,7 @@ use std::path::Path;
 
 use mysql::prelude::Queryable;
 use mysql::Value as V;
-use support::clients::{comparable, dump, installed, load, run};
+use support::clients::{comparable, counter, dump, installed, load, sysbench, sysbench_args};
 use support::{server_error, tempdir, Larchd, Res};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/shop-dump.sql");
@@ -432,34 +433,6 @@ fn server_metadata_for_dump_tools() -> Res {
     Ok(())
 }
 
-/// Runs `sysbench <workload> <common> <extra>`; returns stdout, failing
-/// with the output when sysbench fails.
-fn sysbench(workload: &str, common: &[String], extra: &[&str]) -> Result<String, String> {
-    let mut args = vec![workload.to_owned()];
-    args.extend(common.iter().cloned());
-    args.extend(extra.iter().map(|s| (*s).to_owned()));
-    let out = run("sysbench", &args, None)?;
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() || stdout.contains("FATAL") || stderr.contains("FATAL") {
-        return Err(format!(
-            "sysbench {} failed ({}):\n{stdout}\n{stderr}",
-            args.join(" "),
-            out.status
-        ));
-    }
-    Ok(stdout)
-}
-
-/// The number after `label` in sysbench's report (`ignored errors: 0 (...)`).
-fn counter(report: &str, label: &str) -> Option<u64> {
-    report
-        .lines()
-        .find_map(|l| l.trim_start().strip_prefix(label))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-}
-
 /// Prepare, run in both prepared-statement modes, cleanup: each workload of
 /// `workloads` on a fresh server.
 fn sysbench_workloads(test: &str, workloads: &[&str]) -> Res {
@@ -469,16 +442,7 @@ fn sysbench_workloads(test: &str, workloads: &[&str]) -> Res {
     let dir = tempdir()?;
     let server = Larchd::start(&dir.path().join("data"), &[])?;
     server.connect()?.query_drop("CREATE DATABASE sbtest")?;
-    let common: Vec<String> = [
-        "--mysql-host=127.0.0.1".to_owned(),
-        format!("--mysql-port={}", server.port),
-        "--mysql-user=root".to_owned(),
-        "--mysql-db=sbtest".to_owned(),
-        "--mysql-ssl=off".to_owned(),
-        "--tables=1".to_owned(),
-        "--table-size=500".to_owned(),
-    ]
-    .into();
+    let common = sysbench_args(&server, "sbtest", 500);
     for w in workloads {
         // bulk_insert inserts the same keys on every run: a fresh table each.
         let fresh_per_run = *w == "bulk_insert";

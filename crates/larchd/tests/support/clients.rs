@@ -2,15 +2,27 @@
 //! `mariadb-admin`, `sysbench`) against a test server: whether one is
 //! installed (a test without it prints SKIPPED and passes, as the suite runs
 //! on machines without the Debian packages), running one with the server's
-//! address, loading a file, and dumping a database in a form two servers can
-//! be compared by.
+//! address, loading a file, dumping a database in a form two servers can be
+//! compared by, and running sysbench.
+//!
+//! With `LARCH_REQUIRE_TEST_PROGRAMS=1` in the environment a missing program
+//! fails the test instead: `.ci/run` sets it once
+//! `crates/larchd/scripts/install-test-deps.sh` has succeeded, so a program
+//! that should be there and is not cannot pass as a skip.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use super::{Larchd, Res};
 
-/// True when `program` is on the PATH; otherwise prints why `test` is skipped.
+/// True when `LARCH_REQUIRE_TEST_PROGRAMS=1`: a test must fail, not skip,
+/// when a program it needs is missing.
+pub fn programs_required() -> bool {
+    std::env::var("LARCH_REQUIRE_TEST_PROGRAMS").is_ok_and(|v| v == "1")
+}
+
+/// True when `program` is on the PATH; otherwise prints why `test` is
+/// skipped, or panics under `LARCH_REQUIRE_TEST_PROGRAMS=1`.
 pub fn installed(test: &str, program: &str) -> bool {
     let found = Command::new("sh")
         .args(["-c", &format!("command -v {program}")])
@@ -19,6 +31,9 @@ pub fn installed(test: &str, program: &str) -> bool {
         .status()
         .map(|s| s.success())
         .unwrap_or(false);
+    if !found && programs_required() {
+        panic!("{test}: `{program}` is not installed and LARCH_REQUIRE_TEST_PROGRAMS=1");
+    }
     if !found {
         println!(
             "SKIPPED {test}: `{program}` is not installed \
@@ -160,4 +175,47 @@ pub fn text_rows(
                 .collect()
         })
         .collect())
+}
+
+/// Runs `sysbench <workload> <common> <extra>`; returns stdout, failing
+/// with the output when sysbench fails (it stops with FATAL at the first
+/// error outside `--mysql-ignore-errors`).
+pub fn sysbench(workload: &str, common: &[String], extra: &[&str]) -> Result<String, String> {
+    let mut args = vec![workload.to_owned()];
+    args.extend(common.iter().cloned());
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    let out = run("sysbench", &args, None)?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() || stdout.contains("FATAL") || stderr.contains("FATAL") {
+        return Err(format!(
+            "sysbench {} failed ({}):\n{stdout}\n{stderr}",
+            args.join(" "),
+            out.status
+        ));
+    }
+    Ok(stdout)
+}
+
+/// The options that point sysbench at database `db` of `server` as root,
+/// with one table of `table_size` rows.
+pub fn sysbench_args(server: &Larchd, db: &str, table_size: u32) -> Vec<String> {
+    vec![
+        "--mysql-host=127.0.0.1".to_owned(),
+        format!("--mysql-port={}", server.port),
+        "--mysql-user=root".to_owned(),
+        format!("--mysql-db={db}"),
+        "--mysql-ssl=off".to_owned(),
+        "--tables=1".to_owned(),
+        format!("--table-size={table_size}"),
+    ]
+}
+
+/// The number after `label` in sysbench's report (`ignored errors: 0 (...)`).
+pub fn counter(report: &str, label: &str) -> Option<u64> {
+    report
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix(label))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
 }
