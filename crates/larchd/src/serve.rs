@@ -211,6 +211,16 @@ pub async fn serve(
         EValue::UInt(u64::from(opts.max_connections)),
     );
     db.set_server_fact("pid_file", fact(&opts.pid_file));
+    // The error log's file; empty when it goes to stderr, as in MariaDB.
+    db.set_server_fact(
+        "log_error",
+        EValue::Str(
+            opts.log_error
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+        ),
+    );
     // Where SELECT ... INTO OUTFILE and LOAD DATA INFILE may touch files.
     if let Some((_, dir)) = opts
         .ignored

@@ -1,7 +1,7 @@
 //! `--log-error=FILE`: the error log goes to the file, created with its
 //! directory, instead of stderr: the start-up lines, the ready line with
 //! the port clients connect to, and the shutdown lines; a restart appends
-//! to the same file.
+//! to the same file. `@@log_error` names the file.
 
 mod support;
 
@@ -42,7 +42,11 @@ fn start(datadir: &Path, log: &Path, n: usize) -> Result<(Child, u16), String> {
 
 /// Connects to `port`, runs a query, and shuts the server down with
 /// SHUTDOWN; returns what larchd wrote on stderr.
-fn use_and_shut_down(mut child: Child, port: u16) -> Result<String, Box<dyn std::error::Error>> {
+fn use_and_shut_down(
+    mut child: Child,
+    port: u16,
+    log: &Path,
+) -> Result<String, Box<dyn std::error::Error>> {
     let opts = mysql::OptsBuilder::new()
         .ip_or_hostname(Some("127.0.0.1"))
         .tcp_port(port)
@@ -50,6 +54,8 @@ fn use_and_shut_down(mut child: Child, port: u16) -> Result<String, Box<dyn std:
         .prefer_socket(false);
     let mut conn = mysql::Conn::new(opts)?;
     assert_eq!(conn.query_first::<i64, _>("SELECT 1 + 1")?, Some(2));
+    let shown: Option<String> = conn.query_first("SELECT @@global.log_error")?;
+    assert_eq!(shown, Some(log.display().to_string()), "@@log_error");
     conn.query_drop("SHUTDOWN")?;
     let status = wait_child(&mut child, TIMEOUT)?;
     assert!(status.success(), "{status}");
@@ -78,7 +84,7 @@ fn the_error_log_file_gets_start_up_and_shutdown() -> Res {
     // The directory does not exist yet.
     let log = dir.path().join("logs").join("larchd.err");
     let (child, port) = start(&datadir, &log, 1)?;
-    let stderr = use_and_shut_down(child, port)?;
+    let stderr = use_and_shut_down(child, port, &log)?;
     assert_eq!(stderr, "", "larchd wrote on stderr");
     let first = std::fs::read_to_string(&log)?;
     assert_in_order(
@@ -97,7 +103,7 @@ fn the_error_log_file_gets_start_up_and_shutdown() -> Res {
 
     // A restart appends.
     let (child, port) = start(&datadir, &log, 2)?;
-    let stderr = use_and_shut_down(child, port)?;
+    let stderr = use_and_shut_down(child, port, &log)?;
     assert_eq!(stderr, "", "larchd wrote on stderr");
     let both = std::fs::read_to_string(&log)?;
     assert!(both.starts_with(&first), "the first run's lines were lost");

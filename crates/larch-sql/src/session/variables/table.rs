@@ -242,6 +242,7 @@ pub(super) static VARIABLES: &[VarDef] = &[
     v("local_infile", Global, Kind::Bool, "1"),
     ro("log_bin", Kind::Bool, "0"),
     v("log_bin_trust_function_creators", Global, Kind::Bool, "0"),
+    engine("log_error", Kind::Str),
     v(
         "long_query_time",
         Both,
