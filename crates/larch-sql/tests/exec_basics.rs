@@ -294,6 +294,12 @@ fn variables_and_show() -> R<()> {
     let w = s.query(b"SELECT 1; SELECT 2; SELECT nope; SELECT 3");
     assert_eq!(w.results.len(), 2);
     assert_eq!(w.error.map(|e| e.code()), Some(1054));
+    // Without ERROR_FOR_DIVISION_BY_ZERO (sql_mode was set above): no warning.
+    assert_eq!(one(&mut s, "SELECT 1/0")?, "NULL");
+    assert!(rows(&mut s, "SHOW WARNINGS")?
+        .iter()
+        .all(|r| r[1] != "1365"));
+    s.execute("SET sql_mode = 'ERROR_FOR_DIVISION_BY_ZERO'")?;
     assert_eq!(one(&mut s, "SELECT 1/0")?, "NULL");
     assert_eq!(
         rows(&mut s, "SHOW WARNINGS")?.first().map(|r| r[1].clone()),

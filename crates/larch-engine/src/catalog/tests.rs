@@ -32,7 +32,8 @@ fn open(vfs: &Arc<dyn Vfs>) -> Result<Catalog> {
     Catalog::open(s)
 }
 
-fn close(c: Catalog) -> Result<()> {
+/// The catalog's storage, the catalog gone.
+fn into_storage(c: Catalog) -> Result<Storage> {
     let Catalog {
         storage,
         dictionary,
@@ -41,10 +42,11 @@ fn close(c: Catalog) -> Result<()> {
     } = c;
     drop(dictionary);
     drop(cache);
-    match Arc::into_inner(storage) {
-        Some(s) => s.close(),
-        None => Err(EngineError::Internal("storage still shared".into())),
-    }
+    Arc::into_inner(storage).ok_or_else(|| EngineError::Internal("storage still shared".into()))
+}
+
+fn close(c: Catalog) -> Result<()> {
+    into_storage(c)?.close()
 }
 
 fn def(name: &str, columns: usize) -> TableDef {
@@ -498,17 +500,7 @@ fn system_objects_survive_reopen() -> Result<()> {
 /// Closes the catalog as a crash would: nothing flushed, the simulated
 /// disk keeps only what was durable.
 fn crash(c: Catalog, sim: &SimVfs) -> Result<()> {
-    let Catalog {
-        storage,
-        dictionary,
-        cache,
-        ..
-    } = c;
-    drop(dictionary);
-    drop(cache);
-    Arc::into_inner(storage)
-        .ok_or_else(|| EngineError::Internal("storage still shared".into()))?
-        .abandon();
+    into_storage(c)?.abandon();
     sim.crash();
     Ok(())
 }

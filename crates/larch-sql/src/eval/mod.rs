@@ -168,6 +168,20 @@ pub struct CorrelatedSubquery {
     pub outer: Vec<Expr>,
 }
 
+/// What `/`, `DIV`, `%` and `MOD()` by zero give, as MariaDB decides it
+/// from `sql_mode` and the statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DivisionByZero {
+    /// NULL, silently (no ERROR_FOR_DIVISION_BY_ZERO).
+    Null,
+    /// NULL and warning 1365 (ERROR_FOR_DIVISION_BY_ZERO outside a strict
+    /// data change, or with IGNORE).
+    Warn,
+    /// Error 1365 (ERROR_FOR_DIVISION_BY_ZERO in a strict INSERT, REPLACE,
+    /// UPDATE or LOAD DATA without IGNORE).
+    Error,
+}
+
 /// Per-statement evaluation state.
 pub struct EvalContext<'a> {
     pub session: &'a dyn Session,
@@ -177,9 +191,9 @@ pub struct EvalContext<'a> {
     pub now: DateTime,
     /// Statement start as microseconds since the epoch.
     pub now_micros: i64,
-    /// Division by zero is an error (strict mode with ERROR_FOR_DIVISION_BY_ZERO
-    /// in INSERT/UPDATE) instead of NULL with a warning.
-    pub division_by_zero_is_error: bool,
+    /// What division and modulo by zero give besides NULL (per `sql_mode`
+    /// and statement: `Session::eval_context`).
+    pub division_by_zero: DivisionByZero,
     /// Set by `KILL QUERY`: long functions (SLEEP) stop early.
     pub kill: Option<&'a std::sync::atomic::AtomicBool>,
     warnings: Vec<Warning>,
@@ -207,7 +221,7 @@ impl<'a> EvalContext<'a> {
             params,
             now,
             now_micros,
-            division_by_zero_is_error: false,
+            division_by_zero: DivisionByZero::Warn,
             kill: None,
             warnings: Vec::new(),
             warning_count: 0,

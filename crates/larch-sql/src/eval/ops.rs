@@ -8,7 +8,7 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{Decimal, Value};
 
 use super::convert::{self, bool_value, to_num, to_str, truth, Num};
-use super::{decimal, func, func_time, ArithOp, CmpOp, Coerce, EvalContext, Expr};
+use super::{decimal, func, func_time, ArithOp, CmpOp, Coerce, DivisionByZero, EvalContext, Expr};
 use crate::error::{code, SqlError};
 
 pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
@@ -327,11 +327,14 @@ pub(super) fn compare_num(x: &Num, y: &Num) -> Ordering {
 }
 
 fn div_zero(ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
-    if ctx.division_by_zero_is_error {
-        return Err(SqlError::new(code::DIVISION_BY_ZERO, "Division by 0"));
+    match ctx.division_by_zero {
+        DivisionByZero::Error => Err(SqlError::new(code::DIVISION_BY_ZERO, "Division by 0")),
+        DivisionByZero::Warn => {
+            ctx.warn(code::DIVISION_BY_ZERO, "Division by 0");
+            Ok(Value::Null)
+        }
+        DivisionByZero::Null => Ok(Value::Null),
     }
-    ctx.warn(code::DIVISION_BY_ZERO, "Division by 0");
-    Ok(Value::Null)
 }
 
 fn int_result(n: i128, unsigned: bool, text: &str) -> Result<Value, SqlError> {

@@ -15,8 +15,9 @@
 //! bad values are warnings); a short record is warning 1261 and its
 //! missing columns take their defaults, a long one warning 1262, NULL for a
 //! NOT NULL column warning 1263 and the type's implicit default; in strict
-//! mode (without IGNORE) these are errors. The result's info is `Records: N
-//! Deleted: D  Skipped: S  Warnings: W`.
+//! mode (without IGNORE) these are errors, and so is division by zero in a
+//! SET expression under ERROR_FOR_DIVISION_BY_ZERO. The result's info is
+//! `Records: N  Deleted: D  Skipped: S  Warnings: W`.
 
 mod records;
 
@@ -93,7 +94,9 @@ fn load(s: &mut Session, l: &LoadData, src: &mut dyn Read) -> Result<QueryResult
     let mark = s.statement_mark()?;
     s.read = super::write::txn_ctx(s)?.read_context();
     let mut bulk: Option<BulkInsert> = None;
+    let strict = s.begin_strict_statement(ignores_errors(l));
     let r = load_rows(s, l, src, &mut bulk);
+    s.end_strict_statement(strict);
     s.read = larch_engine::table::ReadContext::NEWEST;
     if let Some(b) = bulk.as_mut() {
         for w in b.take_warnings() {
@@ -155,6 +158,11 @@ fn field_value(bytes: Vec<u8>, ty: &ColumnType) -> Value {
     }
 }
 
+/// IGNORE, or LOCAL without REPLACE: data errors are warnings.
+fn ignores_errors(l: &LoadData) -> bool {
+    l.duplicates == LoadDuplicates::Ignore || (l.local && l.duplicates != LoadDuplicates::Replace)
+}
+
 /// Reads, maps and inserts every record; returns (records, warnings).
 fn load_rows(
     s: &mut Session,
@@ -163,7 +171,7 @@ fn load_rows(
     bulk_out: &mut Option<BulkInsert>,
 ) -> Result<(u64, usize), SqlError> {
     let replace = l.duplicates == LoadDuplicates::Replace;
-    let ignore = l.duplicates == LoadDuplicates::Ignore || (l.local && !replace);
+    let ignore = ignores_errors(l);
     let bulk = bulk_out.insert(BulkInsert::open(s, &l.table, replace, ignore)?);
     let strict = s.strict() && !ignore;
     let ncols = bulk.def().columns.len();

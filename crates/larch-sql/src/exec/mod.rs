@@ -251,6 +251,10 @@ fn execute_sql(
             Ok(QueryResult::ok())
         }
         S::Commit { .. } => {
+            // COMMIT and ROLLBACK end what `SET TRANSACTION` set for the
+            // next transaction, even with none open (as MariaDB).
+            s.next_isolation = None;
+            s.next_read_only = None;
             s.commit()?;
             s.db.status
                 .com_commit
@@ -261,6 +265,8 @@ fn execute_sql(
             match savepoint {
                 Some(name) => s.rollback_to_savepoint(&name.value)?,
                 None => {
+                    s.next_isolation = None;
+                    s.next_read_only = None;
                     s.rollback();
                     s.db.status
                         .com_rollback

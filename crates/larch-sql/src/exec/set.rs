@@ -8,7 +8,6 @@
 
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::Value;
-use larch_engine::txn::IsolationLevel;
 use sqlparser::ast;
 
 use crate::error::SqlError;
@@ -47,7 +46,10 @@ pub(super) fn execute(
             charset_name,
             collation_name,
         } => set_names(s, &charset_name.value, collation_name.as_deref())?,
-        ast::Set::SetNamesDefault {} => set_names(s, "utf8mb4", None)?,
+        ast::Set::SetNamesDefault {} => {
+            let charset = global_client_charset(s);
+            set_names(s, &charset, None)?
+        }
         ast::Set::SetTimeZone { value, .. } => {
             let v = word_or_eval(s, value, params)?;
             s.set_var("time_zone", VarScope::Session, v)?;
@@ -61,7 +63,8 @@ pub(super) fn execute(
 }
 
 /// `SET [GLOBAL|SESSION] TRANSACTION modes`: `scope` None = the next
-/// transaction only, Some(true) = global, Some(false) = session.
+/// transaction only (1568 inside one), Some(true) = global, Some(false) =
+/// session.
 pub(super) fn set_transaction(
     s: &mut Session,
     modes: &[ast::TransactionMode],
@@ -72,45 +75,26 @@ pub(super) fn set_transaction(
     } else {
         VarScope::Session
     };
-    {
-        {
-            for m in modes {
-                match m {
-                    ast::TransactionMode::IsolationLevel(level) => {
-                        let (name, level) = match level {
-                            ast::TransactionIsolationLevel::ReadUncommitted => {
-                                ("READ-UNCOMMITTED", IsolationLevel::ReadUncommitted)
-                            }
-                            ast::TransactionIsolationLevel::ReadCommitted => {
-                                ("READ-COMMITTED", IsolationLevel::ReadCommitted)
-                            }
-                            ast::TransactionIsolationLevel::RepeatableRead => {
-                                ("REPEATABLE-READ", IsolationLevel::RepeatableRead)
-                            }
-                            _ => ("SERIALIZABLE", IsolationLevel::Serializable),
-                        };
-                        if scope.is_some() {
-                            s.set_var("transaction_isolation", var_scope, Value::Str(name.into()))?;
-                        } else {
-                            if s.in_transaction() {
-                                return Err(SqlError::new(
-                                    1568,
-                                    "Transaction characteristics can't be changed while a transaction is in progress",
-                                ));
-                            }
-                            s.next_isolation = Some(level);
-                        }
-                    }
-                    ast::TransactionMode::AccessMode(mode) => {
-                        let ro = matches!(mode, ast::TransactionAccessMode::ReadOnly);
-                        s.set_var(
-                            "transaction_read_only",
-                            var_scope,
-                            Value::UInt(u64::from(ro)),
-                        )?;
-                    }
-                }
+    for m in modes {
+        let (var, value) = match m {
+            ast::TransactionMode::IsolationLevel(level) => {
+                let name = match level {
+                    ast::TransactionIsolationLevel::ReadUncommitted => "READ-UNCOMMITTED",
+                    ast::TransactionIsolationLevel::ReadCommitted => "READ-COMMITTED",
+                    ast::TransactionIsolationLevel::RepeatableRead => "REPEATABLE-READ",
+                    _ => "SERIALIZABLE",
+                };
+                ("transaction_isolation", Value::Str(name.into()))
             }
+            ast::TransactionMode::AccessMode(mode) => {
+                let ro = matches!(mode, ast::TransactionAccessMode::ReadOnly);
+                ("transaction_read_only", Value::UInt(u64::from(ro)))
+            }
+        };
+        if scope.is_some() {
+            s.set_var(var, var_scope, value)?;
+        } else {
+            s.set_next_transaction(var, value)?;
         }
     }
     Ok(())
@@ -124,8 +108,11 @@ fn set_names(s: &mut Session, charset: &str, collation: Option<&str>) -> Result<
     } else {
         charset
     };
-    let collation = match collation {
-        Some(c) => c.to_ascii_lowercase(),
+    let collation = match collation.map(str::to_ascii_lowercase) {
+        Some(c) => match c.strip_prefix("utf8_") {
+            Some(rest) => format!("utf8mb3_{rest}"),
+            None => c,
+        },
         None => default_collation(&charset)
             .ok_or_else(|| SqlError::new(1115, format!("Unknown character set: '{charset}'")))?
             .to_owned(),
@@ -144,10 +131,20 @@ fn set_names(s: &mut Session, charset: &str, collation: Option<&str>) -> Result<
     )
 }
 
-/// `SET CHARACTER SET charset`: client and results follow, the connection
-/// character set becomes the database's.
+/// `SET CHARACTER SET charset | DEFAULT`: client and results follow, the
+/// connection takes the database's character set and collation
+/// (`collation_database`), as in MariaDB; DEFAULT is the global
+/// `character_set_client`.
 pub(super) fn set_charset(s: &mut Session, charset: Option<&str>) -> Result<QueryResult, SqlError> {
-    let charset = charset.unwrap_or("utf8mb4").to_ascii_lowercase();
+    let charset = match charset {
+        Some(c) => c.to_ascii_lowercase(),
+        None => global_client_charset(s),
+    };
+    let charset = if charset == "utf8" {
+        "utf8mb3".to_owned()
+    } else {
+        charset
+    };
     if default_collation(&charset).is_none() {
         return Err(SqlError::new(
             1115,
@@ -157,7 +154,33 @@ pub(super) fn set_charset(s: &mut Session, charset: Option<&str>) -> Result<Quer
     for var in ["character_set_client", "character_set_results"] {
         s.set_var(var, VarScope::Session, Value::Str(charset.clone()))?;
     }
+    let (database_charset, database_collation) = (
+        s.var_by_name("character_set_database"),
+        s.var_by_name("collation_database"),
+    );
+    s.set_var(
+        "character_set_connection",
+        VarScope::Session,
+        database_charset,
+    )?;
+    s.set_var(
+        "collation_connection",
+        VarScope::Session,
+        database_collation,
+    )?;
     Ok(QueryResult::ok())
+}
+
+/// The global `character_set_client`, what `SET NAMES DEFAULT` and `SET
+/// CHARACTER SET DEFAULT` choose.
+fn global_client_charset(s: &Session) -> String {
+    crate::session::variables::lookup("character_set_client")
+        .map(|def| s.db.global_value(def))
+        .and_then(|v| match v {
+            Value::Str(c) => Some(c.to_ascii_lowercase()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "utf8mb4".to_owned())
 }
 
 fn default_collation(charset: &str) -> Option<&'static str> {
@@ -191,6 +214,10 @@ fn assign(
         None => VarScope::Default,
     };
     let lower = full.to_ascii_lowercase();
+    // `@@name` without a scope: for the transaction characteristics, the
+    // next transaction only (as `SET TRANSACTION`); `name` alone is the
+    // session's.
+    let mut next_only = false;
     let var = if let Some(rest) = lower.strip_prefix("@@") {
         if let Some(n) = rest.strip_prefix("global.") {
             scope = VarScope::Global;
@@ -202,6 +229,7 @@ fn assign(
             scope = VarScope::Session;
             n.to_owned()
         } else {
+            next_only = scope == VarScope::Default;
             rest.to_owned()
         }
     } else if let Some(user) = full.strip_prefix('@') {
@@ -232,6 +260,14 @@ fn assign(
         }
         _ => word_or_eval(s, value, params)?,
     };
+    if next_only
+        && matches!(
+            var.as_str(),
+            "transaction_isolation" | "tx_isolation" | "transaction_read_only" | "tx_read_only"
+        )
+    {
+        return s.set_next_transaction(&var, v);
+    }
     let linked = linked_charset_setting(&var, &v);
     s.set_var(&var, scope, v)?;
     match linked {

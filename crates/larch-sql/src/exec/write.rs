@@ -1,5 +1,8 @@
 //! INSERT [IGNORE] (VALUES, SET, SELECT; ON DUPLICATE KEY UPDATE), REPLACE,
-//! and single-table UPDATE and DELETE with WHERE, ORDER BY and LIMIT.
+//! and single-table UPDATE [IGNORE] and DELETE with WHERE, ORDER BY and
+//! LIMIT (the rows they change: `matching`). With ERROR_FOR_DIVISION_BY_ZERO
+//! in strict mode, division by zero fails INSERT, REPLACE and UPDATE without
+//! IGNORE (`Session::begin_strict_statement`); DELETE only warns.
 //!
 //! Every statement runs in the session's transaction: it starts at an undo
 //! mark (`session::transaction`) so a failure half-way
@@ -22,6 +25,7 @@ use sqlparser::ast;
 pub(crate) mod foreign;
 mod generated;
 mod insert;
+mod matching;
 mod multi;
 mod row_so_far;
 mod target;
@@ -29,6 +33,7 @@ mod trigger_nulls;
 pub(crate) mod view;
 
 pub(crate) use insert::{insert_selected, BulkInsert};
+use matching::{matching_rows, with_subqueries};
 use target::target_meta;
 pub(crate) use target::TargetMeta;
 
@@ -59,12 +64,20 @@ pub(super) fn execute(
         // decides per statement form).
         nulls_warn: matches!(stmt, ast::Statement::Update(_)) && !s.strict(),
     };
+    // Division by zero fails INSERT, REPLACE and UPDATE in strict mode
+    // (without IGNORE); DELETE only warns, as in MariaDB.
+    let strict = s.begin_strict_statement(match stmt {
+        ast::Statement::Insert(i) => i.ignore,
+        ast::Statement::Update(u) => update_ignore(u),
+        _ => true,
+    });
     let r = match stmt {
         ast::Statement::Insert(i) => insert::insert(s, i, params, &mut w),
         ast::Statement::Update(u) => update(s, u, params, &mut w),
         ast::Statement::Delete(d) => delete(s, d, params, &mut w),
         _ => Err(SqlError::not_supported("this statement")),
     };
+    s.end_strict_statement(strict);
     s.locking = None;
     s.read = ReadContext::NEWEST;
     for warning in std::mem::take(&mut w.warnings) {
@@ -187,15 +200,24 @@ impl Target {
     }
 
     /// Updates the row at `at` from `old` to `new` (engine values), then
-    /// applies the ON UPDATE actions of the tables that reference it.
+    /// applies the ON UPDATE actions of the tables that reference it. With
+    /// `skip_duplicate` (UPDATE IGNORE) a duplicate key leaves the row as
+    /// it was, with warning 1062 there.
     fn update_row(
         &self,
         s: &mut Session,
         at: &RowRef,
         old: &[Value],
         new: &[Value],
+        skip_duplicate: Option<&mut Vec<Warning>>,
     ) -> Result<Option<RowRef>, SqlError> {
-        let r = self.table.update(txn_ctx(s)?, at, new)?;
+        let r = match (self.table.update(txn_ctx(s)?, at, new), skip_duplicate) {
+            (Err(e), Some(warnings)) if insert::is_duplicate(&e) => {
+                warnings.push(Warning::warn(1062, SqlError::from(e).message()));
+                return Ok(None);
+            }
+            (r, _) => r?,
+        };
         if r.is_some() && self.fks.has_children(s) {
             foreign::parent_updated(s, &self.fks, old, new, 0)?;
         }
@@ -259,6 +281,7 @@ fn default_value(
             let c2 = eval::compile(&expr, &resolve, &CompileOptions::default())?;
             let mut ctx = s.eval_context(&[]);
             let v = c2.eval(&[], &mut ctx)?;
+            w.warnings.extend(ctx.take_warnings());
             convert(s, t, c, &v, row_no, w)
         }
         None if col.nullable || t.table.def().auto_increment == Some(c) => Ok(Value::Null),
@@ -351,151 +374,9 @@ fn column_ref(def: &larch_engine::table::TableDef, e: &ast::Expr) -> Option<usiz
         .position(|c| c.name.eq_ignore_ascii_case(name))
 }
 
-/// The rows an UPDATE or DELETE changes: (address, row as read).
-fn matching_rows(
-    s: &Session,
-    t: &Target,
-    alias: &str,
-    selection: Option<&ast::Expr>,
-    order_by: &[ast::OrderByExpr],
-    limit: Option<&ast::Expr>,
-    params: &[Value],
-) -> Result<Vec<(RowRef, Vec<Value>)>, SqlError> {
-    let selection = selection
-        .map(|e| with_subqueries(s, e, params))
-        .transpose()?;
-    let selection = selection.as_deref();
-    let def = t.table.def();
-    let resolve = |parts: &[ast::Ident]| {
-        let (q, name) = match parts {
-            [c] => (None, &c.value),
-            [tb, c] => (Some(&tb.value), &c.value),
-            [_, tb, c] => (Some(&tb.value), &c.value),
-            _ => return None,
-        };
-        if q.is_some_and(|q| q != alias && *q != t.name) {
-            return None;
-        }
-        let i = def
-            .columns
-            .iter()
-            .position(|c| c.name.eq_ignore_ascii_case(name))?;
-        Some((i, col_type(def, i)))
-    };
-    let opts = CompileOptions {
-        collation: s.connection_collation(),
-        clause: "WHERE".into(),
-    };
-    let cond = selection
-        .map(|e| eval::compile(e, &resolve, &opts))
-        .transpose()?;
-    let conds: Vec<&ast::Expr> = selection.map(rows::conjuncts).unwrap_or_default();
-    let column_of = |e: &ast::Expr| match e {
-        ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => {
-            let parts = match e {
-                ast::Expr::Identifier(i) => vec![i.clone()],
-                ast::Expr::CompoundIdentifier(p) => p.clone(),
-                _ => vec![],
-            };
-            resolve(&parts).map(|(i, _)| i)
-        }
-        _ => None,
-    };
-    let mut ctx = s.eval_context(params);
-    let access = crate::exec::access::choose_access(&t.table, &conds, &column_of, &mut ctx);
-    let limit_n = match limit {
-        Some(e) => {
-            let r = |_: &[ast::Ident]| None;
-            match eval::compile(e, &r, &CompileOptions::default())?.eval(&[], &mut ctx)? {
-                Value::Int(i) if i >= 0 => Some(i as u64),
-                Value::UInt(u) => Some(u),
-                _ => return Err(SqlError::new(1210, "Incorrect arguments to LIMIT")),
-            }
-        }
-        None => None,
-    };
-    let stop = if order_by.is_empty() { limit_n } else { None };
-    let mut out = Vec::new();
-    rows::for_each_row(
-        &t.table,
-        &access,
-        false,
-        None,
-        &s.process.kill_query,
-        &s.row_reading(),
-        &mut |at, row| {
-            if let Some(c) = &cond {
-                if !rows::truthy(&c.eval(row, &mut ctx)?) {
-                    return Ok(true);
-                }
-            }
-            let row: Vec<Value> = row
-                .iter_mut()
-                .map(|v| std::mem::replace(v, Value::Null))
-                .collect();
-            out.push((RowRef(at.to_vec()), row));
-            Ok(stop.is_none_or(|n| (out.len() as u64) < n))
-        },
-    )?;
-    if !order_by.is_empty() {
-        let keys: Vec<(eval::Compiled, bool)> = order_by
-            .iter()
-            .map(|o| {
-                eval::compile(&o.expr, &resolve, &opts)
-                    .map(|c| (c, matches!(o.options.sort, Some(ast::OrderBySort::Desc))))
-            })
-            .collect::<Result<_, _>>()?;
-        let mut keyed = Vec::with_capacity(out.len());
-        for item in out {
-            let mut k = Vec::new();
-            for (c, _) in &keys {
-                k.push(c.eval(&item.1, &mut ctx)?);
-            }
-            keyed.push((k, item));
-        }
-        let mut c2 = s.eval_context(&[]);
-        keyed.sort_by(|a, b| {
-            for (i, (c, desc)) in keys.iter().enumerate() {
-                let coll =
-                    c.ty.ty
-                        .collation()
-                        .unwrap_or(larch_engine::record::collation::Collation::Binary);
-                let o = match (a.0[i].is_null(), b.0[i].is_null()) {
-                    (true, true) => std::cmp::Ordering::Equal,
-                    (true, false) => std::cmp::Ordering::Less,
-                    (false, true) => std::cmp::Ordering::Greater,
-                    _ => eval::compare(&a.0[i], &b.0[i], coll, &mut c2)
-                        .unwrap_or(std::cmp::Ordering::Equal),
-                };
-                let o = if *desc { o.reverse() } else { o };
-                if o != std::cmp::Ordering::Equal {
-                    return o;
-                }
-            }
-            std::cmp::Ordering::Equal
-        });
-        out = keyed.into_iter().map(|(_, i)| i).collect();
-        if let Some(n) = limit_n {
-            out.truncate(usize::try_from(n).unwrap_or(usize::MAX));
-        }
-    }
-    Ok(out)
-}
-
-/// `e` with its subqueries run once (uncorrelated) or turned into their
-/// per-row form (correlated; see `select::correlated`).
-pub(super) fn with_subqueries<'e>(
-    s: &Session,
-    e: &'e ast::Expr,
-    params: &[Value],
-) -> Result<std::borrow::Cow<'e, ast::Expr>, SqlError> {
-    use crate::exec::select::subquery;
-    if !subquery::expr_has_subquery(e) {
-        return Ok(std::borrow::Cow::Borrowed(e));
-    }
-    let mut copy = e.clone();
-    subquery::inline_expr(s, &mut copy, params)?;
-    Ok(std::borrow::Cow::Owned(copy))
+/// UPDATE IGNORE (`UPDATE OR IGNORE` once parsed, see `parse::rewrite`).
+fn update_ignore(u: &ast::Update) -> bool {
+    matches!(u.or, Some(ast::SqliteOnConflict::Ignore))
 }
 
 fn single_table(twj: &ast::TableWithJoins) -> Result<(&ast::ObjectName, Option<String>), SqlError> {
@@ -517,6 +398,7 @@ fn update(
     w: &mut Writer,
 ) -> Result<QueryResult, SqlError> {
     s.db.status.com_update.fetch_add(1, AtomicOrdering::Relaxed);
+    w.ignore = update_ignore(u);
     if u.from.is_some() {
         return Err(SqlError::not_supported("UPDATE ... FROM"));
     }
@@ -572,6 +454,7 @@ fn update(
         &u.order_by,
         u.limit.as_ref(),
         params,
+        w,
     )?;
     let on_update: Vec<usize> = t
         .meta
@@ -626,7 +509,8 @@ fn update(
         if !t.verify_checks(s, &new, w)? || !t.verify_references(s, Some(&old), &new, w)? {
             continue;
         }
-        if let Some(_new_at) = t.update_row(s, &at, &old, &new)? {
+        let skip = w.ignore.then_some(&mut w.warnings);
+        if let Some(_new_at) = t.update_row(s, &at, &old, &new, skip)? {
             changed += 1;
             t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
         }
@@ -680,6 +564,7 @@ fn delete(
         &d.order_by,
         d.limit.as_ref(),
         params,
+        w,
     )?;
     let mut deleted = 0u64;
     for (at, row) in found {

@@ -15,7 +15,8 @@
 //!   `UPDATE t1, t2 SET ...` (the comma join becomes `CROSS JOIN`), `EXPLAIN
 //!   EXTENDED|PARTITIONS` (the word is dropped), `CREATE|DROP SCHEMA` (becomes
 //!   `DATABASE`: sqlparser's SCHEMA is PostgreSQL's), `DESC[RIBE] t col|'pat'`
-//!   (becomes `SHOW COLUMNS FROM t LIKE 'col'`, as MySQL runs it), `LOCK |
+//!   (becomes `SHOW COLUMNS FROM t LIKE 'col'`, as MySQL runs it), `UPDATE
+//!   IGNORE` (becomes SQLite's `UPDATE OR IGNORE`), `LOCK |
 //!   UNLOCK TABLE` (becomes `TABLES`), a column's `CHARSET x` in CREATE
 //!   TABLE (becomes `CHARACTER SET x`), `SET @a := 1` (becomes `=`; other
 //!   `:=` are assignment expressions), `x REGEXP NULL` (becomes `REGEXP

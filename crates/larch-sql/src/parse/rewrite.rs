@@ -32,6 +32,11 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         }
     }
     let update = first.as_deref() == Some("UPDATE");
+    // UPDATE IGNORE -> UPDATE OR IGNORE (sqlparser's form of it)
+    if update && word_upper(toks.get(1)).as_deref() == Some("IGNORE") {
+        let or = with_token(&toks[1], word("OR"));
+        toks.insert(1, or);
+    }
     if !toks.iter().any(|t| needs_look(t, update)) {
         return toks;
     }

@@ -90,6 +90,8 @@ pub struct Session {
     pub(crate) reader: Option<larch_engine::txn::Transaction>,
     /// `SET TRANSACTION ...` without GLOBAL/SESSION: the next transaction only.
     pub(crate) next_isolation: Option<IsolationLevel>,
+    /// `SET TRANSACTION READ ONLY | READ WRITE` without GLOBAL/SESSION.
+    pub(crate) next_read_only: Option<bool>,
     pub(crate) prepared: HashMap<u32, Prepared>,
     /// SQL-level prepared statements by lower-case name (`sql_prepared`).
     pub(crate) named: HashMap<String, Prepared>,
@@ -115,6 +117,11 @@ pub struct Session {
     pub(crate) routine_results: Vec<QueryResult>,
     /// Running triggers and the tables their firing statements change.
     pub(crate) triggers: crate::exec::trigger::TriggerState,
+    /// Set while an INSERT, REPLACE, UPDATE or LOAD DATA runs in strict mode
+    /// without IGNORE (MariaDB's `abort_on_warning`): with
+    /// ERROR_FOR_DIVISION_BY_ZERO, division by zero in anything it evaluates
+    /// is error 1365 (`settings::eval_context`).
+    pub(crate) strict_statement: bool,
     /// Set when the client asked for CLIENT_FOUND_ROWS (affected rows of an
     /// UPDATE count matched rows).
     pub client_found_rows: bool,
@@ -155,7 +162,7 @@ impl Session {
             Some(a) => crate::privileges::SessionAccount::new(&a.user, &a.host),
             None => crate::privileges::SessionAccount::new(&process.user, &process.host),
         };
-        Ok(Session {
+        let mut session = Session {
             db,
             process,
             current_db: None,
@@ -174,6 +181,7 @@ impl Session {
             locking: None,
             reader: None,
             next_isolation: None,
+            next_read_only: None,
             prepared: HashMap::new(),
             named: HashMap::new(),
             counted_prepared: 0,
@@ -187,10 +195,13 @@ impl Session {
             row_count: -1,
             routine_results: Vec::new(),
             triggers: Default::default(),
+            strict_statement: false,
             client_found_rows: false,
             ssl_version: String::new(),
             ssl_cipher: String::new(),
-        })
+        };
+        session.take_global_transaction_characteristics();
+        Ok(session)
     }
 
     pub fn database(&self) -> &Arc<Database> {
@@ -412,6 +423,8 @@ impl Session {
         self.warnings_stale = false;
         self.last_insert_id = 0;
         self.next_isolation = None;
+        self.next_read_only = None;
+        self.take_global_transaction_characteristics();
     }
 
     pub(crate) fn run_statement(
@@ -458,6 +471,9 @@ impl Session {
             st.since = Some(std::time::Instant::now());
         }
         diagnostics::statement_starts(self, stmt);
+        // A statement run inside another (EXECUTE in a routine) decides its
+        // own strictness; the outer one's comes back even after a panic.
+        let outer_strict = std::mem::replace(&mut self.strict_statement, false);
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             client_io::execute(self, stmt, params, io)
         }))
@@ -470,6 +486,7 @@ impl Session {
             tracing::error!(statement = text, panic = what, "statement panicked");
             Err(SqlError::new(1105, format!("Internal error: {what}")))
         });
+        self.strict_statement = outer_strict;
         {
             let mut st = self.process.state.lock();
             st.command = "Sleep";

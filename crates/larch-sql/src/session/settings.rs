@@ -37,6 +37,8 @@ pub(super) struct HotVars {
     lock_wait_timeout: Cell<Option<u64>>,
     /// `innodb_rollback_on_timeout` (read-only: fixed at start-up).
     rollback_on_timeout: Cell<Option<bool>>,
+    /// `sql_mode` has ERROR_FOR_DIVISION_BY_ZERO.
+    division_by_zero_mode: Cell<Option<bool>>,
     /// Counts the clears: what was compiled under one value of it was
     /// compiled under the same settings (`super::plans`).
     epoch: Cell<u64>,
@@ -50,12 +52,26 @@ impl HotVars {
         self.read_only.set(None);
         self.lock_wait_timeout.set(None);
         self.rollback_on_timeout.set(None);
+        self.division_by_zero_mode.set(None);
         self.epoch.set(self.epoch.get().wrapping_add(1));
     }
 
     /// Changes with every [`clear`](Self::clear).
     pub(super) fn epoch(&self) -> u64 {
         self.epoch.get()
+    }
+}
+
+/// The isolation level a `transaction_isolation` value names.
+fn isolation_level(value: &Value) -> IsolationLevel {
+    match value {
+        Value::Str(s) => match s.as_str() {
+            "READ-UNCOMMITTED" => IsolationLevel::ReadUncommitted,
+            "READ-COMMITTED" => IsolationLevel::ReadCommitted,
+            "SERIALIZABLE" => IsolationLevel::Serializable,
+            _ => IsolationLevel::RepeatableRead,
+        },
+        _ => IsolationLevel::RepeatableRead,
     }
 }
 
@@ -174,15 +190,50 @@ impl Session {
     }
 
     fn isolation_variable(&self) -> IsolationLevel {
-        match self.var_by_name("transaction_isolation") {
-            Value::Str(s) => match s.as_str() {
-                "READ-UNCOMMITTED" => IsolationLevel::ReadUncommitted,
-                "READ-COMMITTED" => IsolationLevel::ReadCommitted,
-                "SERIALIZABLE" => IsolationLevel::Serializable,
-                _ => IsolationLevel::RepeatableRead,
-            },
-            _ => IsolationLevel::RepeatableRead,
+        isolation_level(&self.var_by_name("transaction_isolation"))
+    }
+
+    /// The transaction characteristics a session starts with: the global
+    /// values of the moment, copied as MariaDB copies them, so that a later
+    /// `SET GLOBAL TRANSACTION` reaches new sessions only.
+    pub(super) fn take_global_transaction_characteristics(&mut self) {
+        for name in [
+            "transaction_isolation",
+            "tx_isolation",
+            "transaction_read_only",
+            "tx_read_only",
+        ] {
+            if let Some(def) = variables::lookup(name) {
+                let value = self.db.global_value(def);
+                self.vars.insert(def.name, value);
+            }
         }
+        self.hot.clear();
+    }
+
+    /// `SET TRANSACTION ...` and `SET @@transaction_isolation = v` (or
+    /// `@@transaction_read_only`, or the `tx_` names) without a scope: the
+    /// characteristic of the next transaction only, the session value
+    /// unchanged; 1568 inside a transaction.
+    pub(crate) fn set_next_transaction(
+        &mut self,
+        name: &str,
+        value: Value,
+    ) -> Result<(), SqlError> {
+        let def = variables::lookup(name).ok_or_else(|| SqlError::unknown_variable(name))?;
+        let value = variables::normalize(def, value)?;
+        if self.in_transaction() {
+            return Err(SqlError::new(
+                1568,
+                "Transaction characteristics can't be changed while a transaction is in progress",
+            ));
+        }
+        if def.name.ends_with("isolation") {
+            self.next_isolation = Some(isolation_level(&value));
+        } else {
+            self.next_read_only = Some(matches!(value, Value::UInt(n) if n != 0));
+        }
+        Ok(())
     }
 
     /// The collation of string literals (`collation_connection`).
@@ -335,7 +386,38 @@ impl Session {
     pub(crate) fn eval_context<'a>(&'a self, params: &'a [Value]) -> eval::EvalContext<'a> {
         let mut ctx = eval::EvalContext::new(self, params, self.now_micros());
         ctx.kill = Some(&self.process.kill_query);
+        ctx.division_by_zero = self.division_by_zero();
         ctx
+    }
+
+    /// What division by zero gives now, as in MariaDB: NULL without a
+    /// warning unless `sql_mode` has ERROR_FOR_DIVISION_BY_ZERO; then error
+    /// 1365 in a strict data change without IGNORE
+    /// ([`Session::strict_statement`]), else NULL with warning 1365.
+    fn division_by_zero(&self) -> eval::DivisionByZero {
+        let mode = cached(&self.hot.division_by_zero_mode, || {
+            self.sql_mode_has("ERROR_FOR_DIVISION_BY_ZERO")
+        });
+        match (mode, self.strict_statement) {
+            (false, _) => eval::DivisionByZero::Null,
+            (true, false) => eval::DivisionByZero::Warn,
+            (true, true) => eval::DivisionByZero::Error,
+        }
+    }
+
+    /// Marks the data change about to run as strict (see
+    /// [`Session::strict_statement`]) when `sql_mode` is strict and it has
+    /// no IGNORE; returns the previous mark, for
+    /// [`end_strict_statement`](Self::end_strict_statement).
+    pub(crate) fn begin_strict_statement(&mut self, ignore: bool) -> bool {
+        let strict = !ignore && self.strict();
+        std::mem::replace(&mut self.strict_statement, strict)
+    }
+
+    /// Puts back the mark [`begin_strict_statement`](Self::begin_strict_statement)
+    /// returned.
+    pub(crate) fn end_strict_statement(&mut self, previous: bool) {
+        self.strict_statement = previous;
     }
 }
 

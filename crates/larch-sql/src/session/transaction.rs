@@ -46,7 +46,10 @@ impl Session {
             .next_isolation
             .take()
             .unwrap_or_else(|| self.isolation());
-        let read_only = read_only.unwrap_or_else(|| self.read_only_var());
+        let next_read_only = self.next_read_only.take();
+        let read_only = read_only
+            .or(next_read_only)
+            .unwrap_or_else(|| self.read_only_var());
         let mut options = if read_only {
             TrxOptions::read_only(isolation)
         } else {
@@ -69,11 +72,13 @@ impl Session {
     pub(crate) fn statement_transaction(&mut self) -> Result<&mut OpenTransaction, SqlError> {
         if self.txn.is_none() {
             let isolation = self.next_isolation.unwrap_or_else(|| self.isolation());
+            let read_only = self.next_read_only.unwrap_or_else(|| self.read_only_var());
             let explicit = !self.autocommit();
             if explicit {
                 self.next_isolation = None;
+                self.next_read_only = None;
             }
-            let options = if self.read_only_var() {
+            let options = if read_only {
                 TrxOptions::read_only(isolation)
             } else {
                 TrxOptions::read_write(isolation)
@@ -146,6 +151,13 @@ impl Session {
                 t.ctx.rollback_to(mark)?;
             }
             return Ok(());
+        }
+        // The end of an implicit transaction uses up what `SET TRANSACTION`
+        // set for the next one, except when the statement was refused as
+        // read-only before it changed anything (as in MariaDB).
+        if error.is_none_or(|e| e.code() != crate::error::code::READ_ONLY_TRANSACTION) {
+            self.next_isolation = None;
+            self.next_read_only = None;
         }
         if error.is_none() {
             self.commit()
@@ -232,8 +244,13 @@ impl Session {
         self.metadata_locks.get_mut().release_shared();
     }
 
-    /// SAVEPOINT name (replacing one of the same name).
+    /// SAVEPOINT name (replacing one of the same name); outside a
+    /// transaction with autocommit on (and outside a trigger) it succeeds
+    /// and keeps nothing, as in MariaDB.
     pub(crate) fn savepoint(&mut self, name: &str) -> Result<(), SqlError> {
+        if !self.in_transaction() && self.autocommit() && self.triggers.depth == 0 {
+            return Ok(());
+        }
         let t = self.statement_transaction()?;
         let at = t.ctx.mark();
         t.savepoints.retain(|(n, _)| !n.eq_ignore_ascii_case(name));

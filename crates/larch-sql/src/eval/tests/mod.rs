@@ -387,12 +387,16 @@ fn division_by_zero_can_be_an_error_and_warnings_are_capped() -> Result<(), SqlE
     let session = TestSession;
     let mut ctx = EvalContext::new(&session, &[], NOW);
     let c = compile_expr("1 / 0")?;
-    ctx.division_by_zero_is_error = true;
+    ctx.division_by_zero = DivisionByZero::Error;
     assert_eq!(
         c.eval(&[], &mut ctx).map_err(|e| e.code()).err(),
         Some(1365)
     );
-    ctx.division_by_zero_is_error = false;
+    // Without ERROR_FOR_DIVISION_BY_ZERO: NULL and no warning.
+    ctx.division_by_zero = DivisionByZero::Null;
+    assert_eq!(c.eval(&[], &mut ctx)?, Value::Null);
+    assert_eq!(ctx.warning_count(), 0);
+    ctx.division_by_zero = DivisionByZero::Warn;
     for _ in 0..100 {
         assert_eq!(c.eval(&[], &mut ctx)?, Value::Null);
     }

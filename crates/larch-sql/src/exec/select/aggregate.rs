@@ -20,7 +20,7 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, Decimal, LobKind, Value};
 use sqlparser::ast;
 
-use super::json_aggregate::JsonItems;
+use super::json_aggregate::{compare_keys, JsonItems};
 use super::order::{sort_rows, SortKey, OUTPUT_TAIL};
 use crate::error::SqlError;
 use crate::eval::{self, decimal, Compiled, EvalContext, ExprType};
@@ -109,7 +109,9 @@ pub(crate) fn rewrite(e: &mut ast::Expr, calls: &mut Vec<AggCall>) -> Result<(),
                     }
                     for c in &list.clauses {
                         if let ast::FunctionArgumentClause::Separator(v) = c {
-                            if let ast::Value::SingleQuotedString(s) = &v.value {
+                            if let ast::Value::SingleQuotedString(s)
+                            | ast::Value::DoubleQuotedString(s) = &v.value
+                            {
                                 separator = s.clone();
                             }
                         }
@@ -128,11 +130,16 @@ pub(crate) fn rewrite(e: &mut ast::Expr, calls: &mut Vec<AggCall>) -> Result<(),
                     limit: None,
                     json_value: false,
                 };
-                if matches!(kind, AggKind::JsonArrayAgg | AggKind::JsonObjectAgg) {
-                    if let Err(e) = json_clauses(&name, f, &mut call) {
-                        err = Some(e);
-                        return ControlFlow::Break(());
+                let clauses = match kind {
+                    AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
+                        json_clauses(&name, f, &mut call)
                     }
+                    AggKind::GroupConcat => order_and_limit(f, &mut call, true),
+                    _ => Ok(()),
+                };
+                if let Err(e) = clauses {
+                    err = Some(e);
+                    return ControlFlow::Break(());
                 }
                 let n = calls.len();
                 calls.push(call);
@@ -166,14 +173,40 @@ fn json_clauses(name: &str, f: &ast::Function, call: &mut AggCall) -> Result<(),
         &call.args[values - 1],
         ast::Expr::Function(g) if crate::eval::name_returns_json(&g.name.to_string())
     );
+    order_and_limit(f, call, false)
+}
+
+/// The ORDER BY and LIMIT of GROUP_CONCAT or a JSON aggregate: the ORDER BY
+/// expressions are appended to the call's arguments (`AggCall::order` holds
+/// their directions). For GROUP_CONCAT (`concat`) a number in ORDER BY names
+/// an argument and SEPARATOR is its own; a JSON aggregate has no SEPARATOR.
+fn order_and_limit(f: &ast::Function, call: &mut AggCall, concat: bool) -> Result<(), SqlError> {
     let ast::FunctionArguments::List(list) = &f.args else {
         return Ok(());
     };
+    let values = call.args.len();
     for c in &list.clauses {
         match c {
             ast::FunctionArgumentClause::OrderBy(keys) => {
                 for k in keys {
-                    call.args.push(k.expr.clone());
+                    let position = match &k.expr {
+                        ast::Expr::Value(v) if concat => match &v.value {
+                            ast::Value::Number(n, _) => n.parse::<usize>().ok(),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    let expr = match position {
+                        Some(p) if (1..=values).contains(&p) => call.args[p - 1].clone(),
+                        Some(_) => {
+                            return Err(SqlError::new(
+                                1054,
+                                format!("Unknown column '{}' in 'ORDER BY'", k.expr),
+                            ))
+                        }
+                        None => k.expr.clone(),
+                    };
+                    call.args.push(expr);
                     call.order
                         .push(matches!(k.options.sort, Some(ast::OrderBySort::Desc)));
                 }
@@ -193,7 +226,7 @@ fn json_clauses(name: &str, f: &ast::Function, call: &mut AggCall) -> Result<(),
                     )
                 })?);
             }
-            ast::FunctionArgumentClause::Separator(_) => {
+            ast::FunctionArgumentClause::Separator(_) if !concat => {
                 return Err(crate::ddl::syntax_error("separator"))
             }
             _ => {}
@@ -263,7 +296,9 @@ pub(crate) struct Accumulator {
     exact: bool,
     best: Value,
     bits: u64,
-    text: Vec<String>,
+    /// GROUP_CONCAT's values as text, each with its sort keys (the ORDER BY
+    /// values, or with DISTINCT alone the values; none otherwise).
+    concat: Vec<(Vec<Value>, String)>,
     seen: Option<HashSet<Vec<u8>>>,
     json: Option<Box<JsonItems>>,
 }
@@ -282,7 +317,7 @@ impl Accumulator {
             } else {
                 0
             },
-            text: Vec::new(),
+            concat: Vec::new(),
             seen: call.distinct.then(HashSet::new),
             json: matches!(call.kind, AggKind::JsonArrayAgg | AggKind::JsonObjectAgg)
                 .then(Box::default),
@@ -304,11 +339,13 @@ impl Accumulator {
         if let Some(items) = &mut self.json {
             return items.add(call, args, coll, ctx);
         }
-        if args.iter().any(Value::is_null) {
+        // The values, without GROUP_CONCAT's ORDER BY keys after them.
+        let values = &args[..args.len().saturating_sub(call.order.len())];
+        if values.iter().any(Value::is_null) {
             return Ok(());
         }
         if let Some(seen) = &mut self.seen {
-            if !seen.insert(group_key(args, coll)) {
+            if !seen.insert(group_key(values, coll)) {
                 return Ok(());
             }
         }
@@ -342,11 +379,18 @@ impl Accumulator {
                 }
             }
             AggKind::GroupConcat => {
-                self.text.push(
-                    args.iter()
-                        .map(crate::value::store::value_to_string)
-                        .collect(),
-                );
+                let text = values
+                    .iter()
+                    .map(crate::value::store::value_to_string)
+                    .collect();
+                let keys = if !call.order.is_empty() {
+                    args[values.len()..].to_vec()
+                } else if call.distinct {
+                    values.to_vec()
+                } else {
+                    Vec::new()
+                };
+                self.concat.push((keys, text));
             }
             AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => {
                 let n = match v {
@@ -375,8 +419,8 @@ impl Accumulator {
             AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
                 self.json.as_ref().map_or(Value::Null, |j| j.finish(call))
             }
-            AggKind::GroupConcat if self.count == 0 => Value::Null,
-            AggKind::GroupConcat => Value::Str(self.text.join(&call.separator)),
+            // Groups::finish calls `concat`.
+            AggKind::GroupConcat => Value::Null,
             AggKind::Sum | AggKind::Avg if self.count == 0 => Value::Null,
             AggKind::Sum | AggKind::Avg => {
                 let exact = self.exact && matches!(ty.ty, ColumnType::Decimal { .. });
@@ -406,6 +450,50 @@ impl Accumulator {
                     .map_or(Value::Null, |d| Value::Decimal(d.rescale(scale)))
             }
         }
+    }
+
+    /// GROUP_CONCAT's value for the group: the values in ORDER BY order
+    /// (NULL keys first ascending), or with DISTINCT alone sorted by the
+    /// values, else as they came; the first LIMIT of them, joined by the
+    /// separator and cut to `max_len` bytes. `written` counts the values
+    /// the call has written over the statement's groups, the row number
+    /// of MariaDB's warning 1260 for a cut value.
+    fn concat(
+        &mut self,
+        call: &AggCall,
+        coll: Collation,
+        max_len: usize,
+        written: &mut u64,
+        ctx: &mut EvalContext<'_>,
+    ) -> Value {
+        if self.count == 0 {
+            return Value::Null;
+        }
+        if !call.order.is_empty() || call.distinct {
+            self.concat
+                .sort_by(|a, b| compare_keys(&a.0, &b.0, &call.order, coll, ctx));
+        }
+        let limit = call
+            .limit
+            .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
+        let mut out = String::new();
+        for (i, (_, text)) in self.concat.iter().take(limit).enumerate() {
+            if i > 0 {
+                out.push_str(&call.separator);
+            }
+            out.push_str(text);
+            *written += 1;
+            if out.len() > max_len {
+                let mut end = max_len;
+                while !out.is_char_boundary(end) {
+                    end -= 1;
+                }
+                out.truncate(end);
+                ctx.warn(1260, format!("Row {written} was cut by GROUP_CONCAT()"));
+                break;
+            }
+        }
+        Value::Str(out)
     }
 }
 
@@ -528,7 +616,8 @@ impl Groups {
     /// One row per group: its first row (`width` values) followed by the
     /// aggregate values. Without GROUP BY there is always one group; with
     /// it and no ORDER BY, groups come sorted by the GROUP BY values, as
-    /// MariaDB returns them.
+    /// MariaDB returns them (and finish in that order, which numbers
+    /// GROUP_CONCAT's cut values; its warnings go to `ctx`).
     pub(super) fn finish(
         mut self,
         s: &Session,
@@ -536,6 +625,7 @@ impl Groups {
         group_by: &[Compiled],
         aggs: &[CompiledAgg],
         unordered: bool,
+        ctx: &mut EvalContext<'_>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         if self.groups.is_empty() && group_by.is_empty() {
             self.groups.push((
@@ -543,18 +633,6 @@ impl Groups {
                 aggs.iter().map(|a| Accumulator::new(&a.call)).collect(),
             ));
         }
-        let mut out: Vec<Vec<Value>> = self
-            .groups
-            .into_iter()
-            .map(|(mut first, accs)| {
-                first.truncate(width);
-                first.resize(width, Value::Null);
-                for (a, acc) in aggs.iter().zip(accs) {
-                    first.push(acc.finish(&a.call, &a.ty));
-                }
-                first
-            })
-            .collect();
         if unordered && !group_by.is_empty() {
             let keys: Vec<SortKey> = group_by
                 .iter()
@@ -565,7 +643,22 @@ impl Groups {
                 })
                 .collect();
             OUTPUT_TAIL.with(|t| *t.borrow_mut() = 0);
-            sort_rows(s, &mut out, &keys, |r| r)?;
+            sort_rows(s, &mut self.groups, &keys, |g| &g.0)?;
+        }
+        let max_len = usize::try_from(s.int_var("group_concat_max_len")).unwrap_or(usize::MAX);
+        let mut written = vec![0u64; aggs.len()];
+        let mut out = Vec::with_capacity(self.groups.len());
+        for (mut first, accs) in self.groups {
+            first.truncate(width);
+            first.resize(width, Value::Null);
+            for ((a, mut acc), written) in aggs.iter().zip(accs).zip(written.iter_mut()) {
+                first.push(if a.call.kind == AggKind::GroupConcat {
+                    acc.concat(&a.call, a.collation, max_len, written, ctx)
+                } else {
+                    acc.finish(&a.call, &a.ty)
+                });
+            }
+            out.push(first);
         }
         Ok(out)
     }

@@ -162,7 +162,7 @@ pub(super) fn run_plan(
 
     // Aggregate results.
     let rows_in: Vec<Vec<Value>> = if aggregating {
-        groups.finish(s, width, group_c, aggs, order_keys.is_empty())?
+        groups.finish(s, width, group_c, aggs, order_keys.is_empty(), &mut ctx)?
     } else {
         matched
     };

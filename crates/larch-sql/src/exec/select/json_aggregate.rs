@@ -119,8 +119,8 @@ impl JsonItems {
 }
 
 /// Orders two rows' keys: NULL before anything ascending, after it
-/// descending (`desc` per key; empty: one ascending key).
-fn compare_keys(
+/// descending (`desc` per key; empty: all ascending).
+pub(super) fn compare_keys(
     a: &[Value],
     b: &[Value],
     desc: &[bool],

@@ -163,3 +163,17 @@ pub(crate) fn run_query(s: &Session, q: &ast::Query, params: &[Value]) -> Result
     let warnings = RefCell::new(Vec::new());
     run_query_collect(s, q, params, &warnings)
 }
+
+/// [`run_query`] that adds the query's warnings to `warnings`, also when it
+/// fails (the rows of INSERT ... SELECT).
+pub(crate) fn run_query_warning(
+    s: &Session,
+    q: &ast::Query,
+    params: &[Value],
+    warnings: &mut Vec<crate::error::Warning>,
+) -> Result<RowSet, SqlError> {
+    let collected = RefCell::new(Vec::new());
+    let r = run_query_collect(s, q, params, &collected);
+    warnings.extend(collected.into_inner());
+    r
+}

@@ -111,7 +111,8 @@ pub(super) fn insert(
             _ => {
                 // Rows of a SELECT: NULL into NOT NULL warns outside strict mode.
                 w.nulls_warn = !s.strict();
-                Src::Values(crate::exec::select::run_query(s, q, params)?.rows)
+                let set = crate::exec::select::run_query_warning(s, q, params, &mut w.warnings)?;
+                Src::Values(set.rows)
             }
         }
     };
@@ -462,7 +463,7 @@ fn insert_counted(
                     } else if t.verify_checks(s, &new, w)?
                         && t.verify_references(s, Some(&old), &new, w)?
                     {
-                        if let Some(_new_at) = t.update_row(s, &at, &old, &new)? {}
+                        if let Some(_new_at) = t.update_row(s, &at, &old, &new, None)? {}
                         affected += 2;
                         t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
                     } else if s.client_found_rows {
@@ -500,7 +501,7 @@ impl WithDups for OkInfo {
     }
 }
 
-fn is_duplicate(e: &EngineError) -> bool {
+pub(super) fn is_duplicate(e: &EngineError) -> bool {
     matches!(
         e,
         EngineError::DuplicateKey { .. } | EngineError::DuplicateEntry { .. }

@@ -49,13 +49,14 @@ fn source_target(s: &Session, src: &Source) -> Result<Target, SqlError> {
 }
 
 /// Runs the join and returns, per matching combination, the combined row
-/// and the row addresses.
+/// and the row addresses; the warnings of the join and WHERE go to `w`.
 #[allow(clippy::type_complexity)]
 fn matches(
     s: &Session,
     sources: &[Source],
     selection: Option<&ast::Expr>,
     params: &[Value],
+    w: &mut Writer,
 ) -> Result<Vec<(Vec<Value>, Vec<Option<RowRef>>)>, SqlError> {
     let selection = selection
         .map(|e| super::with_subqueries(s, e, params))
@@ -82,6 +83,7 @@ fn matches(
         Ok(true)
     };
     join(s, sources, &conds, params, &mut ctx, &mut emit)?;
+    w.warnings.extend(ctx.take_warnings());
     Ok(out)
 }
 
@@ -132,7 +134,7 @@ pub(super) fn update(
             }
         })
         .collect::<Result<_, _>>()?;
-    let found = matches(s, &sources, u.selection.as_ref(), params)?;
+    let found = matches(s, &sources, u.selection.as_ref(), params, w)?;
     let mut done: HashSet<(usize, Vec<u8>)> = HashSet::new();
     let (mut matched, mut changed) = (0u64, 0u64);
     let mut ctx_warnings = Vec::new();
@@ -172,7 +174,8 @@ pub(super) fn update(
             if !t.verify_checks(s, &new, w)? || !t.verify_references(s, Some(&old), &new, w)? {
                 continue;
             }
-            if let Some(_new_at) = t.update_row(s, at, &old, &new)? {
+            let skip = w.ignore.then_some(&mut w.warnings);
+            if let Some(_new_at) = t.update_row(s, at, &old, &new, skip)? {
                 changed += 1;
                 t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
             }
@@ -202,7 +205,7 @@ pub(super) fn delete(
     s: &mut Session,
     d: &ast::Delete,
     params: &[Value],
-    _w: &mut Writer,
+    w: &mut Writer,
 ) -> Result<QueryResult, SqlError> {
     if !d.order_by.is_empty() || d.limit.is_some() {
         return Err(SqlError::new(
@@ -245,7 +248,7 @@ pub(super) fn delete(
             })?;
         target_of[k] = Some(source_target(s, &sources[k])?);
     }
-    let found = matches(s, &sources, d.selection.as_ref(), params)?;
+    let found = matches(s, &sources, d.selection.as_ref(), params, w)?;
     let mut done: HashSet<(usize, Vec<u8>)> = HashSet::new();
     let mut deleted = 0u64;
     for (row, refs) in &found {

@@ -141,7 +141,7 @@ fn single_table_line(
         .as_ref()
         .map_or_else(|| names::object_last(name), |a| a.name.value.clone());
     let def = t.def();
-    // The column mapping of the statement's own WHERE (write::matching_rows).
+    // The column mapping of the statement's own WHERE (write::matching).
     let column_of = |e: &ast::Expr| {
         let parts: Vec<&ast::Ident> = match e {
             ast::Expr::Identifier(i) => vec![i],

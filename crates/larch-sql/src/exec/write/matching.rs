@@ -1,0 +1,168 @@
+//! The rows an UPDATE or DELETE changes: WHERE (its subqueries inlined
+//! first, `with_subqueries`), the access path chosen from its conjuncts,
+//! ORDER BY and LIMIT, read before any row changes.
+
+use larch_engine::record::value::Value;
+use larch_engine::table::RowRef;
+use sqlparser::ast;
+
+use super::{col_type, rows, Target, Writer};
+use crate::error::SqlError;
+use crate::eval::{self, CompileOptions};
+use crate::session::Session;
+
+/// The rows an UPDATE or DELETE changes: (address, row as read); the
+/// warnings of WHERE, ORDER BY and LIMIT go to `w`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn matching_rows(
+    s: &Session,
+    t: &Target,
+    alias: &str,
+    selection: Option<&ast::Expr>,
+    order_by: &[ast::OrderByExpr],
+    limit: Option<&ast::Expr>,
+    params: &[Value],
+    w: &mut Writer,
+) -> Result<Vec<(RowRef, Vec<Value>)>, SqlError> {
+    let selection = selection
+        .map(|e| with_subqueries(s, e, params))
+        .transpose()?;
+    let selection = selection.as_deref();
+    let def = t.table.def();
+    let resolve = |parts: &[ast::Ident]| {
+        let (q, name) = match parts {
+            [c] => (None, &c.value),
+            [tb, c] => (Some(&tb.value), &c.value),
+            [_, tb, c] => (Some(&tb.value), &c.value),
+            _ => return None,
+        };
+        if q.is_some_and(|q| q != alias && *q != t.name) {
+            return None;
+        }
+        let i = def
+            .columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))?;
+        Some((i, col_type(def, i)))
+    };
+    let opts = CompileOptions {
+        collation: s.connection_collation(),
+        clause: "WHERE".into(),
+    };
+    let cond = selection
+        .map(|e| eval::compile(e, &resolve, &opts))
+        .transpose()?;
+    let conds: Vec<&ast::Expr> = selection.map(rows::conjuncts).unwrap_or_default();
+    let column_of = |e: &ast::Expr| match e {
+        ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => {
+            let parts = match e {
+                ast::Expr::Identifier(i) => vec![i.clone()],
+                ast::Expr::CompoundIdentifier(p) => p.clone(),
+                _ => vec![],
+            };
+            resolve(&parts).map(|(i, _)| i)
+        }
+        _ => None,
+    };
+    let mut ctx = s.eval_context(params);
+    let access = crate::exec::access::choose_access(&t.table, &conds, &column_of, &mut ctx);
+    let limit_n = match limit {
+        Some(e) => {
+            let r = |_: &[ast::Ident]| None;
+            match eval::compile(e, &r, &CompileOptions::default())?.eval(&[], &mut ctx)? {
+                Value::Int(i) if i >= 0 => Some(i as u64),
+                Value::UInt(u) => Some(u),
+                _ => return Err(SqlError::new(1210, "Incorrect arguments to LIMIT")),
+            }
+        }
+        None => None,
+    };
+    if limit_n == Some(0) {
+        // LIMIT 0: nothing to read.
+        w.warnings.extend(ctx.take_warnings());
+        return Ok(Vec::new());
+    }
+    let stop = if order_by.is_empty() { limit_n } else { None };
+    let mut out = Vec::new();
+    rows::for_each_row(
+        &t.table,
+        &access,
+        false,
+        None,
+        &s.process.kill_query,
+        &s.row_reading(),
+        &mut |at, row| {
+            if let Some(c) = &cond {
+                if !rows::truthy(&c.eval(row, &mut ctx)?) {
+                    return Ok(true);
+                }
+            }
+            let row: Vec<Value> = row
+                .iter_mut()
+                .map(|v| std::mem::replace(v, Value::Null))
+                .collect();
+            out.push((RowRef(at.to_vec()), row));
+            Ok(stop.is_none_or(|n| (out.len() as u64) < n))
+        },
+    )?;
+    if !order_by.is_empty() {
+        let keys: Vec<(eval::Compiled, bool)> = order_by
+            .iter()
+            .map(|o| {
+                eval::compile(&o.expr, &resolve, &opts)
+                    .map(|c| (c, matches!(o.options.sort, Some(ast::OrderBySort::Desc))))
+            })
+            .collect::<Result<_, _>>()?;
+        let mut keyed = Vec::with_capacity(out.len());
+        for item in out {
+            let mut k = Vec::new();
+            for (c, _) in &keys {
+                k.push(c.eval(&item.1, &mut ctx)?);
+            }
+            keyed.push((k, item));
+        }
+        let mut c2 = s.eval_context(&[]);
+        keyed.sort_by(|a, b| {
+            for (i, (c, desc)) in keys.iter().enumerate() {
+                let coll =
+                    c.ty.ty
+                        .collation()
+                        .unwrap_or(larch_engine::record::collation::Collation::Binary);
+                let o = match (a.0[i].is_null(), b.0[i].is_null()) {
+                    (true, true) => std::cmp::Ordering::Equal,
+                    (true, false) => std::cmp::Ordering::Less,
+                    (false, true) => std::cmp::Ordering::Greater,
+                    _ => eval::compare(&a.0[i], &b.0[i], coll, &mut c2)
+                        .unwrap_or(std::cmp::Ordering::Equal),
+                };
+                let o = if *desc { o.reverse() } else { o };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+        out = keyed.into_iter().map(|(_, i)| i).collect();
+        if let Some(n) = limit_n {
+            out.truncate(usize::try_from(n).unwrap_or(usize::MAX));
+        }
+    }
+    w.warnings.extend(ctx.take_warnings());
+    Ok(out)
+}
+
+/// `e` with its subqueries run once (uncorrelated) or turned into their
+/// per-row form (correlated; see `select::correlated`).
+pub(super) fn with_subqueries<'e>(
+    s: &Session,
+    e: &'e ast::Expr,
+    params: &[Value],
+) -> Result<std::borrow::Cow<'e, ast::Expr>, SqlError> {
+    use crate::exec::select::subquery;
+    if !subquery::expr_has_subquery(e) {
+        return Ok(std::borrow::Cow::Borrowed(e));
+    }
+    let mut copy = e.clone();
+    subquery::inline_expr(s, &mut copy, params)?;
+    Ok(std::borrow::Cow::Owned(copy))
+}
