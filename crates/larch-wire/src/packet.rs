@@ -41,11 +41,18 @@ pub struct PacketStream<S> {
 /// Largest outbox buffer kept for the next response.
 const SPARE_LIMIT: usize = 256 * 1024;
 
+/// Size of a connection's read buffer. The buffer is zeroed when it is
+/// allocated, once per connection; at 16 KiB it is a "large" allocation for
+/// jemalloc, which zeroes a recycled large extent with `madvise` and so sends
+/// a TLB shootdown to every CPU on each new connection. 8 KiB comes zeroed
+/// from a slab. Packets longer than the buffer bypass it.
+const READ_BUFFER: usize = 8 * 1024;
+
 impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
     /// Wraps `stream`; packets longer than `max_allowed_packet` are refused.
     pub fn new(stream: S, max_allowed_packet: usize) -> Self {
         PacketStream {
-            stream: BufReader::with_capacity(16 * 1024, stream),
+            stream: BufReader::with_capacity(READ_BUFFER, stream),
             seq: 0,
             max_allowed_packet,
             spare: Vec::new(),
@@ -56,7 +63,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
     /// the sequence ids go on from `seq`.
     pub(crate) fn resume(stream: S, seq: u8, max_allowed_packet: usize) -> Self {
         PacketStream {
-            stream: BufReader::with_capacity(16 * 1024, stream),
+            stream: BufReader::with_capacity(READ_BUFFER, stream),
             seq,
             max_allowed_packet,
             spare: Vec::new(),
