@@ -24,6 +24,7 @@
 //! points (`execute`, `describe`, `run_query`).
 
 mod aggregate;
+mod aggregate_clauses;
 mod block;
 mod block_access;
 mod block_run;
