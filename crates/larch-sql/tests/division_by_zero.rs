@@ -276,3 +276,25 @@ fn load_data_set_expressions() -> R<()> {
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM l")?, "4");
     Ok(())
 }
+
+#[test]
+fn set_of_a_user_variable_warns_like_a_select() -> R<()> {
+    let t = setup()?;
+    let mut s = t.session(5)?;
+    // The default mode: NULL and warning 1365, not an error (SET changes no
+    // table), for every operator.
+    for sql in ["SET @x = 1/0", "SET @x = 5 DIV 0", "SET @x = 5 % 0"] {
+        rows(&mut s, "SELECT * FROM t")?;
+        s.execute(sql)?;
+        assert_eq!(warnings(&mut s)?, division_warnings(1), "{sql}");
+        assert_eq!(one(&mut s, "SELECT @x IS NULL")?, "1", "{sql}");
+    }
+    // Without ERROR_FOR_DIVISION_BY_ZERO: NULL and no warning (a table read
+    // first, so no earlier statement's warnings remain).
+    s.execute("SET sql_mode = ''")?;
+    rows(&mut s, "SELECT * FROM t")?;
+    s.execute("SET @y = 1/0")?;
+    assert_eq!(warnings(&mut s)?, Vec::<String>::new());
+    assert_eq!(one(&mut s, "SELECT @y IS NULL")?, "1");
+    Ok(())
+}

@@ -314,7 +314,7 @@ fn linked_charset_setting(var: &str, value: &Value) -> Option<(&'static str, Str
 
 /// A bare word (`ON`, `DEFAULT`, `READ-COMMITTED` as an identifier) is its
 /// text; anything else is evaluated.
-fn word_or_eval(s: &Session, e: &ast::Expr, params: &[Value]) -> Result<Value, SqlError> {
+fn word_or_eval(s: &mut Session, e: &ast::Expr, params: &[Value]) -> Result<Value, SqlError> {
     match e {
         // `@name` and `@@name` are variables, read as in any expression.
         ast::Expr::Identifier(id)
@@ -351,13 +351,22 @@ fn word_or_eval(s: &Session, e: &ast::Expr, params: &[Value]) -> Result<Value, S
     }
 }
 
-fn eval_expr(s: &Session, e: &ast::Expr, params: &[Value]) -> Result<Value, SqlError> {
+/// Evaluates a SET value; its warnings (1365 for a division by zero...)
+/// become the statement's, as in MariaDB.
+fn eval_expr(s: &mut Session, e: &ast::Expr, params: &[Value]) -> Result<Value, SqlError> {
     let resolve = |_: &[ast::Ident]| None;
     let opts = eval::CompileOptions {
         collation: s.connection_collation(),
         clause: "SET".into(),
     };
     let c = eval::compile(e, &resolve, &opts)?;
-    let mut ctx = s.eval_context(params);
-    c.eval(&[], &mut ctx)
+    let (value, warnings) = {
+        let mut ctx = s.eval_context(params);
+        let value = c.eval(&[], &mut ctx);
+        (value, ctx.take_warnings())
+    };
+    for w in warnings {
+        s.push_warning(w);
+    }
+    value
 }
