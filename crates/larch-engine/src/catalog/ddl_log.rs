@@ -285,11 +285,6 @@ impl Catalog {
         }
     }
 
-    /// The DDL log entry of a scratch table (`None` for other tables).
-    pub(super) fn scratch_entry(&self, table_id: u64) -> Option<u64> {
-        self.cache.read().scratch.get(&table_id).copied()
-    }
-
     /// After a scratch table is dropped: its entry goes too.
     pub(super) fn forget_scratch(&self, table_id: u64) -> Result<()> {
         let log = self.cache.write().scratch.remove(&table_id);
@@ -348,7 +343,7 @@ impl Catalog {
                 name: final_name.to_string(),
             },
         ];
-        let reuse = self.scratch_entry(new);
+        let reuse = self.cache.read().scratch.get(&new).copied();
         self.run_logged(&actions, reuse)?;
         self.cache.write().scratch.remove(&new);
         Ok(())

@@ -133,7 +133,7 @@ pub(super) fn apply(
     };
     drop(new_table);
     drop(old_table);
-    swap(catalog, (db, name), (to.0, &tmp), to.1)?;
+    catalog.replace_table((db, name), (to.0, &tmp), to.1)?;
     if (db, name) != to {
         crate::exec::trigger::table_renamed(s, (db, name), to)?;
     }
@@ -151,18 +151,6 @@ fn raise_counter(old: &Table, new: &Table, explicit: Option<u64>) -> Result<(), 
         new.raise_auto_increment(n)?;
     }
     Ok(())
-}
-
-/// Replaces table `old` by table `new` (a scratch table under a temporary
-/// name), which takes the name `final_name` in its own database, as one step
-/// under crashes (see the module documentation).
-pub(super) fn swap(
-    catalog: &Catalog,
-    old: (&str, &str),
-    new: (&str, &str),
-    final_name: &str,
-) -> Result<(), SqlError> {
-    Ok(catalog.replace_table(old, new, final_name)?)
 }
 
 /// Copies every row of `old` into `new`, converting values.

@@ -8,7 +8,7 @@
 //!   only those), without ending the transaction.
 //! - `TRUNCATE [TABLE] t` replaces the table by an empty one with the same
 //!   definition (the AUTO_INCREMENT counter starts again at 1): the new table
-//!   is created under a temporary name and swapped in (`rebuild::swap`), so
+//!   is created under a temporary name and swapped in (`Catalog::replace_table`), so
 //!   a crash leaves the old table or the empty one, never neither.
 //! - `RENAME TABLE a TO b [, c TO d ...]` checks every step first (1146 for a
 //!   missing source, 1050 for an existing target, 1049 for a missing target
@@ -26,7 +26,7 @@ use std::collections::BTreeSet;
 
 use sqlparser::ast;
 
-use super::rebuild::{swap, temp_name};
+use super::rebuild::temp_name;
 use super::{table_entry, table_name, table_name_as_written};
 use crate::error::{SqlError, Warning};
 use crate::result::QueryResult;
@@ -137,7 +137,7 @@ pub(super) fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<QueryResult
         let mut def = entry.def.clone();
         def.name = tmp.clone();
         drop(catalog.create_scratch_table(&db, def, &entry.sql_meta)?);
-        swap(catalog, (&db, &name), (&db, &tmp), &name)?;
+        catalog.replace_table((&db, &name), (&db, &tmp), &name)?;
     }
     Ok(QueryResult::ok())
 }
