@@ -16,6 +16,8 @@
 //! - [`server_hooks`]: status variables and `SET GLOBAL` reactions the
 //!   server plugs in (threads, connections);
 //! - [`user_locks`]: GET_LOCK's server-wide named locks;
+//! - [`stack`]: the guard that fails a statement with 1436 before it
+//!   overflows its thread's stack;
 //! - [`result`]: what statements return (OK summaries and result sets);
 //! - [`error`]: the one error type, mapped to MySQL error numbers, SQLSTATEs and
 //!   wording, engine errors included.
@@ -31,6 +33,7 @@ pub mod privileges;
 pub mod result;
 pub mod server_hooks;
 pub mod session;
+pub mod stack;
 pub mod user_locks;
 pub mod value;
 

@@ -32,8 +32,10 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
-/// Stack size of a connection thread (as tokio's worker threads have).
-const STACK_SIZE: usize = 2 << 20;
+/// Stack size of a connection thread. Statements are bounded to what fits
+/// (the SQL layer's `parse::depth` and `stack` guard fail deeper ones with
+/// 1436); only the pages a statement touches are ever used.
+const STACK_SIZE: usize = 8 << 20;
 
 /// Work for a connection thread: serve one connection to its end.
 pub type ConnectionJob = Box<dyn FnOnce() + Send + 'static>;

@@ -158,6 +158,9 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("larchd-worker")
+        // Statements run on these threads with pool-of-threads: the same
+        // stack as a connection thread (larch-wire `threads`).
+        .thread_stack_size(8 << 20)
         .max_blocking_threads(opts.max_connections as usize + 64)
         .on_thread_start(|| {
             larch_engine::io::blocking::set_thread_hook(Some(session::leave_worker));

@@ -285,23 +285,16 @@ fn multi_statement_error(sql: &[u8]) -> Option<MysqlError> {
 }
 
 /// MySQL's `LIKE` with `%` and `_` (and `\` escapes), case-insensitive, for
-/// `COM_FIELD_LIST` wildcards.
+/// `COM_FIELD_LIST` wildcards: the SQL layer's one LIKE matcher.
 fn like(pattern: &[char], name: &[char]) -> bool {
-    match pattern.split_first() {
-        None => name.is_empty(),
-        Some(('%', rest)) => (0..=name.len()).any(|i| like(rest, &name[i..])),
-        Some(('_', rest)) => !name.is_empty() && like(rest, &name[1..]),
-        Some(('\\', rest)) if !rest.is_empty() => match name.split_first() {
-            Some((c, tail)) => {
-                c.to_lowercase().eq(rest[0].to_lowercase()) && like(&rest[1..], tail)
-            }
-            None => false,
-        },
-        Some((p, rest)) => match name.split_first() {
-            Some((c, tail)) => c.to_lowercase().eq(p.to_lowercase()) && like(rest, tail),
-            None => false,
-        },
-    }
+    let pattern: String = pattern.iter().collect();
+    let name: String = name.iter().collect();
+    larch_sql::eval::like(
+        &name,
+        &pattern,
+        '\\',
+        larch_engine::record::collation::Collation::Utf8mb4GeneralCi,
+    )
 }
 
 /// The client host as accounts name it: an IPv4 client of a dual-stack

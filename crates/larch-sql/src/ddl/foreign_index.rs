@@ -87,7 +87,7 @@ impl ForeignKeyIndex {
         for e in catalog
             .table_entries()
             .into_iter()
-            .filter(|e| !e.name.starts_with("#sql-"))
+            .filter(|e| !crate::session::temporary::is_hidden(&e.name))
         {
             let Ok(meta) = TableMeta::decode(&e.sql_meta, &e.def) else {
                 continue;

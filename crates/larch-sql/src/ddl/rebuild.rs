@@ -37,7 +37,6 @@ use larch_engine::record::value::{ColumnType, Date, DateTime, Decimal, Timestamp
 use larch_engine::table::{
     ColumnDef, KeyRange, ReadContext, RowCursor, Table, TxnContext, CLUSTERED,
 };
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
 use super::check::Checks;
@@ -59,11 +58,15 @@ pub(super) struct Applied {
     pub warnings: u64,
 }
 
-/// A free temporary table name `#sql-<kind>-N` in `db`.
+/// A free temporary table name `#sql-<kind>-N` (behind
+/// [`crate::session::temporary::HIDDEN_TABLE_PREFIX`]) in `db`.
 pub(super) fn temp_name(catalog: &Catalog, db: &str, kind: &str) -> String {
     loop {
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let name = format!("#sql-{kind}-{n}");
+        let name = format!(
+            "{}{kind}-{n}",
+            crate::session::temporary::HIDDEN_TABLE_PREFIX
+        );
         if catalog.table_entry(db, &name).is_none() {
             return name;
         }
@@ -331,7 +334,7 @@ fn fill_value(s: &Session, c: &ColumnDef, meta: &ColumnMeta) -> Result<Value, Sq
             implicit_default(&c.ty)
         });
     };
-    let expr = Parser::new(&MySqlDialect {})
+    let expr = Parser::new(&crate::parse::dialect::LarchDialect::default())
         .try_with_sql(text)
         .and_then(|mut p| p.parse_expr())
         .map_err(|e| {

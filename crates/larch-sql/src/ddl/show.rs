@@ -388,21 +388,15 @@ fn truthy(v: &Value) -> bool {
 }
 
 /// SQL LIKE with `%`, `_` and `\` escapes, case-insensitive (the
-/// utf8mb4_general_ci comparison of names).
+/// utf8mb4_general_ci comparison of names): the one LIKE matcher
+/// (`eval::like`, iterative).
 pub(super) fn like(pattern: &str, s: &str) -> bool {
-    let p: Vec<char> = pattern.chars().flat_map(char::to_lowercase).collect();
-    let t: Vec<char> = s.chars().flat_map(char::to_lowercase).collect();
-    like_at(&p, &t)
-}
-
-fn like_at(p: &[char], t: &[char]) -> bool {
-    match p.first() {
-        None => t.is_empty(),
-        Some('%') => (0..=t.len()).any(|i| like_at(&p[1..], &t[i..])),
-        Some('_') => !t.is_empty() && like_at(&p[1..], &t[1..]),
-        Some('\\') if p.len() > 1 => t.first() == Some(&p[1]) && like_at(&p[2..], &t[1..]),
-        Some(c) => t.first() == Some(c) && like_at(&p[1..], &t[1..]),
-    }
+    crate::eval::like(
+        s,
+        pattern,
+        '\\',
+        larch_engine::record::collation::Collation::Utf8mb4GeneralCi,
+    )
 }
 
 /// True for the words of `SHOW INDEX|INDEXES|KEYS FROM|IN ...`.

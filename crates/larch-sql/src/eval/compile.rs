@@ -109,12 +109,10 @@ fn arity_ok(name: &str, n: usize, min: usize, max: usize) -> Result<(), SqlError
 impl Compiler<'_, '_> {
     fn expr(&mut self, e: &ast::Expr) -> Result<Typed, SqlError> {
         self.depth += 1;
-        if self.depth > 400 {
-            return Err(SqlError::new(
-                1436,
-                "Thread stack overrun: expression nests too deeply",
-            ));
+        if self.depth > crate::parse::depth::MAX_EXPRESSION_DEPTH {
+            return Err(crate::parse::depth::stack_overrun());
         }
+        crate::stack::check()?;
         let r = self.expr_inner(e);
         self.depth -= 1;
         r

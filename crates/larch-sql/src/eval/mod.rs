@@ -133,7 +133,8 @@ pub trait Session {
 /// The function name under which the planner hands a correlated subquery to
 /// [`compile`]: `<name>('<kind>:<id>', '<template text>', [probe |
 /// CAST(NULL AS type)], outer...)` with kind `exists`, `not exists`, `in`, `not in` or
-/// `scalar`. No SQL text can name it (it starts with a control character).
+/// `scalar`. No statement can name it: it starts with
+/// `parse::INTERNAL_NAME_MARK`, which the parser refuses in identifiers.
 pub const CORRELATED_SUBQUERY_FUNCTION: &str = "\u{1}subquery";
 /// Outer references in a correlated subquery's template are identifiers
 /// named this prefix, the subquery's id, `_` and their index (the id keeps

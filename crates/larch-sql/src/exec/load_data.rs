@@ -112,7 +112,7 @@ fn load(s: &mut Session, l: &LoadData, src: &mut dyn Read) -> Result<QueryResult
     }
     Ok(QueryResult::Ok(OkInfo {
         affected_rows: counts.affected,
-        last_insert_id: counts.first_id,
+        last_insert_id: counts.insert_id(),
         info: format!(
             "Records: {records}  Deleted: {}  Skipped: {}  Warnings: {warnings}",
             counts.deleted, counts.skipped

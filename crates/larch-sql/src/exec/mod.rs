@@ -101,6 +101,8 @@ fn execute_statement(
     params: &[Value],
     io: Option<&mut dyn crate::session::client_io::ClientIo>,
 ) -> Result<QueryResult, SqlError> {
+    // Stored programs and triggers run statements inside statements.
+    crate::stack::check()?;
     match stmt {
         Statement::Sql(ast) => execute_sql(s, ast, params),
         Statement::StartTransaction {

@@ -354,6 +354,20 @@ fn word_or_eval(s: &mut Session, e: &ast::Expr, params: &[Value]) -> Result<Valu
 /// Evaluates a SET value; its warnings (1365 for a division by zero...)
 /// become the statement's, as in MariaDB.
 fn eval_expr(s: &mut Session, e: &ast::Expr, params: &[Value]) -> Result<Value, SqlError> {
+    use crate::exec::select::subquery;
+    // Subqueries run once, in a snapshot of their own (as a SELECT's do).
+    let inlined;
+    let e = if subquery::expr_has_subquery(e) {
+        let mut copy = e.clone();
+        s.begin_read()?;
+        let r = subquery::inline_expr(s, &mut copy, params);
+        s.end_read();
+        r?;
+        inlined = copy;
+        &inlined
+    } else {
+        e
+    };
     let resolve = |_: &[ast::Ident]| None;
     let opts = eval::CompileOptions {
         collation: s.connection_collation(),

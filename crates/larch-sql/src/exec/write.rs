@@ -87,9 +87,6 @@ pub(super) fn execute(
     let r = r?;
     if let QueryResult::Ok(ok) = &r {
         s.row_count = ok.affected_rows as i64;
-        if ok.last_insert_id != 0 {
-            s.last_insert_id = ok.last_insert_id;
-        }
     }
     Ok(r)
 }

@@ -22,7 +22,6 @@
 //! and is [`Statement::AlterTable`] otherwise.
 
 use sqlparser::ast::{self, AlterTableOperation, Ident, ObjectName, SqlOption};
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Span, Token, TokenWithSpan};
@@ -30,7 +29,7 @@ use sqlparser::tokenizer::{Span, Token, TokenWithSpan};
 use super::attrs::{mariadb_option, upper};
 use super::Statement;
 
-static DIALECT: MySqlDialect = MySqlDialect {};
+static DIALECT: super::dialect::LarchDialect = super::dialect::LarchDialect::MYSQL;
 
 /// An ALTER TABLE with operations sqlparser has no AST for.
 #[derive(Debug, Clone, PartialEq)]

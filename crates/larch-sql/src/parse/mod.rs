@@ -91,7 +91,10 @@ pub mod account;
 mod alter;
 mod attrs;
 mod cache;
+mod clauses;
+pub mod depth;
 mod compound;
+pub mod dialect;
 mod extra;
 mod join_commas;
 mod lock_tables;
@@ -126,8 +129,11 @@ pub use view::ViewStatement;
 
 use crate::error::SqlError;
 
-/// Deepest expression nesting the parser accepts (sqlparser's recursion limit).
-const RECURSION_LIMIT: usize = 200;
+/// How deeply sqlparser may recurse (its parser grows its stack on the
+/// heap, so this only bounds the work): beyond it, 1436 as MariaDB gives for
+/// statements that nest too deeply. The statement's nesting is bounded more
+/// tightly afterwards ([`depth`]).
+const RECURSION_LIMIT: usize = 4_000;
 
 /// One parsed statement.
 #[derive(Debug, Clone, PartialEq)]
@@ -328,9 +334,50 @@ pub fn parse_with_text(sql: &str) -> Result<Vec<ParsedStatement>, SqlError> {
     Ok(out)
 }
 
+/// Where a text to parse comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// A client, a stored definition or anything else a user wrote: names
+    /// holding [`INTERNAL_NAME_MARK`] are refused.
+    User,
+    /// A text the planner built itself (a correlated subquery's template),
+    /// which may hold internal names.
+    Planner,
+}
+
+/// The character that starts every name the SQL layer makes for its own
+/// use (correlated-subquery markers, aggregate slots, `VALUES()` slots).
+/// No statement from outside may spell it in an identifier ([`Origin`]),
+/// so no user-written name can reach an internal path.
+pub const INTERNAL_NAME_MARK: char = '\u{1}';
+
+/// A syntax error at the first identifier of `tokens` that holds
+/// [`INTERNAL_NAME_MARK`] (U+0001), if any. MariaDB accepts any character
+/// but U+0000 in a quoted identifier; Larch keeps U+0001 for its own
+/// names (docs/sql-compatibility.md).
+fn refuse_internal_names(
+    text: &str,
+    original: &str,
+    tokens: &[sqlparser::tokenizer::TokenWithSpan],
+) -> Result<(), SqlError> {
+    for t in tokens {
+        if let Token::Word(w) = &t.token {
+            if w.value.contains(INTERNAL_NAME_MARK) {
+                return Err(syntax_error(text, original, t.span.start));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Parses one statement's executable text (from [`split::split_statements`]);
 /// `original` is the same span of the query as sent, for error messages.
 fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
+    parse_one_from(text, original, Origin::User)
+}
+
+/// [`parse_one`] for a text of the given origin.
+fn parse_one_from(text: &str, original: &str, origin: Origin) -> Result<Statement, SqlError> {
     if let Some(r) = account::parse(text, original) {
         return r;
     }
@@ -339,6 +386,9 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
         .with_unescape(true)
         .tokenize_with_location()
         .map_err(|e| syntax_error(text, original, e.location))?;
+    if origin == Origin::User {
+        refuse_internal_names(text, original, &tokens)?;
+    }
     if let Some(r) = set_statement::parse(text, original, &tokens) {
         return r;
     }
@@ -366,13 +416,90 @@ fn parse_one(text: &str, original: &str) -> Result<Statement, SqlError> {
     parsed
 }
 
+/// Operators in a row (at one parenthesis level) from which a statement is
+/// parsed on a thread of its own with [`LONG_CHAIN_STACK`]: sqlparser
+/// builds such a chain as a tree as deep as it is long, and drops it
+/// recursively when the statement turns out to be wrong.
+const LONG_CHAIN: usize = 2_000;
+/// Stack of the thread a statement with a long operator chain is parsed on
+/// (reserved address space: only what the parse touches is used).
+const LONG_CHAIN_STACK: usize = 1 << 30;
+
 /// Parses a statement's tokens with sqlparser after Larch's rewrites.
 fn parse_tokens(
     text: &str,
     original: &str,
     tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
 ) -> Result<Statement, SqlError> {
-    let dialect = MySqlDialect {};
+    if longest_chain(&tokens) < LONG_CHAIN {
+        return parse_tokens_here(text, original, tokens);
+    }
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("larch-parse".into())
+            .stack_size(LONG_CHAIN_STACK)
+            .spawn_scoped(scope, move || parse_tokens_here(text, original, tokens))
+            .map_err(|e| SqlError::new(crate::error::code::UNKNOWN, format!("cannot start a parser thread: {e}")))?
+            .join()
+            .unwrap_or_else(|_| Err(depth::stack_overrun()))
+    })
+}
+
+/// The most binary operators in a row at one parenthesis level (a comma or
+/// a parenthesis ends a row).
+fn longest_chain(tokens: &[sqlparser::tokenizer::TokenWithSpan]) -> usize {
+    let mut runs: Vec<usize> = vec![0];
+    let mut longest = 0;
+    for t in tokens {
+        match &t.token {
+            Token::LParen => runs.push(0),
+            Token::RParen => {
+                if runs.len() > 1 {
+                    runs.pop();
+                }
+            }
+            Token::Comma => {
+                if let Some(r) = runs.last_mut() {
+                    *r = 0;
+                }
+            }
+            Token::Whitespace(_) | Token::Word(_) | Token::Number(..) | Token::SingleQuotedString(_) => {
+                // Operands (and the keyword operators AND, OR, XOR, DIV...).
+                if let Token::Word(w) = &t.token {
+                    if w.quote_style.is_none()
+                        && matches!(
+                            w.keyword,
+                            sqlparser::keywords::Keyword::AND
+                                | sqlparser::keywords::Keyword::OR
+                                | sqlparser::keywords::Keyword::XOR
+                                | sqlparser::keywords::Keyword::DIV
+                        )
+                    {
+                        if let Some(r) = runs.last_mut() {
+                            *r += 1;
+                            longest = longest.max(*r);
+                        }
+                    }
+                }
+            }
+            _ => {
+                if let Some(r) = runs.last_mut() {
+                    *r += 1;
+                    longest = longest.max(*r);
+                }
+            }
+        }
+    }
+    longest
+}
+
+/// [`parse_tokens`] on the calling thread.
+fn parse_tokens_here(
+    text: &str,
+    original: &str,
+    tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
+) -> Result<Statement, SqlError> {
+    let dialect = dialect::LarchDialect::default();
     let items = names::select_items(&tokens, text);
     let mut tokens = attrs::rewrite(rewrite::rewrite(tokens));
     let into = select_into::extract(&mut tokens);
@@ -402,16 +529,16 @@ fn parse_tokens(
             parser.expected("end of statement", next)
         }
     });
-    result.map_err(|e| match &e {
-        ParserError::RecursionLimitExceeded => SqlError::new(
-            crate::error::code::PARSE,
-            "You have an error in your SQL syntax; the statement nests too deeply",
-        ),
+    let mut statement = result.map_err(|e| match &e {
+        ParserError::RecursionLimitExceeded => depth::stack_overrun(),
         ParserError::ParserError(m) | ParserError::TokenizerError(m) => {
             let loc = location_in_message(m).unwrap_or_else(|| parser.peek_token().span.start);
             syntax_error(text, original, loc)
         }
-    })
+    })?;
+    depth::bound(&mut statement)?;
+    clauses::check(&mut statement)?;
+    Ok(statement)
 }
 
 /// Joins a query and the INTO clause [`select_into::extract`] cut out of it.
@@ -419,7 +546,8 @@ fn with_into(
     s: Statement,
     clause: Vec<sqlparser::tokenizer::TokenWithSpan>,
 ) -> Result<Statement, ParserError> {
-    let mut p = Parser::new(&MySqlDialect {}).with_tokens_with_locations(clause);
+    let mut p =
+        Parser::new(&dialect::LarchDialect::MYSQL).with_tokens_with_locations(clause);
     let into = select_into::parse_target(&mut p)?;
     let next = p.peek_token();
     if next.token != Token::EOF {
@@ -499,9 +627,13 @@ pub(crate) fn near_text(rest: &str) -> String {
     }
 }
 
-/// The query `text` holds (`None` when it is no single query).
+/// The query of a text the planner built (`None` when it is no single
+/// query): unlike every other entry point, names holding
+/// [`INTERNAL_NAME_MARK`] are allowed.
 pub(crate) fn parse_query(text: &str) -> Option<ast::Query> {
-    match parse(text).ok()?.into_iter().next()? {
+    let piece = split::split_statements(text).into_iter().next()?;
+    let original = &text[piece.start..piece.start + piece.text.len()];
+    match parse_one_from(&piece.text, original, Origin::Planner).ok()? {
         Statement::Sql(st) => match *st {
             ast::Statement::Query(q) => Some(*q),
             _ => None,

@@ -33,7 +33,14 @@ pub(crate) struct BodyParser<'c, 'a> {
     labels: Vec<(String, bool)>,
     /// Cursors declared in the enclosing blocks (1324 for others).
     cursors: Vec<String>,
+    /// How many compound statements enclose the one being parsed.
+    depth: usize,
 }
+
+/// Deepest nesting of compound statements (BEGIN, IF, CASE, loops) in a
+/// stored program's body: beyond it, 1436 as for any statement that nests
+/// too deeply (the body is parsed, run and dropped recursively).
+const MAX_BODY_DEPTH: usize = 200;
 
 impl<'c, 'a> BodyParser<'c, 'a> {
     pub fn new(c: &'c mut Cursor<'a>) -> Self {
@@ -41,11 +48,23 @@ impl<'c, 'a> BodyParser<'c, 'a> {
             c,
             labels: Vec::new(),
             cursors: Vec::new(),
+            depth: 0,
         }
     }
 
     /// One statement (a routine's whole body is one).
     pub fn statement(&mut self) -> Result<SpStmt, SqlError> {
+        self.depth += 1;
+        let r = if self.depth > MAX_BODY_DEPTH {
+            Err(super::depth::stack_overrun())
+        } else {
+            crate::stack::check().and_then(|()| self.statement_inner())
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn statement_inner(&mut self) -> Result<SpStmt, SqlError> {
         // `label:` before BEGIN / LOOP / WHILE / REPEAT.
         let label = match (self.c.peek(), self.c.peek_at(1)) {
             (Some(Token::Word(w)), Some(Token::Colon))

@@ -8,7 +8,6 @@
 //! this cursor's tokens.
 
 use sqlparser::ast;
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan};
 
@@ -167,7 +166,7 @@ impl<'a> Cursor<'a> {
         let end = end.unwrap_or(self.toks.len()).min(self.toks.len());
         let start = self.i.min(end);
         let toks = self.toks[start..end].to_vec();
-        let dialect = MySqlDialect {};
+        let dialect = super::dialect::LarchDialect::default();
         let mut p = Parser::new(&dialect)
             .with_recursion_limit(super::RECURSION_LIMIT)
             .with_tokens_with_locations(toks);

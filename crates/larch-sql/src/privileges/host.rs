@@ -32,14 +32,17 @@ pub fn is_loopback(host: &str) -> bool {
     matches!(host, "127.0.0.1" | "::1" | "localhost")
 }
 
-/// `%` and `_` matching (no escapes: host names do not contain them).
+/// `%` and `_` matching, byte for byte (no escapes: host names do not
+/// contain them), by the one LIKE matcher (`eval::like`, iterative).
 fn like(p: &[char], s: &[char]) -> bool {
-    match p.split_first() {
-        None => s.is_empty(),
-        Some(('%', rest)) => (0..=s.len()).any(|i| like(rest, &s[i..])),
-        Some(('_', rest)) => !s.is_empty() && like(rest, &s[1..]),
-        Some((c, rest)) => s.first() == Some(c) && like(rest, &s[1..]),
-    }
+    let pattern: String = p.iter().collect();
+    let text: String = s.iter().collect();
+    crate::eval::like(
+        &text,
+        &pattern,
+        '\0',
+        larch_engine::record::collation::Collation::Binary,
+    )
 }
 
 /// The key accounts are sorted by (smaller first); see the module docs.

@@ -20,16 +20,23 @@ use larch_engine::catalog::Catalog;
 
 use super::Session;
 
-/// How hidden table names start (`#sql-temp-<connection>-<n>`).
-pub(crate) const HIDDEN_PREFIX: &str = "#sql-temp-";
+/// How the names of the tables the SQL layer makes for itself start
+/// (temporary tables, the work tables of a rebuild): MariaDB's `#sql-`
+/// behind [`crate::parse::INTERNAL_NAME_MARK`], so that no statement can
+/// name one (a user's table may well be called `#sql-x`, as in MariaDB).
+pub(crate) const HIDDEN_TABLE_PREFIX: &str = "\u{1}#sql-";
+
+/// How hidden temporary table names start
+/// (`<HIDDEN_TABLE_PREFIX>temp-<connection>-<n>`).
+pub(crate) const HIDDEN_PREFIX: &str = "\u{1}#sql-temp-";
 
 /// Numbers hidden names.
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// True for names no statement lists: temporary tables and the work tables
-/// of a rebuild (`#sql-...`).
+/// of a rebuild ([`HIDDEN_TABLE_PREFIX`]).
 pub(crate) fn is_hidden(name: &str) -> bool {
-    name.starts_with("#sql-")
+    name.starts_with(HIDDEN_TABLE_PREFIX)
 }
 
 /// A session's temporary tables: `(database, name)` to the hidden name.

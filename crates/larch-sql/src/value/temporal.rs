@@ -331,8 +331,14 @@ pub fn datetime_from_number(int_part: u64, micros: u32) -> Option<ParsedDateTime
 /// Returns `(micros, out_of_range, truncated)`; `None` when it is no time.
 pub fn parse_time(s: &str) -> Option<(i64, bool, bool)> {
     let t = s.trim();
-    // A full datetime string: its time part.
-    if let Some(p) = parse_datetime(t).filter(|p| p.has_time && t.len() > 10) {
+    // A full datetime string: its time part. A text whose first number
+    // ends in `:`, `.` or a blank is a time ('01:00:00.000000', '10.5',
+    // '1 10:00'), never a date.
+    let date_shaped = !matches!(
+        t.bytes().find(|c| !c.is_ascii_digit()),
+        Some(b':' | b'.' | b' ')
+    );
+    if let Some(p) = parse_datetime(t).filter(|p| date_shaped && p.has_time && t.len() > 10) {
         let v = &p.value;
         let us = (i64::from(v.hour) * 3600 + i64::from(v.minute) * 60 + i64::from(v.second))
             * 1_000_000

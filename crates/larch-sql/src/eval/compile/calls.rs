@@ -89,6 +89,14 @@ impl Compiler<'_, '_> {
     }
 
     pub(super) fn function(&mut self, f: &ast::Function) -> Result<Typed, SqlError> {
+        if f.over.is_some() {
+            // The select list's and ORDER BY's window calls are hidden
+            // columns by now (`exec::select::window`); any other is here.
+            return Err(SqlError::new(
+                4015,
+                "Window function is allowed only in SELECT list and ORDER BY clause",
+            ));
+        }
         let name = f.name.to_string().to_ascii_lowercase();
         if f.name.0.len() == 1
             && f.name.0[0].as_ident().map(|i| i.value.as_str())

@@ -26,8 +26,10 @@ use crate::error::SqlError;
 use crate::eval::{self, decimal, Compiled, EvalContext, ExprType};
 use crate::session::Session;
 
-/// Prefix of the hidden column names that stand for aggregate results.
-pub(crate) const AGG_PREFIX: &str = "__larch_agg_";
+/// Prefix of the hidden column names that stand for aggregate results
+/// (starts with [`crate::parse::INTERNAL_NAME_MARK`]: no statement can
+/// spell it).
+pub(crate) const AGG_PREFIX: &str = "\u{1}agg_";
 
 /// Aggregate functions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +46,28 @@ pub(crate) enum AggKind {
     BitXor,
     JsonArrayAgg,
     JsonObjectAgg,
+    /// STD, STDDEV, STDDEV_POP.
+    StdPop,
+    /// STDDEV_SAMP.
+    StdSamp,
+    /// VARIANCE, VAR_POP.
+    VarPop,
+    /// VAR_SAMP.
+    VarSamp,
+}
+
+impl AggKind {
+    /// True for the aggregates of exactly one argument.
+    fn one_argument(self) -> bool {
+        !matches!(
+            self,
+            AggKind::Count
+                | AggKind::CountStar
+                | AggKind::GroupConcat
+                | AggKind::JsonArrayAgg
+                | AggKind::JsonObjectAgg
+        )
+    }
 }
 
 /// One aggregate call found in the statement.
@@ -75,6 +99,10 @@ fn kind_of(name: &str) -> Option<AggKind> {
         "BIT_XOR" => AggKind::BitXor,
         "JSON_ARRAYAGG" => AggKind::JsonArrayAgg,
         "JSON_OBJECTAGG" => AggKind::JsonObjectAgg,
+        "STD" | "STDDEV" | "STDDEV_POP" => AggKind::StdPop,
+        "STDDEV_SAMP" => AggKind::StdSamp,
+        "VARIANCE" | "VAR_POP" => AggKind::VarPop,
+        "VAR_SAMP" => AggKind::VarSamp,
         _ => return None,
     })
 }
@@ -85,67 +113,24 @@ pub(crate) fn rewrite(e: &mut ast::Expr, calls: &mut Vec<AggCall>) -> Result<(),
     let mut err = None;
     let _ = ast::visit_expressions_mut(e, |x| {
         if let ast::Expr::Function(f) = x {
-            let name = f.name.to_string();
-            if let Some(mut kind) = kind_of(&name) {
-                let (distinct, mut args, mut separator) = (false, Vec::new(), ",".to_owned());
-                let mut distinct = distinct;
-                if let ast::FunctionArguments::List(list) = &f.args {
-                    distinct = matches!(
-                        list.duplicate_treatment,
-                        Some(ast::DuplicateTreatment::Distinct)
-                    );
-                    for a in &list.args {
-                        match a {
-                            ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
-                                args.push(e.clone())
-                            }
-                            ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)
-                                if kind == AggKind::Count =>
-                            {
-                                kind = AggKind::CountStar
-                            }
-                            _ => {}
-                        }
-                    }
-                    for c in &list.clauses {
-                        if let ast::FunctionArgumentClause::Separator(v) = c {
-                            if let ast::Value::SingleQuotedString(s)
-                            | ast::Value::DoubleQuotedString(s) = &v.value
-                            {
-                                separator = s.clone();
-                            }
-                        }
-                    }
+            // A call with OVER is a window function (`window`).
+            if f.over.is_some() {
+                return ControlFlow::Continue(());
+            }
+            match call_of(f) {
+                Ok(Some(call)) => {
+                    let n = calls.len();
+                    calls.push(call);
+                    *x = ast::Expr::Identifier(ast::Ident::with_quote(
+                        '`',
+                        format!("{AGG_PREFIX}{n}"),
+                    ));
                 }
-                if args.is_empty() && kind != AggKind::CountStar {
-                    err = Some(SqlError::wrong_param_count(&name));
-                    return ControlFlow::Break(());
-                }
-                let mut call = AggCall {
-                    kind,
-                    distinct,
-                    args,
-                    separator,
-                    order: Vec::new(),
-                    limit: None,
-                    json_value: false,
-                };
-                let clauses = match kind {
-                    AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
-                        super::aggregate_clauses::json_clauses(&name, f, &mut call)
-                    }
-                    AggKind::GroupConcat => {
-                        super::aggregate_clauses::order_and_limit(f, &mut call, true)
-                    }
-                    _ => Ok(()),
-                };
-                if let Err(e) = clauses {
+                Ok(None) => {}
+                Err(e) => {
                     err = Some(e);
                     return ControlFlow::Break(());
                 }
-                let n = calls.len();
-                calls.push(call);
-                *x = ast::Expr::Identifier(ast::Ident::new(format!("{AGG_PREFIX}{n}")));
             }
         }
         ControlFlow::<()>::Continue(())
@@ -153,11 +138,74 @@ pub(crate) fn rewrite(e: &mut ast::Expr, calls: &mut Vec<AggCall>) -> Result<(),
     err.map_or(Ok(()), Err)
 }
 
-/// True when `e` calls an aggregate function.
+/// The aggregate call `f` makes (`None` when `f` is no aggregate).
+pub(crate) fn call_of(f: &ast::Function) -> Result<Option<AggCall>, SqlError> {
+    let name = f.name.to_string();
+    let Some(mut kind) = kind_of(&name) else {
+        return Ok(None);
+    };
+    let (mut distinct, mut args, mut separator) = (false, Vec::new(), ",".to_owned());
+    if let ast::FunctionArguments::List(list) = &f.args {
+        distinct = matches!(
+            list.duplicate_treatment,
+            Some(ast::DuplicateTreatment::Distinct)
+        );
+        for a in &list.args {
+            match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(e.clone()),
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)
+                    if kind == AggKind::Count && !distinct =>
+                {
+                    kind = AggKind::CountStar
+                }
+                other => {
+                    return Err(SqlError::Syntax {
+                        near: crate::parse::near_text(&other.to_string()),
+                        line: 1,
+                    })
+                }
+            }
+        }
+        for c in &list.clauses {
+            if let ast::FunctionArgumentClause::Separator(v) = c {
+                if let ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) =
+                    &v.value
+                {
+                    separator = s.clone();
+                }
+            }
+        }
+    }
+    if args.is_empty() && kind != AggKind::CountStar {
+        return Err(SqlError::wrong_param_count(&name));
+    }
+    if kind.one_argument() && args.len() > 1 {
+        return Err(SqlError::wrong_param_count(&name));
+    }
+    let mut call = AggCall {
+        kind,
+        distinct,
+        args,
+        separator,
+        order: Vec::new(),
+        limit: None,
+        json_value: false,
+    };
+    match kind {
+        AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
+            super::aggregate_clauses::json_clauses(&name, f, &mut call)?
+        }
+        AggKind::GroupConcat => super::aggregate_clauses::order_and_limit(f, &mut call, true)?,
+        _ => {}
+    }
+    Ok(Some(call))
+}
+
+/// True when `e` calls an aggregate function (not as a window function).
 pub(crate) fn has_aggregate(e: &ast::Expr) -> bool {
     ast::visit_expressions(e, |x| {
         if let ast::Expr::Function(f) = x {
-            if kind_of(&f.name.to_string()).is_some() {
+            if f.over.is_none() && kind_of(&f.name.to_string()).is_some() {
                 return ControlFlow::Break(());
             }
         }
@@ -219,6 +267,10 @@ pub(crate) struct Accumulator {
     concat: Vec<(Vec<Value>, String)>,
     seen: Option<HashSet<Vec<u8>>>,
     json: Option<Box<JsonItems>>,
+    /// Standard deviations and variances: the running mean and sum of
+    /// squared differences (MariaDB's recurrence, so the doubles agree).
+    mean: f64,
+    squares: f64,
 }
 
 impl Accumulator {
@@ -239,6 +291,8 @@ impl Accumulator {
             seen: call.distinct.then(HashSet::new),
             json: matches!(call.kind, AggKind::JsonArrayAgg | AggKind::JsonObjectAgg)
                 .then(Box::default),
+            mean: 0.0,
+            squares: 0.0,
         }
     }
 
@@ -285,6 +339,18 @@ impl Accumulator {
                     self.dbl_sum += eval_f64(other, ctx);
                 }
             },
+            AggKind::StdPop | AggKind::StdSamp | AggKind::VarPop | AggKind::VarSamp => {
+                let x = eval_f64(v, ctx);
+                if self.count == 1 {
+                    self.mean = x;
+                    self.squares = 0.0;
+                } else {
+                    let before = self.mean;
+                    let diff = x - before;
+                    self.mean = before + diff / self.count as f64;
+                    self.squares += diff * (x - self.mean);
+                }
+            }
             AggKind::Min | AggKind::Max => {
                 let better = match eval::compare(v, &self.best, coll, ctx) {
                     None => true,
@@ -340,6 +406,16 @@ impl Accumulator {
             // Groups::finish calls `concat`.
             AggKind::GroupConcat => Value::Null,
             AggKind::Sum | AggKind::Avg if self.count == 0 => Value::Null,
+            AggKind::StdPop | AggKind::VarPop if self.count == 0 => Value::Null,
+            AggKind::StdSamp | AggKind::VarSamp if self.count < 2 => Value::Null,
+            AggKind::StdPop | AggKind::StdSamp | AggKind::VarPop | AggKind::VarSamp => {
+                let sample = matches!(call.kind, AggKind::StdSamp | AggKind::VarSamp);
+                let variance = self.squares / (self.count - u64::from(sample)) as f64;
+                Value::Double(match call.kind {
+                    AggKind::StdPop | AggKind::StdSamp => variance.sqrt(),
+                    _ => variance,
+                })
+            }
             AggKind::Sum | AggKind::Avg => {
                 let exact = self.exact && matches!(ty.ty, ColumnType::Decimal { .. });
                 if !exact {
@@ -440,6 +516,31 @@ pub(crate) fn group_key(values: &[Value], coll: Collation) -> Vec<u8> {
 /// Appends the [`group_key`] of `values` to `out`.
 pub(crate) fn group_key_into(values: &[Value], coll: Collation, out: &mut Vec<u8>) {
     for v in values {
+        value_key_into(v, coll, out);
+    }
+}
+
+/// Appends the key of `values` to `out`, each value's strings compared by
+/// its own column's collation (`colls[i]`; binary where none is given):
+/// GROUP BY, DISTINCT and UNION keep 'a' and 'A' apart in a case-sensitive
+/// column, as MariaDB does.
+pub(crate) fn column_key_into(values: &[Value], colls: &[Collation], out: &mut Vec<u8>) {
+    for (i, v) in values.iter().enumerate() {
+        value_key_into(v, colls.get(i).copied().unwrap_or(Collation::Binary), out);
+    }
+}
+
+/// The collations a row of `columns` compares by (binary for values that
+/// are not strings).
+pub(crate) fn column_collations(columns: &[crate::result::ResultColumn]) -> Vec<Collation> {
+    columns
+        .iter()
+        .map(|c| c.ty.collation().unwrap_or(Collation::Binary))
+        .collect()
+}
+
+fn value_key_into(v: &Value, coll: Collation, out: &mut Vec<u8>) {
+    {
         match v {
             Value::Null => out.push(0),
             Value::Str(s) => {
@@ -505,7 +606,10 @@ impl Groups {
             for g in group_by {
                 values.push(g.eval(row, ctx)?);
             }
-            let key = group_key(&values, Collation::Utf8mb4GeneralCi);
+            let mut key = Vec::new();
+            for (v, g) in values.iter().zip(group_by) {
+                value_key_into(v, g.ty.ty.collation().unwrap_or(Collation::Binary), &mut key);
+            }
             let found = self.index.get(&key).copied();
             (key, found)
         };

@@ -3,9 +3,11 @@
 //! DISTINCT, the block's ORDER BY and LIMIT (early stop when rows already
 //! come out in final order).
 //!
-//! Names in the select list, HAVING and ORDER BY resolve first to aggregate
-//! results and select-list aliases, then to source columns; outputs named
-//! by alias are encoded as positions counted down from `usize::MAX`.
+//! Names in the select list resolve to aggregate results and source
+//! columns; names in HAVING and ORDER BY resolve first to aggregate results
+//! and select-list aliases, then to source columns. HAVING and ORDER BY
+//! read rows that hold the source row, the aggregate values and then the
+//! outputs, so an alias is the position of its output there.
 //! Under EXPLAIN the block is planned and recorded, not read.
 //!
 //! A block runs in two steps: [`BlockPlan`] (sources bound, clauses
@@ -32,6 +34,7 @@ use super::naming::expr_name;
 use super::order::{compile_order, SortKey};
 use super::project::movable_outputs;
 use super::source::{self, sources, Source, SourceRows};
+use super::window;
 use super::{explain, DESCRIBE_ONLY};
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions, Compiled, ExprType};
@@ -56,6 +59,8 @@ pub(crate) struct BlockPlan {
     pub(super) width: usize,
     pub(super) aggregating: bool,
     pub(super) aggs: Vec<CompiledAgg>,
+    /// Window calls: their values follow the aggregate values.
+    pub(super) windows: Vec<window::CompiledWindow>,
     pub(super) outputs: Vec<Output>,
     pub(super) where_c: Option<Compiled>,
     pub(super) having_c: Option<Compiled>,
@@ -198,7 +203,8 @@ fn plan_block(
 ) -> Result<BlockPlan, SqlError> {
     let width: usize = sources.iter().map(Source::width).sum();
     let ambiguous: RefCell<Option<SqlError>> = RefCell::new(None);
-    let aliases: RefCell<HashMap<String, usize>> = RefCell::new(HashMap::new());
+    // Select-list aliases: output number and type.
+    let aliases: RefCell<HashMap<String, (usize, ExprType)>> = RefCell::new(HashMap::new());
     // The combined-row positions the statement names: only those are read.
     let used: RefCell<Vec<bool>> = RefCell::new(vec![false; width]);
     let resolve_source = |parts: &[ast::Ident]| match source::resolve(&sources, parts) {
@@ -232,19 +238,57 @@ fn plan_block(
         ast::GroupByExpr::Expressions(v, _) => v,
         ast::GroupByExpr::All(_) => return Err(SqlError::not_supported("GROUP BY ALL")),
     };
+    let mut projection: Cow<'_, [ast::SelectItem]> = Cow::Borrowed(&sel.projection);
+    let mut having: Cow<'_, Option<ast::Expr>> = Cow::Borrowed(&sel.having);
+    let mut order: Cow<'_, [ast::OrderByExpr]> = Cow::Borrowed(order);
+    // Window functions first: their calls become hidden columns, their
+    // arguments may hold aggregates (`SUM(SUM(x)) OVER ()`).
+    let mut window_calls: Vec<window::WindowCall> = Vec::new();
+    let windowed = projection.iter().any(|p| match p {
+        ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+            window::has_window(e)
+        }
+        _ => false,
+    }) || order.iter().any(|o| window::has_window(&o.expr));
+    if sel.having.as_ref().is_some_and(window::has_window)
+        || sel.selection.as_ref().is_some_and(window::has_window)
+        || group_exprs.iter().any(window::has_window)
+    {
+        return Err(window::misplaced());
+    }
+    if windowed {
+        if sel.having.is_some() {
+            return Err(SqlError::not_supported("HAVING with window functions"));
+        }
+        for p in projection.to_mut().iter_mut() {
+            if let ast::SelectItem::UnnamedExpr(e)
+            | ast::SelectItem::ExprWithAlias { expr: e, .. } = p
+            {
+                window::rewrite(e, &sel.named_window, &mut window_calls)?;
+            }
+        }
+        for o in order.to_mut().iter_mut() {
+            window::rewrite(&mut o.expr, &sel.named_window, &mut window_calls)?;
+        }
+    }
     let aggregating = !group_exprs.is_empty()
-        || sel.projection.iter().any(|p| match p {
+        || projection.iter().any(|p| match p {
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
                 aggregate::has_aggregate(e)
             }
             _ => false,
         })
-        || sel.having.as_ref().is_some_and(aggregate::has_aggregate);
-    let mut projection: Cow<'_, [ast::SelectItem]> = Cow::Borrowed(&sel.projection);
-    let mut having: Cow<'_, Option<ast::Expr>> = Cow::Borrowed(&sel.having);
-    let mut order: Cow<'_, [ast::OrderByExpr]> = Cow::Borrowed(order);
+        || sel.having.as_ref().is_some_and(aggregate::has_aggregate)
+        || window_calls
+            .iter_mut()
+            .any(|w| w.exprs_mut().any(|e| aggregate::has_aggregate(e)));
     let mut calls: Vec<AggCall> = Vec::new();
     if aggregating {
+        for w in window_calls.iter_mut() {
+            for e in w.exprs_mut() {
+                aggregate::rewrite(e, &mut calls)?;
+            }
+        }
         let (projection, having, order) = (projection.to_mut(), having.to_mut(), order.to_mut());
         for p in projection.iter_mut() {
             if let ast::SelectItem::UnnamedExpr(e)
@@ -282,23 +326,49 @@ fn plan_block(
         })
         .collect::<Result<_, SqlError>>()?;
     // Post-aggregation rows: the combined source row, then aggregate values.
+    let aggregate_slot = |parts: &[ast::Ident]| match parts {
+        [one] => one
+            .value
+            .strip_prefix(AGG_PREFIX)
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| aggs.get(n).map(|a| (width + n, a.ty.clone()))),
+        _ => None,
+    };
+    // The select list sees aggregates and source columns, never the
+    // aliases of its own items (`SELECT 65 b, b FROM t` reads column b).
+    let resolve_select = |parts: &[ast::Ident]| {
+        aggregate_slot(parts).or_else(|| match parts {
+            [one] if one.value.starts_with(AGG_PREFIX) => None,
+            _ => resolve_source(parts),
+        })
+    };
+    // Window values follow the aggregate values.
+    let windows = {
+        let mut ctx = s.eval_context(&[]);
+        window::compile(&window_calls, &resolve_select, &opts("SELECT"), &[], &mut ctx)?
+    };
+    let window_base = width + if aggregating { aggs.len() } else { 0 };
+    let window_slot = |parts: &[ast::Ident]| match parts {
+        [one] => one
+            .value
+            .strip_prefix(window::WIN_PREFIX)
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| windows.get(n).map(|w| (window_base + n, w.ty.clone()))),
+        _ => None,
+    };
+    let resolve_select = |parts: &[ast::Ident]| window_slot(parts).or_else(|| resolve_select(parts));
+    // HAVING and ORDER BY also see the select list's aliases: they read
+    // rows of the source row (and aggregate and window values), then the
+    // outputs.
+    let out_base = window_base + windows.len();
     let resolve_out = |parts: &[ast::Ident]| {
         if let [one] = parts {
-            if let Some(n) = one
-                .value
-                .strip_prefix(AGG_PREFIX)
-                .and_then(|n| n.parse::<usize>().ok())
-            {
-                return aggs.get(n).map(|a| (width + n, a.ty.clone()));
+            if let Some(slot) = aggregate_slot(parts).or_else(|| window_slot(parts)) {
+                return Some(slot);
             }
-            if let Some(&i) = aliases.borrow().get(&one.value.to_ascii_lowercase()) {
-                return Some((
-                    usize::MAX - i,
-                    ExprType {
-                        ty: larch_engine::record::value::ColumnType::Double,
-                        nullable: true,
-                    },
-                ));
+            if let Some((i, ty)) = aliases.borrow().get(&one.value.to_ascii_lowercase()) {
+                // The outputs follow the row HAVING and ORDER BY read.
+                return Some((out_base + i, ty.clone()));
             }
         }
         resolve_source(parts)
@@ -323,7 +393,7 @@ fn plan_block(
                     ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
                     _ => None,
                 };
-                let expr = check(eval::compile(e, &resolve_out, &opts("SELECT")))?;
+                let expr = check(eval::compile(e, &resolve_select, &opts("SELECT")))?;
                 let mut column = match expr.expr {
                     eval::Expr::Column(c) if c < width => {
                         let src = sources.iter().rev().find(|s| s.offset <= c);
@@ -343,7 +413,7 @@ fn plan_block(
                 if let Some(a) = alias {
                     aliases
                         .borrow_mut()
-                        .insert(a.to_ascii_lowercase(), outputs.len());
+                        .insert(a.to_ascii_lowercase(), (outputs.len(), expr.ty.clone()));
                 }
                 outputs.push(Output { column, expr });
             }
@@ -387,7 +457,7 @@ fn plan_block(
             }
             if let ast::Expr::Identifier(id) = g {
                 if resolve_source(std::slice::from_ref(id)).is_none() {
-                    if let Some(&i) = aliases.borrow().get(&id.value.to_ascii_lowercase()) {
+                    if let Some(&(i, _)) = aliases.borrow().get(&id.value.to_ascii_lowercase()) {
                         return Ok(outputs[i].expr.clone());
                     }
                 }
@@ -405,8 +475,15 @@ fn plan_block(
         {
             let column = |e: &eval::Expr| match *e {
                 eval::Expr::Column(c) if c < first.width() => Some(c),
+                // ORDER BY <position>: output number usize::MAX - c.
                 eval::Expr::Column(c) if c > usize::MAX / 2 => {
                     match outputs.get(usize::MAX - c).map(|o| &o.expr.expr) {
+                        Some(&eval::Expr::Column(c)) if c < first.width() => Some(c),
+                        _ => None,
+                    }
+                }
+                eval::Expr::Column(c) if c >= out_base => {
+                    match outputs.get(c - out_base).map(|o| &o.expr.expr) {
                         Some(&eval::Expr::Column(c)) if c < first.width() => Some(c),
                         _ => None,
                     }
@@ -426,6 +503,7 @@ fn plan_block(
     // read them.
     let moves = movable_outputs(&outputs, sources.last().map_or(width, |src| src.offset));
     Ok(BlockPlan {
+        windows,
         moves,
         used: used.into_inner(),
         sources,

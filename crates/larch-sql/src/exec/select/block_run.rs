@@ -44,6 +44,7 @@ pub(super) fn run_plan(
         width,
         aggregating,
         aggs,
+        windows,
         outputs,
         where_c,
         having_c,
@@ -91,7 +92,11 @@ pub(super) fn run_plan(
             rows: Vec::new(),
         });
     }
-    let streaming = !aggregating && (order_keys.is_empty() || sorted) && sel.distinct.is_none();
+    let windowed = !windows.is_empty();
+    let streaming = !aggregating
+        && !windowed
+        && (order_keys.is_empty() || sorted)
+        && sel.distinct.is_none();
     let stop_after = match (streaming, limit) {
         (true, Some((off, n))) => Some(off.saturating_add(n)),
         _ => None,
@@ -99,12 +104,16 @@ pub(super) fn run_plan(
 
     // Without aggregation, HAVING or a sort, a row is projected as it
     // arrives: only the output values are kept.
-    let project_early = !aggregating && having_c.is_none() && (order_keys.is_empty() || sorted);
+    let project_early = !aggregating
+        && !windowed
+        && having_c.is_none()
+        && (order_keys.is_empty() || sorted);
     // With a sort on input columns and a select list of plain columns, the
     // rows are sorted as read and projected after (the output values moved,
     // not copied).
     let project_late = !project_early
         && !aggregating
+        && !windowed
         && having_c.is_none()
         && plain_columns(order_keys.iter().map(|k| &k.expr), width)
         && plain_columns(outputs.iter().map(|o| &o.expr), width);
@@ -161,11 +170,14 @@ pub(super) fn run_plan(
     *rows_hint = matched.len().min(ROWS_HINT_MAX);
 
     // Aggregate results.
-    let rows_in: Vec<Vec<Value>> = if aggregating {
+    let mut rows_in: Vec<Vec<Value>> = if aggregating {
         groups.finish(s, width, group_c, aggs, order_keys.is_empty(), &mut ctx)?
     } else {
         matched
     };
+    if windowed {
+        super::window::compute(&mut rows_in, windows, &mut ctx)?;
+    }
 
     // Project (keeping the input row for ORDER BY), HAVING.
     let mut projected: Vec<Vec<Value>> = Vec::with_capacity(if project_early || project_late {
@@ -220,7 +232,11 @@ pub(super) fn run_plan(
     };
 
     if sel.distinct.is_some() {
-        distinct_rows(&mut out_rows);
+        let colls: Vec<_> = outputs
+            .iter()
+            .map(|o| o.column.ty.collation().unwrap_or(larch_engine::record::collation::Collation::Binary))
+            .collect();
+        distinct_rows(&mut out_rows, &colls);
     }
     apply_limit(&mut out_rows, limit);
     Ok(RowSet {

@@ -44,7 +44,6 @@ use std::collections::HashSet;
 use std::ops::ControlFlow;
 use std::rc::Rc;
 
-use larch_engine::record::collation::Collation;
 use larch_engine::record::value::Value;
 use sqlparser::ast;
 
@@ -535,6 +534,12 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
                    total: &mut Vec<Vec<Value>>,
                    convert: bool|
      -> Result<Vec<Vec<Value>>, SqlError> {
+        let colls = aggregate::column_collations(columns);
+        let row_key = |row: &[Value]| {
+            let mut key = Vec::new();
+            aggregate::column_key_into(row, &colls, &mut key);
+            key
+        };
         if set.columns.len() != columns.len() {
             return Err(SqlError::new(
                 1222,
@@ -544,7 +549,7 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
         let mut new = Vec::new();
         for row in set.rows {
             if !convert {
-                if all || seen.insert(aggregate::group_key(&row, Collation::Utf8mb4GeneralCi)) {
+                if all || seen.insert(row_key(&row)) {
                     total.push(row.clone());
                     new.push(row);
                 }
@@ -562,7 +567,7 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
                 };
                 out.push(store(v, &c.ty, &target, &mut conversions)?);
             }
-            if !all && !seen.insert(aggregate::group_key(&out, Collation::Utf8mb4GeneralCi)) {
+            if !all && !seen.insert(row_key(&out)) {
                 continue;
             }
             warnings.borrow_mut().extend(conversions);

@@ -45,6 +45,7 @@ mod star;
 pub(crate) mod subquery;
 pub(crate) mod system_variables;
 pub(crate) mod view;
+pub(crate) mod window;
 
 use std::cell::RefCell;
 

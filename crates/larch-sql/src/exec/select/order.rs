@@ -58,11 +58,11 @@ pub(super) fn apply_limit(rows: &mut Vec<Vec<Value>>, limit: Option<(u64, u64)>)
     }
 }
 
-/// Keeps the first of the rows equal under `utf8mb4_general_ci` (DISTINCT,
-/// UNION). The keys of the rows kept so far lie one after another in one
-/// buffer, each row's key is built in one reused buffer: no allocation per
-/// row.
-pub(super) fn distinct_rows(rows: &mut Vec<Vec<Value>>) {
+/// Keeps the first of the rows equal under their columns' collations
+/// (`colls`; DISTINCT, UNION). The keys of the rows kept so far lie one
+/// after another in one buffer, each row's key is built in one reused
+/// buffer: no allocation per row.
+pub(super) fn distinct_rows(rows: &mut Vec<Vec<Value>>, colls: &[Collation]) {
     use std::hash::BuildHasher;
     let hasher = std::collections::hash_map::RandomState::new();
     // Keys of the kept rows, concatenated; per kept row its key's span and
@@ -74,7 +74,7 @@ pub(super) fn distinct_rows(rows: &mut Vec<Vec<Value>>) {
     let mut key = Vec::new();
     rows.retain(|r| {
         key.clear();
-        aggregate::group_key_into(r, Collation::Utf8mb4GeneralCi, &mut key);
+        aggregate::column_key_into(r, colls, &mut key);
         let h = hasher.hash_one(&key);
         let mut at = table.get(&h).copied();
         while let Some(i) = at {

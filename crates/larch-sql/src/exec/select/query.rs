@@ -27,6 +27,8 @@ pub(super) fn run_query_collect(
     params: &[Value],
     warnings: &RefCell<Vec<crate::error::Warning>>,
 ) -> Result<RowSet, SqlError> {
+    // Views, derived tables and subqueries nest here.
+    crate::stack::check()?;
     // The WITH elements are visible while the query runs.
     let _scope = match &q.with {
         Some(with) => Some(cte::enter(with)?),
@@ -123,7 +125,8 @@ fn run_body(
             }
             l.rows.extend(r.rows);
             if !matches!(set_quantifier, ast::SetQuantifier::All) {
-                distinct_rows(&mut l.rows);
+                let colls = super::aggregate::column_collations(&l.columns);
+                distinct_rows(&mut l.rows, &colls);
             }
             finish_set(s, &mut l, order, limit)?;
             Ok(l)

@@ -7,7 +7,7 @@
 
 use std::ops::ControlFlow;
 
-use larch_engine::record::value::Value;
+use larch_engine::record::value::{ColumnType, Value};
 use sqlparser::ast;
 
 use crate::error::SqlError;
@@ -15,17 +15,82 @@ use crate::session::Session;
 
 /// An AST literal for a value (`None` for values with no literal form).
 pub(crate) fn literal(v: &Value) -> Option<ast::Expr> {
+    literal_of(v, None)
+}
+
+/// An AST literal for a value of a column of type `ty`: one that keeps the
+/// value's type where the type changes comparisons (FLOAT stays FLOAT,
+/// DOUBLE stays DOUBLE, a binary string stays binary, temporal values
+/// stay temporal, ENUM and SET members are their text). `None` for values
+/// with no literal form.
+pub(crate) fn literal_of(v: &Value, ty: Option<&ColumnType>) -> Option<ast::Expr> {
+    let number = |n: String| ast::Expr::value(ast::Value::Number(n, false));
+    let typed = |data_type: ast::DataType, text: String| {
+        ast::Expr::TypedString(ast::TypedString {
+            data_type,
+            value: ast::Value::SingleQuotedString(text).into(),
+            uses_odbc_syntax: false,
+        })
+    };
     let val = match v {
         Value::Null => ast::Value::Null,
         Value::Int(i) => ast::Value::Number(i.to_string(), false),
         Value::UInt(u) => ast::Value::Number(u.to_string(), false),
         Value::Decimal(d) => ast::Value::Number(d.to_string(), false),
-        Value::Double(_) | Value::Float(_) => {
-            ast::Value::Number(crate::value::store::value_to_string(v), false)
+        Value::Float(f) => {
+            return Some(ast::Expr::Cast {
+                kind: ast::CastKind::Cast,
+                expr: Box::new(number(crate::value::number::format_float(*f))),
+                data_type: ast::DataType::Float(ast::ExactNumberInfo::None),
+                format: None,
+            })
         }
-        Value::Bytes(b) => match std::str::from_utf8(b) {
-            Ok(s) => ast::Value::SingleQuotedString(s.to_owned()),
-            Err(_) => return None,
+        Value::Double(_) => {
+            // An exponent makes the literal a DOUBLE, not a DECIMAL.
+            let text = crate::value::store::value_to_string(v);
+            let text = if text.contains(['e', 'E']) {
+                text
+            } else {
+                format!("{text}e0")
+            };
+            ast::Value::Number(text, false)
+        }
+        Value::Bytes(b) => {
+            return Some(ast::Expr::Cast {
+                kind: ast::CastKind::Cast,
+                expr: Box::new(ast::Expr::value(match std::str::from_utf8(b) {
+                    Ok(s) => ast::Value::SingleQuotedString(s.to_owned()),
+                    Err(_) => ast::Value::HexStringLiteral(
+                        b.iter().map(|x| format!("{x:02X}")).collect(),
+                    ),
+                })),
+                data_type: ast::DataType::Binary(None),
+                format: None,
+            })
+        }
+        Value::Date(_) => {
+            return Some(typed(
+                ast::DataType::Date,
+                crate::value::store::value_to_string(v),
+            ))
+        }
+        Value::Time(_) => {
+            return Some(typed(
+                ast::DataType::Time(None, ast::TimezoneInfo::None),
+                crate::value::store::value_to_string(v),
+            ))
+        }
+        Value::Datetime(_) => {
+            return Some(typed(
+                ast::DataType::Datetime(None),
+                crate::value::store::value_to_string(v),
+            ))
+        }
+        Value::Enum(_) | Value::Set(_) => match ty {
+            Some(ty) => ast::Value::SingleQuotedString(
+                String::from_utf8(crate::value::to_text(v, ty)?).ok()?,
+            ),
+            None => return None,
         },
         other => ast::Value::SingleQuotedString(crate::value::store::value_to_string(other)),
     };
@@ -169,11 +234,15 @@ fn run_uncorrelated(
             if set.columns.len() != 1 {
                 return Err(SqlError::operand_columns(1));
             }
+            let ty = &set.columns[0].ty;
             let list: Vec<ast::Expr> = set
                 .rows
                 .iter()
-                .filter_map(|r| r.first().and_then(literal))
-                .collect();
+                .map(|r| {
+                    let v = r.first().unwrap_or(&Value::Null);
+                    literal_of(v, Some(ty)).ok_or_else(|| no_literal(v))
+                })
+                .collect::<Result<_, _>>()?;
             if list.is_empty() {
                 // x IN (empty) is false (NOT IN is true), even for NULL x.
                 return Ok(Some(ast::Expr::value(ast::Value::Number(
@@ -208,8 +277,16 @@ fn run_uncorrelated(
                 .first()
                 .and_then(|r| r.first().cloned())
                 .unwrap_or(Value::Null);
-            literal(&v).unwrap_or(ast::Expr::value(ast::Value::Null))
+            literal_of(&v, Some(&set.columns[0].ty)).ok_or_else(|| no_literal(&v))?
         }
         _ => return Ok(None),
     }))
+}
+
+/// 1235 for a subquery value the planner cannot carry into the outer query
+/// (rather than a wrong answer).
+fn no_literal(v: &Value) -> SqlError {
+    SqlError::not_supported(&format!(
+        "this kind of value ({v:?}) as the result of a subquery"
+    ))
 }

@@ -23,6 +23,11 @@ use crate::parse::trigger::{Event, Timing};
 use crate::result::{OkInfo, QueryResult};
 use crate::session::Session;
 
+/// Prefix of the hidden names that stand for `VALUES(col)` in ON DUPLICATE
+/// KEY UPDATE (starts with [`crate::parse::INTERNAL_NAME_MARK`]: no
+/// statement can spell it).
+const VALUES_SLOT: &str = "\u{1}values_";
+
 /// Inserts rows already computed (CREATE TABLE ... SELECT) into `db.table`:
 /// `columns[i]` names the table column that gets each row's `i`-th value.
 /// Runs as a data statement of its own (reverted when it fails).
@@ -216,8 +221,14 @@ struct HowToInsert<'a> {
 pub(crate) struct InsertCounts {
     /// MySQL's affected rows (REPLACE counts the deleted rows too).
     pub affected: u64,
-    /// First AUTO_INCREMENT value generated (0: none).
+    /// What `LAST_INSERT_ID()` becomes (0: unchanged): the first
+    /// AUTO_INCREMENT value generated for a row that went in.
     pub first_id: u64,
+    /// The AUTO_INCREMENT column's value in the last row written or
+    /// updated by ON DUPLICATE KEY UPDATE (0: none or no such column): the
+    /// OK packet's insert id when no value was generated, as MariaDB sends
+    /// it.
+    pub last_value: u64,
     /// Rows REPLACE deleted.
     pub deleted: u64,
     /// Rows IGNORE skipped as duplicates.
@@ -297,6 +308,9 @@ impl BulkInsert {
         if self.counts.first_id == 0 {
             self.counts.first_id = c.first_id;
         }
+        if c.last_value != 0 {
+            self.counts.last_value = c.last_value;
+        }
         Ok(())
     }
 
@@ -327,10 +341,13 @@ fn insert_rows(
     w: &mut Writer,
 ) -> Result<QueryResult, SqlError> {
     let c = insert_counted(s, t, cols, rows_in, how, params, w)?;
+    if c.first_id != 0 {
+        s.last_insert_id = c.first_id;
+    }
     Ok(QueryResult::Ok(
         OkInfo {
             affected_rows: c.affected,
-            last_insert_id: c.first_id,
+            last_insert_id: c.insert_id(),
             info: String::new(),
         }
         .with_dups(c.deleted, w.warnings.len()),
@@ -351,6 +368,10 @@ fn insert_counted(
     let auto = t.table.def().auto_increment;
     let no_auto_on_zero = s.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
     let (mut affected, mut first_id, mut dups, mut skipped) = (0u64, 0u64, 0u64, 0u64);
+    let mut last_value = 0u64;
+    // A value generated for a row that did not go in (IGNORE, a failed
+    // CHECK) is the next row's, as InnoDB hands it out again.
+    let mut unused_id: Option<u64> = None;
     let mut nulls = NullChecks::new(t, Event::Insert);
     for (n, vals) in rows_in.into_iter().enumerate() {
         let row_no = how.rows_before + n as u64 + 1;
@@ -387,16 +408,27 @@ fn insert_counted(
         }
         t.fire(s, Timing::Before, Event::Insert, None, Some(&mut full))?;
         nulls.after_triggers(s, t, &mut full, row_no, w)?;
+        let mut generated = None;
         if let Some(a) = auto {
             let zero = matches!(full[a], Value::Int(0) | Value::UInt(0)) && !no_auto_on_zero;
             if full[a].is_null() || zero {
-                let id = t.table.allocate_auto_increment(1)?;
+                let id = match unused_id.take() {
+                    Some(id) => id,
+                    None => t.table.allocate_auto_increment(1)?,
+                };
                 full[a] = convert(s, t, a, &Value::UInt(id), row_no, w)?;
-                if first_id == 0 {
-                    first_id = id;
-                }
+                generated = Some(id);
             }
         }
+        // What the row's AUTO_INCREMENT value counts for once it is in.
+        let went_in = |full: &[Value], first_id: &mut u64, last_value: &mut u64| {
+            if let Some(a) = auto {
+                if let (Some(id), 0) = (generated, *first_id) {
+                    *first_id = id;
+                }
+                *last_value = auto_value(&full[a]);
+            }
+        };
         t.fill_generated(s, &mut full, row_no, w)?;
         // A row REPLACE or ON DUPLICATE KEY UPDATE turns into a change of
         // an existing row has its references checked there, as InnoDB
@@ -407,11 +439,13 @@ fn insert_counted(
             || (!conflicting && !t.verify_references(s, None, &full, w)?)
         {
             skipped += 1;
+            unused_id = generated;
             continue;
         }
         match t.table.insert(txn_ctx(s)?, &full) {
             Ok(_) => {
                 affected += 1;
+                went_in(&full, &mut first_id, &mut last_value);
                 t.fire(s, Timing::After, Event::Insert, None, Some(&mut full))?;
             }
             Err(e) if is_duplicate(&e) && (replace || !odku.is_empty() || ignore) => {
@@ -419,6 +453,7 @@ fn insert_counted(
                     w.warnings
                         .push(Warning::warn(1062, SqlError::from(e).message()));
                     skipped += 1;
+                    unused_id = generated;
                     continue;
                 }
                 let conflicts = conflicts(t, &full, s)?;
@@ -433,12 +468,20 @@ fn insert_counted(
                     }
                     if !t.verify_references(s, None, &full, w)? {
                         skipped += 1;
+                        unused_id = generated;
                         continue;
                     }
                     t.table.insert(txn_ctx(s)?, &full)?;
                     affected += 1;
+                    went_in(&full, &mut first_id, &mut last_value);
                     t.fire(s, Timing::After, Event::Insert, None, Some(&mut full))?;
                 } else if let Some((at, old)) = conflicts.into_iter().next() {
+                    // The updated row's AUTO_INCREMENT value is the OK
+                    // packet's insert id; LAST_INSERT_ID() stays, as after
+                    // an UPDATE (MariaDB).
+                    if let Some(a) = auto {
+                        last_value = auto_value(&old[a]);
+                    }
                     let mut update_nulls = NullChecks::new(t, Event::Update);
                     let mut new = odku_row(
                         s,
@@ -480,9 +523,35 @@ fn insert_counted(
     Ok(InsertCounts {
         affected,
         first_id,
+        last_value,
         deleted: dups,
         skipped,
     })
+}
+
+/// An AUTO_INCREMENT column's value as the insert id (0 for NULL or a
+/// value below 1).
+fn auto_value(v: &Value) -> u64 {
+    match v {
+        Value::UInt(n) => *n,
+        Value::Int(n) => u64::try_from(*n).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+impl InsertCounts {
+    /// The OK packet's insert id: the generated value, else the last
+    /// AUTO_INCREMENT value written when rows went in (MariaDB's
+    /// `first_successful_insert_id_in_cur_stmt`, else the field's value).
+    pub(crate) fn insert_id(&self) -> u64 {
+        if self.first_id != 0 {
+            self.first_id
+        } else if self.affected > 0 {
+            self.last_value
+        } else {
+            0
+        }
+    }
 }
 
 trait WithDups {
@@ -587,9 +656,10 @@ fn odku_row(
                             l.args.first()
                         {
                             if let Some(i) = column_ref(def, arg) {
-                                *x = ast::Expr::Identifier(ast::Ident::new(format!(
-                                    "__larch_new_{i}"
-                                )));
+                                *x = ast::Expr::Identifier(ast::Ident::with_quote(
+                                    '`',
+                                    format!("{VALUES_SLOT}{i}"),
+                                ));
                             }
                         }
                     }
@@ -600,7 +670,7 @@ fn odku_row(
         let resolve = |parts: &[ast::Ident]| {
             let name = &parts.last()?.value;
             if let Some(i) = name
-                .strip_prefix("__larch_new_")
+                .strip_prefix(VALUES_SLOT)
                 .and_then(|i| i.parse::<usize>().ok())
             {
                 return Some((n + i, col_type(def, i)));
