@@ -130,17 +130,21 @@ pub fn answers(m: &Answer, l: &Answer, order: &Order, fold: bool) -> Option<Mism
             }
         }
         (Outcome::Rows { columns: ca, rows: ra }, Outcome::Rows { columns: cb, rows: rb }) => {
-            columns(ca, cb).or_else(|| {
-                if fold {
-                    let f = |rs: &[Row]| -> Vec<Row> { rs.iter().map(|r| r.iter().map(self::fold).collect()).collect() };
-                    rows(ca, &f(ra), &f(rb), order).map(|mut m| {
-                        m.detail = format!("(values compared case- and accent-folded)\n{}", m.detail);
-                        m
-                    })
-                } else {
-                    rows(ca, ra, rb, order)
-                }
-            })
+            // Values before metadata: a wrong value matters more than a
+            // wrong type code, and must not hide behind one.
+            if ca.len() != cb.len() {
+                return mm("column count", format!("MariaDB {}, Larch {}", ca.len(), cb.len()));
+            }
+            let values = if fold {
+                let f = |rs: &[Row]| -> Vec<Row> { rs.iter().map(|r| r.iter().map(self::fold).collect()).collect() };
+                rows(ca, &f(ra), &f(rb), order).map(|mut m| {
+                    m.detail = format!("(values compared case- and accent-folded)\n{}", m.detail);
+                    m
+                })
+            } else {
+                rows(ca, ra, rb, order)
+            };
+            values.or_else(|| columns(ca, cb))
         }
     }
 }
@@ -349,17 +353,109 @@ pub fn warnings(m: &[Warning], l: &[Warning]) -> Option<Mismatch> {
     )
 }
 
-/// Compares a table's contents read back in primary-key order.
-pub fn table_state(table: &str, m: &[Row], l: &[Row]) -> Option<Mismatch> {
+/// Compares a table's contents read back in primary-key order; `types`
+/// names the columns' SQL types (for the category: which type differs).
+pub fn table_state(table: &str, types: &[String], m: &[Row], l: &[Row]) -> Option<Mismatch> {
     if m.len() == l.len() && m.iter().zip(l).all(|(x, y)| x == y) {
         return None;
     }
+    let what = if m.len() != l.len() {
+        "row count differs".to_owned()
+    } else {
+        let col = m
+            .iter()
+            .zip(l)
+            .find_map(|(x, y)| (0..x.len()).find(|&i| x.get(i) != y.get(i)))
+            .unwrap_or(0);
+        let ty = types.get(col).map_or("?", String::as_str);
+        // The type without lengths, collations or UNSIGNED.
+        let base: String = ty.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+        format!("a {base} column differs")
+    };
     mm(
-        "table contents after the statement",
+        format!("table contents after the statement ({what})"),
         format!(
             "table {table}\nMariaDB:\n{}\nLarch:\n{}",
             describe_rows(m),
             describe_rows(l)
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn col(name: &str, code: u8) -> Column {
+        Column { name: name.into(), type_code: code, unsigned: false, binary: false }
+    }
+
+    fn rows_answer(rows: &[&[&str]]) -> Answer {
+        Answer {
+            outcome: Outcome::Rows {
+                columns: vec![col("c0", 253), col("c1", 3)],
+                rows: rows.iter().map(|r| r.iter().map(|c| Some(c.as_bytes().to_vec())).collect()).collect(),
+            },
+            warnings: 0,
+        }
+    }
+
+    #[test]
+    fn unordered_results_are_multisets() {
+        let a = rows_answer(&[&["a", "1"], &["b", "2"]]);
+        let b = rows_answer(&[&["b", "2"], &["a", "1"]]);
+        assert_eq!(answers(&a, &b, &Order::Unordered, false), None);
+        let c = rows_answer(&[&["b", "2"], &["b", "2"]]);
+        assert!(answers(&a, &c, &Order::Unordered, false).is_some());
+    }
+
+    #[test]
+    fn order_keys_allow_ties_but_not_reordering() {
+        let a = rows_answer(&[&["a", "1"], &["A", "2"], &["b", "3"]]);
+        let tie = rows_answer(&[&["A", "2"], &["a", "1"], &["b", "3"]]);
+        assert_eq!(answers(&a, &tie, &Order::Keys(vec![0]), false), None);
+        let wrong = rows_answer(&[&["b", "3"], &["a", "1"], &["A", "2"]]);
+        let m = answers(&a, &wrong, &Order::Keys(vec![0]), false);
+        assert_eq!(m.map(|m| m.category), Some("row order".to_owned()));
+    }
+
+    #[test]
+    fn folding_accepts_case_variants_only_when_asked() {
+        let a = rows_answer(&[&["a", "1"]]);
+        let b = rows_answer(&[&["A", "1"]]);
+        assert!(answers(&a, &b, &Order::Unordered, false).is_some());
+        assert_eq!(answers(&a, &b, &Order::Unordered, true), None);
+        assert_eq!(answers(&a, &b, &Order::Limited, false), None);
+    }
+
+    #[test]
+    fn errors_compare_by_code() {
+        let e = |code| Answer {
+            outcome: Outcome::Error { code, message: "FUNCTION test.ROW_NUMBER does not exist".into() },
+            warnings: 0,
+        };
+        assert_eq!(answers(&e(1064), &e(1064), &Order::Unordered, false), None);
+        assert!(answers(&e(1064), &e(1054), &Order::Unordered, false).is_some());
+        let ok = Answer { outcome: Outcome::Ok { affected: 0, insert_id: 0 }, warnings: 0 };
+        let m = answers(&ok, &e(1305), &Order::Unordered, false).map(|m| m.category);
+        assert_eq!(m, Some("Larch fails with 1305 (ROW_NUMBER), MariaDB succeeds".to_owned()));
+    }
+
+    #[test]
+    fn values_are_compared_before_metadata() {
+        let a = rows_answer(&[&["a", "1"]]);
+        let mut b = rows_answer(&[&["a", "2"]]);
+        if let Outcome::Rows { columns, .. } = &mut b.outcome {
+            columns[1].type_code = 8;
+        }
+        let m = answers(&a, &b, &Order::Unordered, false).map(|m| m.category);
+        assert_eq!(m, Some("values differ (LONG column)".to_owned()));
+    }
+
+    #[test]
+    fn warnings_compare_as_sets() {
+        let w = |code| Warning { level: "Warning".into(), code, message: String::new() };
+        assert_eq!(warnings(&[w(1292), w(1292)], &[w(1292)]), None);
+        assert!(warnings(&[w(1292)], &[]).is_some());
+    }
 }

@@ -145,10 +145,12 @@ impl Runner {
     }
 
     /// Replays `r` on fresh connections in the prepared database (every
-    /// table emptied, `r`'s rows inserted); the mismatch it shows, if any.
+    /// table truncated, `r`'s rows inserted); the mismatch it shows, if any.
     fn trial(&mut self, r: &Repro, all: &[Table]) -> Result<Option<Mismatch>, Error> {
         let mut setup = vec!["USE dr".to_owned()];
-        setup.extend(all.iter().map(|t| format!("DELETE FROM `{}`", t.name)));
+        // TRUNCATE also resets AUTO_INCREMENT counters, which earlier
+        // trials advanced.
+        setup.extend(all.iter().map(|t| format!("TRUNCATE TABLE `{}`", t.name)));
         setup.extend(r.setup().into_iter().filter(|s| s.starts_with("INSERT")));
         let mut conns = Vec::new();
         for larch in [false, true] {
@@ -240,7 +242,7 @@ impl Runner {
             }
         }
         // Statements of the transaction before this one.
-        let mut i = 1;
+        let mut i = 0;
         while i < cur.prefix.len() && Instant::now() < deadline {
             let mut cand = cur.clone();
             cand.prefix.remove(i);
@@ -257,7 +259,7 @@ impl Runner {
         // Tables the statements do not name.
         let text = cur.text();
         let mut i = 0;
-        while i < cur.tables.len() && cur.tables.len() > 1 {
+        while i < cur.tables.len() {
             if !text.contains(&format!("`{}`", cur.tables[i].name)) {
                 let mut cand = cur.clone();
                 cand.tables.remove(i);

@@ -301,3 +301,38 @@ fn select_variants(s: &Select) -> Vec<Select> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::{From, Item};
+
+    fn select() -> Stmt {
+        let add = Expr::node(&["(", " + ", ")"], vec![Expr::leaf("a1.b"), Expr::leaf("2")]);
+        Stmt::Query(Query::Select(Select {
+            items: vec![Item { expr: add, grouped: false }, Item { expr: Expr::leaf("a1.c"), grouped: false }],
+            from: vec![From { join: Join::First, source: Source::Table("t1".into()), alias: "a1".into() }],
+            where_: vec![Expr::leaf("a1.c > 0")],
+            order: vec![(1, false)],
+            ..Select::default()
+        }))
+    }
+
+    #[test]
+    fn variants_drop_items_and_follow_order_positions() {
+        let v: Vec<String> = variants(&select()).iter().map(Stmt::sql).collect();
+        assert!(v.contains(&"SELECT a1.c AS c0 FROM `t1` AS a1 WHERE (a1.c > 0) ORDER BY 1".to_owned()));
+        assert!(v.contains(&"SELECT (a1.b + 2) AS c0 FROM `t1` AS a1 WHERE (a1.c > 0)".to_owned()));
+        assert!(v.contains(&"SELECT (a1.b + 2) AS c0, a1.c AS c1 FROM `t1` AS a1 ORDER BY 2".to_owned()));
+        assert!(v.contains(&"SELECT a1.b AS c0, a1.c AS c1 FROM `t1` AS a1 WHERE (a1.c > 0) ORDER BY 2".to_owned()));
+    }
+
+    #[test]
+    fn expression_variants_are_children_and_literals() {
+        let e = Expr::call("ABS", vec![Expr::leaf("x")]);
+        let v: Vec<String> = expr_variants(&e).iter().map(Expr::sql).collect();
+        assert_eq!(v[0], "x");
+        assert!(v.contains(&"NULL".to_owned()));
+        assert!(v.contains(&"ABS(1)".to_owned()));
+    }
+}

@@ -227,3 +227,14 @@ pub fn signature(sql: &str) -> String {
     words.dedup();
     words.join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::signature;
+
+    #[test]
+    fn signature_names_functions_and_keywords_not_literals() {
+        let s = signature("SELECT CONCAT('ABS(', a) FROM t LEFT JOIN u ON x = 1 ORDER BY 1");
+        assert_eq!(s, "CONCAT JOIN LEFT JOIN ORDER BY SELECT");
+    }
+}
