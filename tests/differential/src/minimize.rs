@@ -52,24 +52,29 @@ fn literal(ty: &ColType, c: &Option<Vec<u8>>) -> String {
     }
 }
 
+/// `INSERT INTO t VALUES ...` with `rows` (as read back), if any.
+pub fn insert_sql(t: &Table, rows: &[Row]) -> Option<String> {
+    if rows.is_empty() {
+        return None;
+    }
+    let cols: Vec<String> = t.columns.iter().map(|c| format!("`{}`", c.name)).collect();
+    let values: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let v: Vec<String> = t.columns.iter().zip(r).map(|(c, cell)| literal(&c.ty, cell)).collect();
+            format!("({})", v.join(", "))
+        })
+        .collect();
+    Some(format!("INSERT INTO `{}` ({}) VALUES\n  {}", t.name, cols.join(", "), values.join(",\n  ")))
+}
+
 impl Repro {
     /// The setup statements: CREATE TABLE and INSERT for each table.
     pub fn setup(&self) -> Vec<String> {
         let mut out = Vec::new();
         for (t, rows) in self.tables.iter().zip(&self.data) {
             out.push(t.create_sql());
-            if rows.is_empty() {
-                continue;
-            }
-            let cols: Vec<String> = t.columns.iter().map(|c| format!("`{}`", c.name)).collect();
-            let values: Vec<String> = rows
-                .iter()
-                .map(|r| {
-                    let v: Vec<String> = t.columns.iter().zip(r).map(|(c, cell)| literal(&c.ty, cell)).collect();
-                    format!("({})", v.join(", "))
-                })
-                .collect();
-            out.push(format!("INSERT INTO `{}` ({}) VALUES\n  {}", t.name, cols.join(", "), values.join(",\n  ")));
+            out.extend(insert_sql(t, rows));
         }
         out
     }

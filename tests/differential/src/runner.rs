@@ -357,14 +357,16 @@ impl Runner {
         }
         let upper = stmt.sql().to_ascii_uppercase();
         let ends_txn = upper.starts_with("COMMIT") || upper == "ROLLBACK";
+        // The transaction so far, before this statement (for a reproduction).
+        let prior = self.txn_base.clone();
+        if upper.starts_with("BEGIN") || upper.starts_with("START TRANSACTION") {
+            self.txn_base = Some((self.snapshot.clone(), vec![stmt.clone()]));
+        } else if ends_txn {
+            self.txn_base = None;
+        } else if let Some((_, prefix)) = &mut self.txn_base {
+            prefix.push(stmt.clone());
+        }
         let Some(mm) = mm else {
-            if upper.starts_with("BEGIN") || upper.starts_with("START TRANSACTION") {
-                self.txn_base = Some((self.snapshot.clone(), vec![stmt]));
-            } else if ends_txn {
-                self.txn_base = None;
-            } else if let Some((_, prefix)) = &mut self.txn_base {
-                prefix.push(stmt);
-            }
             return Ok(true);
         };
         if let Some(name) = known::classify(&stmt.sql(), &mm) {
@@ -384,7 +386,7 @@ impl Runner {
         }
         // The first few of a category, then ever more rarely (32, 64, ...).
         if count <= self.cfg.minimize_per_category || (count >= 32 && count.is_power_of_two()) {
-            let (data, prefix) = match self.txn_base.take() {
+            let (data, prefix) = match prior {
                 Some((base, prefix)) => (base, prefix),
                 None => (pre.unwrap_or_else(|| self.snapshot.clone()), Vec::new()),
             };
@@ -400,8 +402,33 @@ impl Runner {
             self.l.conn = self.l.server.connect()?;
             return Ok(false);
         }
-        // Go on unless the servers' table contents now differ.
-        Ok(!(lost || diverged))
+        // Go on unless the servers' table contents now differ and cannot
+        // be made equal again.
+        Ok(!lost && (!diverged || self.resync()))
+    }
+
+    /// After Larch's tables came to differ from MariaDB's (outside a
+    /// transaction): gives Larch MariaDB's contents so the round can go on.
+    /// False when that fails (the round must end).
+    fn resync(&mut self) -> bool {
+        use mysql::prelude::Queryable;
+        if self.txn.open {
+            return false;
+        }
+        for (t, rows) in self.gen.tables.iter().zip(&self.snapshot) {
+            let mut stmts = vec![format!("DELETE FROM `{}`", t.name)];
+            stmts.extend(crate::minimize::insert_sql(t, rows));
+            for s in stmts {
+                if self.l.conn.query_drop(&s).is_err() {
+                    return false;
+                }
+            }
+            let back = exec::rows(&mut self.l.conn, &t.read_back_sql());
+            if back.as_ref() != Ok(rows) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Appends a mismatch to `mismatches.tsv` in the output directory.
