@@ -93,6 +93,17 @@ impl Expr {
         s
     }
 
+    /// Table references inside this expression's subqueries (a subquery
+    /// counts at least one).
+    pub fn table_refs(&self) -> usize {
+        match self {
+            Expr::Leaf(_) => 0,
+            Expr::Node { args, .. } => args.iter().map(Expr::table_refs).sum(),
+            Expr::Repeat { arg, .. } => arg.table_refs(),
+            Expr::Sub { query, .. } => query.table_refs().max(1),
+        }
+    }
+
     /// The number of nodes (for choosing the smaller of two candidates).
     pub fn size(&self) -> usize {
         match self {
@@ -331,6 +342,32 @@ impl Query {
         s
     }
 
+    /// Table references in FROM clauses and subqueries, all levels.
+    pub fn table_refs(&self) -> usize {
+        match self {
+            Query::Select(s) => {
+                let from: usize = s
+                    .from
+                    .iter()
+                    .map(|f| {
+                        (match &f.source {
+                            Source::Table(_) => 1,
+                            Source::Derived(q) => q.table_refs().max(1),
+                        }) + match &f.join {
+                            Join::On(_, e) => e.table_refs(),
+                            _ => 0,
+                        }
+                    })
+                    .sum();
+                from + s.items.iter().map(|i| i.expr.table_refs()).sum::<usize>()
+                    + s.where_.iter().chain(&s.having).map(Expr::table_refs).sum::<usize>()
+            }
+            Query::SetOp { left, right, .. } => left.table_refs() + right.table_refs(),
+            // A CTE body counts too: it is read at least once.
+            Query::With { ctes, body, .. } => body.table_refs() + ctes.iter().map(|(_, q)| q.table_refs().max(1)).sum::<usize>(),
+        }
+    }
+
     /// The number of expression nodes and clauses, for reduction progress.
     pub fn size(&self) -> usize {
         match self {
@@ -442,6 +479,22 @@ impl Stmt {
                 u.starts_with("ROLLBACK") || u.starts_with("COMMIT")
             }
             _ => true,
+        }
+    }
+
+    /// Table references, all levels (the target of a data change counts).
+    pub fn table_refs(&self) -> usize {
+        let exprs = |v: &[Expr]| v.iter().map(Expr::table_refs).sum::<usize>();
+        match self {
+            Stmt::Query(q) => q.table_refs(),
+            Stmt::Insert { rows, select, odku, .. } => {
+                1 + rows.iter().map(|r| exprs(r)).sum::<usize>()
+                    + select.as_ref().map_or(0, Query::table_refs)
+                    + odku.iter().map(|(_, e)| e.table_refs()).sum::<usize>()
+            }
+            Stmt::Update { sets, where_, .. } => 1 + sets.iter().map(|(_, e)| e.table_refs()).sum::<usize>() + exprs(where_),
+            Stmt::Delete { where_, .. } => 1 + exprs(where_),
+            Stmt::Raw(_) => 0,
         }
     }
 

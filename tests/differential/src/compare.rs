@@ -16,7 +16,9 @@
 //! - OK packets: affected rows and insert id;
 //! - warnings: the set of distinct (level, code) pairs (how many times a
 //!   warning is raised depends on evaluation order, which the optimizer
-//!   may choose).
+//!   may choose), for statements that read at most one table (with more,
+//!   the join order and access paths decide which rows an expression is
+//!   evaluated on; `runner::compare_stmt`).
 
 use crate::exec::{show_row, Answer, Cell, Column, Outcome, Row, Warning};
 

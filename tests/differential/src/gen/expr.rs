@@ -164,6 +164,9 @@ impl Gen {
             }
             1 => {
                 let (a, b) = (e(self, Ty::Int), e(self, Ty::Int));
+                if self.chance(0.2) {
+                    return Expr::call("MOD", vec![a, b]);
+                }
                 let op = *self.pick(&["DIV", "MOD", "%"]);
                 self.bin(a, op, b)
             }
@@ -226,7 +229,12 @@ impl Gen {
             }
             11 if self.on("json") => {
                 let j = e(self, Ty::Json);
-                match self.below(5) {
+                match self.below(7) {
+                    5 => Expr::call("JSON_EXISTS", vec![j, Expr::leaf(*self.pick(&PATHS))]),
+                    6 => {
+                        let k = e(self, Ty::Json);
+                        Expr::call("JSON_EQUALS", vec![j, k])
+                    }
                     0 => Expr::call("JSON_LENGTH", vec![j]),
                     1 => Expr::call("JSON_DEPTH", vec![j]),
                     2 => Expr::call("JSON_VALID", vec![j]),
@@ -368,7 +376,7 @@ impl Gen {
             }
             7 => {
                 let (x, _) = self.any_expr(d, sc);
-                Expr::call(self.pick_str(&["HEX", "MD5"]), vec![x])
+                Expr::call(self.pick_str(&["HEX", "MD5", "HEX", "UNHEX"]), vec![x])
             }
             8 => {
                 let (x, n) = (s(self), self.small_int());
@@ -555,7 +563,7 @@ impl Gen {
             }
             6 => {
                 let x = j(self);
-                Expr::call(self.pick_str(&["JSON_KEYS", "JSON_COMPACT", "JSON_LOOSE", "JSON_DETAILED"]), vec![x])
+                Expr::call(self.pick_str(&["JSON_KEYS", "JSON_COMPACT", "JSON_LOOSE", "JSON_DETAILED", "JSON_PRETTY"]), vec![x])
             }
             7 => {
                 let (x, s) = (j(self), self.expr(Ty::Str, d, sc));
