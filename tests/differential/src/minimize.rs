@@ -184,7 +184,7 @@ impl Runner {
             (Some(l), Some(m)) => (m, l),
             _ => return Err("no connections".into()),
         };
-        let (mm, _) = compare_stmt(&mut m, &mut l, &r.stmt, &r.tables);
+        let mm = compare_stmt(&mut m, &mut l, &r.stmt, &r.tables).mismatch;
         if mm.as_ref().is_some_and(|x| x.category.starts_with("Larch connection lost")) {
             drop((m, l));
             self.revive_larch()?;

@@ -33,6 +33,9 @@ pub struct Stats {
     pub seed: u64,
     /// Statements compared.
     pub statements: u64,
+    /// Statements both servers rejected with the same error code (not
+    /// mismatches; a measure of how much generated SQL is invalid).
+    pub both_failed: u64,
     /// Rounds (fresh schemas) started.
     pub rounds: u64,
     /// Mismatches outside the intentional differences.
@@ -96,6 +99,7 @@ impl Stats {
             self.per_million(),
             self.findings.len()
         );
+        let _ = writeln!(s, "- statements both servers rejected (same error; not mismatches): {}", self.both_failed);
         let _ = writeln!(s, "- larchd restarts (crash or hang): {}", self.larchd_restarts);
         for (k, n) in &self.known {
             let _ = writeln!(s, "- intentional difference `{k}` (known-differences.md): {n}");

@@ -105,9 +105,17 @@ pub struct Runner {
     log: Option<std::fs::File>,
 }
 
-/// MariaDB's table contents read back after a data change, and whether
-/// Larch's differ.
-pub type ReadBack = (Vec<Vec<Row>>, bool);
+/// What comparing one statement found.
+#[derive(Debug, Default)]
+pub struct Compared {
+    /// The first difference.
+    pub mismatch: Option<Mismatch>,
+    /// After a data change: MariaDB's table contents, and whether Larch's
+    /// differ.
+    pub back: Option<(Vec<Vec<Row>>, bool)>,
+    /// Both servers answered with an error.
+    pub both_failed: bool,
+}
 
 /// The comparison order a statement's result has.
 pub fn order_of(stmt: &Stmt) -> Order {
@@ -136,20 +144,20 @@ pub fn needs_fold(sql: &str) -> bool {
 
 /// Runs `stmt` on both connections and compares everything: the answers,
 /// the warnings, LAST_INSERT_ID() after an INSERT, and the contents of
-/// `tables` after a data change. Returns the first mismatch and, when the
-/// tables were read back, MariaDB's contents and whether Larch's differ.
+/// `tables` after a data change.
 pub fn compare_stmt(
     m: &mut mysql::Conn,
     l: &mut mysql::Conn,
     stmt: &Stmt,
     tables: &[Table],
-) -> (Option<Mismatch>, Option<ReadBack>) {
+) -> Compared {
     let sql = stmt.sql();
     let am = exec::run(m, &sql);
     let al = exec::run(l, &sql);
     let mut mm = compare::answers(&am, &al, &order_of(stmt), needs_fold(&sql));
+    let both_failed = am.is_error() && al.is_error();
     if am.is_lost() || al.is_lost() {
-        return (mm, None);
+        return Compared { mismatch: mm, back: None, both_failed };
     }
     // Warnings of a statement over several tables depend on the join order
     // and access paths the optimizer picks (which rows and pairs of rows
@@ -196,7 +204,7 @@ pub fn compare_stmt(
         }
         back = Some((all, diverged));
     }
-    (mm, back)
+    Compared { mismatch: mm, back, both_failed }
 }
 
 impl Runner {
@@ -306,9 +314,9 @@ impl Runner {
         self.both("USE dt")?;
         for t in self.gen.tables.clone() {
             let create = Stmt::Raw(t.create_sql());
-            let (mm, _) = compare_stmt(&mut self.m.conn, &mut self.l.conn, &create, &[]);
+            let c = compare_stmt(&mut self.m.conn, &mut self.l.conn, &create, &[]);
             self.stats.statements += 1;
-            if let Some(mm) = mm {
+            if let Some(mm) = c.mismatch {
                 self.record_unminimized(&create, mm)?;
                 return Ok(());
             }
@@ -352,8 +360,9 @@ impl Runner {
     fn step(&mut self, stmt: Stmt) -> Result<bool, Error> {
         let pre = if stmt.changes_data() { Some(self.snapshot.clone()) } else { None };
         let tables = self.gen.tables.clone();
-        let (mm, back) = compare_stmt(&mut self.m.conn, &mut self.l.conn, &stmt, &tables);
+        let Compared { mismatch: mm, back, both_failed } = compare_stmt(&mut self.m.conn, &mut self.l.conn, &stmt, &tables);
         self.stats.statements += 1;
+        self.stats.both_failed += u64::from(both_failed && mm.is_none());
         let mut diverged = false;
         if let Some((b, d)) = back {
             self.snapshot = b;
