@@ -48,7 +48,12 @@ fn literal(ty: &ColType, c: &Option<Vec<u8>>) -> String {
         ColType::Int { .. } | ColType::Decimal { .. } | ColType::Float { .. } | ColType::Year => {
             String::from_utf8_lossy(b).into_owned()
         }
-        _ => quote(&String::from_utf8_lossy(b)),
+        _ => match std::str::from_utf8(b) {
+            Ok(text) if !text.chars().any(char::is_control) => quote(text),
+            // Control characters as a hex literal, so the reproduction is
+            // plain text.
+            _ => format!("X'{}'", hex(b)),
+        },
     }
 }
 
@@ -125,8 +130,17 @@ fn describe(a: &Answer) -> String {
     }
 }
 
+/// `s` as SQL comment lines, control characters written as `\xNN`.
 fn comment(s: &str) -> String {
-    s.lines().map(|l| format!("--   {l}\n")).collect()
+    s.lines()
+        .map(|l| {
+            let clean: String = l
+                .chars()
+                .map(|c| if c.is_control() { format!("\\x{:02x}", u32::from(c)) } else { c.to_string() })
+                .collect();
+            format!("--   {clean}\n")
+        })
+        .collect()
 }
 
 impl Runner {
