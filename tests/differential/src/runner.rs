@@ -397,6 +397,12 @@ impl Runner {
         if lost {
             self.revive_larch()?;
         }
+        if mm.category.starts_with("MariaDB connection lost") {
+            // The reference hung past the read timeout or died: a new
+            // connection (or the run stops), and a new round.
+            self.m.conn = self.m.server.connect()?;
+            return Ok(false);
+        }
         // The first few of a category, then ever more rarely (32, 64, ...).
         if count <= self.cfg.minimize_per_category || (count >= 32 && count.is_power_of_two()) {
             let (data, prefix) = match prior {
