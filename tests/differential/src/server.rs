@@ -5,8 +5,8 @@
 //!
 //! Both are started with the same relevant settings: utf8mb4 with
 //! `utf8mb4_general_ci` as the server character set (Larch's default),
-//! `innodb_flush_log_at_trx_commit=2` (durability is not under test here)
-//! and no binary log. Every wait is bounded.
+//! `innodb_flush_log_at_trx_commit=2` and no doublewrite buffer
+//! (durability is not under test here), and no binary log. Every wait is bounded.
 
 use std::fmt;
 use std::fs;
@@ -134,6 +134,11 @@ impl Server {
                 "--character-set-server=utf8mb4",
                 "--collation-server=utf8mb4_general_ci",
                 "--innodb-flush-log-at-trx-commit=2",
+                "--innodb-doublewrite=0",
+                // Tables in the system tablespace: CREATE, DROP and
+                // TRUNCATE (every round, every minimization trial) create
+                // and delete no files.
+                "--innodb-file-per-table=0",
                 "--innodb-buffer-pool-size=64M",
                 "--max-connections=50",
             ]);
@@ -158,6 +163,7 @@ impl Server {
             .args([
                 "--bind-address=127.0.0.1",
                 "--innodb-flush-log-at-trx-commit=2",
+                "--innodb-doublewrite=OFF",
                 "--innodb-buffer-pool-size=64M",
             ]);
         Server::spawn(Kind::Larch, cmd, dir, port, larchd)
