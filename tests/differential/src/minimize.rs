@@ -181,7 +181,11 @@ impl Runner {
                     self.prepare(&Repro { tables: all.to_vec(), ..r.clone() })?;
                     return Ok(Some(Mismatch { category: "Larch connection lost (crash or hang)".into(), detail: e.to_string() }));
                 }
-                Err(e) => return Err(e),
+                Err(e) => {
+                    self.revive_mariadb()?;
+                    self.prepare(&Repro { tables: all.to_vec(), ..r.clone() })?;
+                    return Ok(Some(Mismatch { category: "MariaDB connection lost".into(), detail: e.to_string() }));
+                }
             };
             for s in &setup {
                 if let Err(e) = c.query_drop(s) {
@@ -199,9 +203,10 @@ impl Runner {
             _ => return Err("no connections".into()),
         };
         let mm = compare_stmt(&mut m, &mut l, &r.stmt, &r.tables).mismatch;
-        if mm.as_ref().is_some_and(|x| x.category.starts_with("Larch connection lost")) {
+        if mm.as_ref().is_some_and(|x| x.category.contains("connection lost")) {
             drop((m, l));
             self.revive_larch()?;
+            self.revive_mariadb()?;
             self.prepare(&Repro { tables: all.to_vec(), ..r.clone() })?;
         }
         Ok(mm)
@@ -364,6 +369,9 @@ impl Runner {
         }
         if !self.l.server.alive() {
             self.revive_larch()?;
+        }
+        if !self.m.server.alive() {
+            self.revive_mariadb()?;
         }
         let l = out.pop().unwrap_or_default();
         let m = out.pop().unwrap_or_default();

@@ -46,6 +46,11 @@ pub struct Stats {
     pub known: BTreeMap<String, u64>,
     /// Findings by key (category + signature).
     pub findings: BTreeMap<String, Finding>,
+    /// Statements on which MariaDB crashed or hung (not counted as
+    /// mismatches: the reference failed), the first few.
+    pub mariadb_lost: Vec<String>,
+    /// Times MariaDB was restarted after it died or hung.
+    pub mariadb_restarts: u64,
     /// Times larchd was restarted after it died or hung.
     pub larchd_restarts: u64,
     /// Elapsed time.
@@ -101,6 +106,10 @@ impl Stats {
         );
         let _ = writeln!(s, "- statements both servers rejected (same error; not mismatches): {}", self.both_failed);
         let _ = writeln!(s, "- larchd restarts (crash or hang): {}", self.larchd_restarts);
+        let _ = writeln!(s, "- MariaDB restarts (crash or hang; not counted as mismatches): {}", self.mariadb_restarts);
+        for q in &self.mariadb_lost {
+            let _ = writeln!(s, "  - MariaDB lost the connection on: `{q}`");
+        }
         for (k, n) in &self.known {
             let _ = writeln!(s, "- intentional difference `{k}` (known-differences.md): {n}");
         }

@@ -270,9 +270,27 @@ impl Runner {
         Ok(())
     }
 
+    /// Restarts MariaDB (on a new data directory) when it died or stopped
+    /// answering; reconnects.
+    pub fn revive_mariadb(&mut self) -> Result<(), Error> {
+        let alive = self.m.server.alive() && self.m.server.connect().is_ok();
+        if !alive {
+            eprintln!("larch-differential: MariaDB died or hangs; restarting it\n{}", self.m.server.log_tail());
+            let program = self.m.server.program().to_owned();
+            self.m.server.stop();
+            self.m.server = Server::start_mariadb(&program)?;
+            self.stats.mariadb_restarts += 1;
+        }
+        self.m.conn = self.m.server.connect()?;
+        Ok(())
+    }
+
     fn both(&mut self, sql: &str) -> Result<(), Error> {
         use mysql::prelude::Queryable;
-        self.m.conn.query_drop(sql).map_err(|e| format!("MariaDB: {sql}: {e}"))?;
+        if let Err(e) = self.m.conn.query_drop(sql) {
+            self.revive_mariadb()?;
+            self.m.conn.query_drop(sql).map_err(|e2| format!("MariaDB: {sql}: {e} / {e2}"))?;
+        }
         if let Err(e) = self.l.conn.query_drop(sql) {
             self.revive_larch()?;
             self.l.conn.query_drop(sql).map_err(|e2| format!("Larch: {sql}: {e} / {e2}"))?;
@@ -398,9 +416,19 @@ impl Runner {
             self.revive_larch()?;
         }
         if mm.category.starts_with("MariaDB connection lost") {
-            // The reference hung past the read timeout or died: a new
-            // connection (or the run stops), and a new round.
-            self.m.conn = self.m.server.connect()?;
+            // The reference crashed or hung: not Larch's mismatch. Noted,
+            // MariaDB restarted if it died, and a new round.
+            self.stats.mismatches -= 1;
+            if let Some(c) = self.stats.by_category.get_mut(&mm.category) {
+                *c -= 1;
+                if *c == 0 {
+                    self.stats.by_category.remove(&mm.category);
+                }
+            }
+            if self.stats.mariadb_lost.len() < 10 {
+                self.stats.mariadb_lost.push(stmt.sql());
+            }
+            self.revive_mariadb()?;
             return Ok(false);
         }
         // The first few of a category, then ever more rarely (32, 64, ...).
@@ -417,8 +445,8 @@ impl Runner {
             }
             self.stats.add_finding(finding);
             // Minimizing used other connections and databases; start over.
-            self.m.conn = self.m.server.connect()?;
-            self.l.conn = self.l.server.connect()?;
+            self.revive_mariadb()?;
+            self.revive_larch()?;
             return Ok(false);
         }
         // Go on unless the servers' table contents now differ and cannot
