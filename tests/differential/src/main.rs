@@ -33,6 +33,11 @@ struct Args {
     /// Generator features to switch off (comma-separated; see --list-features).
     #[arg(long, value_delimiter = ',')]
     without: Vec<String>,
+    /// Skip generated statements containing this text (case-insensitive;
+    /// repeatable), e.g. `--avoid 'AS NCHAR'`: a temporary switch for the
+    /// shape of a reported bug.
+    #[arg(long)]
+    avoid: Vec<String>,
     /// Print the generator features and exit.
     #[arg(long)]
     list_features: bool,
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
     cfg.duration = Duration::from_secs(args.duration);
     cfg.max_statements = args.statements.unwrap_or(u64::MAX);
     cfg.disabled = args.without.into_iter().collect();
+    cfg.avoid = args.avoid.iter().map(|a| a.to_ascii_uppercase()).collect();
     cfg.statements_per_round = args.round;
     cfg.minimize_time = Duration::from_secs(args.minimize_secs);
     cfg.minimize_per_category = args.minimize_per_category;

@@ -8,7 +8,9 @@
 //! - `LARCH_DIFF_SECONDS` (default 90) and `LARCH_DIFF_STATEMENTS`
 //!   (default 20000) bound the run;
 //! - `LARCH_DIFF_WITHOUT=feature,...` switches generator features off
-//!   (`larch-differential --list-features`);
+//!   (`larch-differential --list-features`), and `LARCH_DIFF_AVOID=text;...`
+//!   skips generated statements containing one of the texts: temporary
+//!   switches while a reported bug is being fixed;
 //! - `LARCHD` names the larchd binary (default: the workspace's release
 //!   build);
 //! - without `mariadbd` (or without a built larchd) the test prints
@@ -53,6 +55,9 @@ fn larch_answers_like_mariadb() {
     cfg.print_findings = false;
     if let Ok(w) = std::env::var("LARCH_DIFF_WITHOUT") {
         cfg.disabled = w.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect();
+    }
+    if let Ok(a) = std::env::var("LARCH_DIFF_AVOID") {
+        cfg.avoid = a.split(';').map(|s| s.trim().to_ascii_uppercase()).filter(|s| !s.is_empty()).collect();
     }
     let mut runner = match Runner::start(cfg) {
         Ok(r) => r,
