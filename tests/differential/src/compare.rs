@@ -356,7 +356,8 @@ pub fn warnings(m: &[Warning], l: &[Warning]) -> Option<Mismatch> {
 }
 
 /// Compares a table's contents read back in primary-key order; `types`
-/// names the columns' SQL types (for the category: which type differs).
+/// names the columns' SQL types, or `AUTO_INCREMENT` (for the category:
+/// which kind of column differs).
 pub fn table_state(table: &str, types: &[String], m: &[Row], l: &[Row]) -> Option<Mismatch> {
     if m.len() == l.len() && m.iter().zip(l).all(|(x, y)| x == y) {
         return None;
@@ -370,9 +371,13 @@ pub fn table_state(table: &str, types: &[String], m: &[Row], l: &[Row]) -> Optio
             .find_map(|(x, y)| (0..x.len()).find(|&i| x.get(i) != y.get(i)))
             .unwrap_or(0);
         let ty = types.get(col).map_or("?", String::as_str);
-        // The type without lengths, collations or UNSIGNED.
-        let base: String = ty.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
-        format!("a {base} column differs")
+        if ty == "AUTO_INCREMENT" {
+            "the AUTO_INCREMENT column differs".to_owned()
+        } else {
+            // The type without lengths, collations or UNSIGNED.
+            let base: String = ty.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+            format!("a {base} column differs")
+        }
     };
     mm(
         format!("table contents after the statement ({what})"),

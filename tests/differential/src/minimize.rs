@@ -6,7 +6,8 @@
 //! category is unchanged. Reduction is greedy: statement simplifications
 //! (`reduce.rs`), then dropping table rows (halves, quarters, ... single
 //! rows), unreferenced tables and transaction statements, then the
-//! statement once more; bounded by the configured time.
+//! statement once more, then table columns; bounded by the configured
+//! time.
 
 use std::fmt::Write;
 use std::time::Instant;
@@ -228,8 +229,9 @@ impl Runner {
             self.reduce_stmt(&mut cur, &all, deadline)?;
             self.reduce_data(&mut cur, &all, deadline)?;
             self.reduce_stmt(&mut cur, &all, deadline)?;
+            self.reduce_columns(&mut cur, deadline)?;
         }
-        let final_mm = self.trial(&cur, &all)?;
+        let final_mm = self.trial(&cur, &cur.tables.clone())?;
         let text = self.render(&cur, final_mm.as_ref().unwrap_or(&mm), reproduced)?;
         Ok(Finding {
             category: cur.category.clone(),
@@ -313,6 +315,33 @@ impl Runner {
                     }
                 }
                 chunk /= 2;
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops table columns the mismatch does not need (each candidate
+    /// schema is created anew); leaves `dr` holding `cur`'s tables.
+    fn reduce_columns(&mut self, cur: &mut Repro, deadline: Instant) -> Result<(), Error> {
+        self.prepare(cur)?;
+        for t in 0..cur.tables.len() {
+            let mut i = cur.tables[t].columns.len();
+            while i > 0 && Instant::now() < deadline {
+                i -= 1;
+                let Some(table) = cur.tables[t].without_column(i) else { continue };
+                let mut cand = cur.clone();
+                cand.tables[t] = table;
+                for row in &mut cand.data[t] {
+                    if i < row.len() {
+                        row.remove(i);
+                    }
+                }
+                self.prepare(&cand)?;
+                if self.same(&cand, &cand.tables.clone())? {
+                    *cur = cand;
+                } else {
+                    self.prepare(cur)?;
+                }
             }
         }
         Ok(())

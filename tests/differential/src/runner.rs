@@ -190,7 +190,11 @@ pub fn compare_stmt(
             let a = exec::rows(m, &sql).unwrap_or_default();
             match exec::rows(l, &sql) {
                 Ok(b) => {
-                    let types: Vec<String> = t.columns.iter().map(|c| c.ty.sql()).collect();
+                    let types: Vec<String> = t
+                        .columns
+                        .iter()
+                        .map(|c| if c.auto_inc { "AUTO_INCREMENT".to_owned() } else { c.ty.sql() })
+                        .collect();
                     let d = compare::table_state(&t.name, &types, &a, &b);
                     diverged |= d.is_some();
                     if mm.is_none() {

@@ -305,6 +305,25 @@ impl Table {
         }
     }
 
+    /// The table without column `i` (and the keys using it); None when
+    /// `i` is part of the primary key.
+    pub fn without_column(&self, i: usize) -> Option<Table> {
+        if self.pk.contains(&i) || i >= self.columns.len() {
+            return None;
+        }
+        let shift = |c: usize| if c > i { c - 1 } else { c };
+        let mut t = self.clone();
+        t.columns.remove(i);
+        t.pk = self.pk.iter().map(|&c| shift(c)).collect();
+        t.keys = self
+            .keys
+            .iter()
+            .filter(|(_, cols)| !cols.contains(&i))
+            .map(|(u, cols)| (*u, cols.iter().map(|&c| shift(c)).collect()))
+            .collect();
+        Some(t)
+    }
+
     /// CREATE TABLE.
     pub fn create_sql(&self) -> String {
         let mut parts: Vec<String> = self
