@@ -152,9 +152,23 @@ pub fn answers(m: &Answer, l: &Answer, order: &Order, fold: bool) -> Option<Mism
 }
 
 /// A short key for errors whose code alone covers many unrelated causes:
-/// the missing function (1305) or the unsupported construct (1235).
+/// the missing function (1305), the unsupported construct (1235), the
+/// internal error's message with numbers elided (1105).
 fn error_key(code: u16, message: &str) -> String {
     match code {
+        1105 => {
+            let mut key = String::new();
+            for c in message.chars().take(60) {
+                if c.is_ascii_digit() {
+                    if !key.ends_with('N') {
+                        key.push('N');
+                    }
+                } else {
+                    key.push(c);
+                }
+            }
+            format!(" ({key})")
+        }
         1305 => {
             // "FUNCTION db.NAME does not exist"
             let name = message.split_whitespace().nth(1).unwrap_or("");
