@@ -7,6 +7,10 @@
 #   mariadb-test-data  MariaDB's own test files, which tests/compat/run runs
 #                   against larchd (tests/compat.rs; skipped when absent)
 #   python3         tests/compat/run itself
+#   mariadb-server  mariadbd and mariadb-install-db: the differential tester
+#                   (tests/differential) runs a private MariaDB as its
+#                   reference (skipped when absent); installed with no
+#                   service started
 # Debian/Ubuntu, non-interactive and idempotent, as root or through sudo
 # (scripts/install-packages.sh).
 #
@@ -15,4 +19,5 @@
 # test. .ci/run sets it when this script succeeds.
 set -eu
 exec "$(dirname "$0")/../../../scripts/install-packages.sh" --name install-test-deps \
-    mariadb-client sysbench mariadb-test mariadb-test-data python3
+    --no-service-start mariadb-client sysbench mariadb-test mariadb-test-data python3 \
+    mariadb-server
