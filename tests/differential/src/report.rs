@@ -44,6 +44,9 @@ pub struct Stats {
     pub by_category: BTreeMap<String, u64>,
     /// Intentional differences seen, by name.
     pub known: BTreeMap<String, u64>,
+    /// Statements MariaDB ran and Larch refused with 1235 (not supported
+    /// yet), by category: allowed, not mismatches (`known::is_refusal`).
+    pub refused: BTreeMap<String, u64>,
     /// Findings by key (category + signature).
     pub findings: BTreeMap<String, Finding>,
     /// Statements on which MariaDB crashed or hung (not counted as
@@ -112,6 +115,15 @@ impl Stats {
         }
         for (k, n) in &self.known {
             let _ = writeln!(s, "- intentional difference `{k}` (known-differences.md): {n}");
+        }
+        if !self.refused.is_empty() {
+            let total: u64 = self.refused.values().sum();
+            let _ = writeln!(s, "- refused with 1235, not supported yet (allowed; not mismatches): {total}");
+            let mut refused: Vec<_> = self.refused.iter().collect();
+            refused.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            for (c, n) in refused {
+                let _ = writeln!(s, "  - {n:>7}  {c}");
+            }
         }
         let _ = writeln!(s, "\n## Mismatches by category\n");
         let cats = self.sorted_categories();

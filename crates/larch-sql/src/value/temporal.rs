@@ -303,10 +303,41 @@ fn build(
     })
 }
 
-/// A number read as a date or datetime (`20240105`, `240105`,
-/// `20240105073000`, with an optional fraction).
+/// A number read as a date or datetime, by MariaDB's rules
+/// (`number_to_datetime`): `YYMMDD` (years 2000-2069 below 700101, else
+/// 1970-1999), `YYYYMMDD` from 10000101, `YYMMDDhhmmss`, and
+/// `YYYYMMDDhhmmss` from 10000101000000; 0 is the zero date. `None` for
+/// numbers in none of these ranges (1, 100, 9999999, ...) and invalid
+/// dates, which MariaDB refuses (1292) or turns into NULL.
 pub fn datetime_from_number(int_part: u64, micros: u32) -> Option<ParsedDateTime> {
-    if int_part == 0 {
+    const YY_PART_YEAR: u64 = 70;
+    let n = int_part;
+    let (nr, has_time) = if n == 0 || n >= 10_000_101_000_000 {
+        (n, true)
+    } else if n < 101 {
+        return None;
+    } else if n <= (YY_PART_YEAR - 1) * 10_000 + 1231 {
+        ((n + 20_000_000) * 1_000_000, false)
+    } else if n < YY_PART_YEAR * 10_000 + 101 {
+        return None;
+    } else if n <= 991_231 {
+        ((n + 19_000_000) * 1_000_000, false)
+    } else if n < 10_000_101 {
+        return None;
+    } else if n <= 99_991_231 {
+        (n * 1_000_000, false)
+    } else if n < 101_000_000 {
+        return None;
+    } else if n <= (YY_PART_YEAR - 1) * 10_000_000_000 + 1_231_235_959 {
+        (n + 20_000_000_000_000, true)
+    } else if n < YY_PART_YEAR * 10_000_000_000 + 101_000_000 {
+        return None;
+    } else if n <= 991_231_235_959 {
+        (n + 19_000_000_000_000, true)
+    } else {
+        (n, true)
+    };
+    if nr == 0 {
         return Some(ParsedDateTime {
             value: DateTime::default(),
             has_time: false,
@@ -314,17 +345,22 @@ pub fn datetime_from_number(int_part: u64, micros: u32) -> Option<ParsedDateTime
             truncated: false,
         });
     }
-    let s = int_part.to_string();
-    let padded = match s.len() {
-        1..=6 => format!("{int_part:06}"),
-        7 | 8 => format!("{int_part:08}"),
-        9..=12 => format!("{int_part:012}"),
-        13 | 14 => format!("{int_part:014}"),
-        _ => return None,
-    };
-    let mut p = parse_datetime(&padded)?;
-    p.value.micros = micros;
-    Some(p)
+    let (date, time) = (nr / 1_000_000, nr % 1_000_000);
+    let parsed = build(
+        u32::try_from(date / 10_000).ok()?,
+        (date % 10_000 / 100) as u32,
+        (date % 100) as u32,
+        (time / 10_000) as u32,
+        (time % 10_000 / 100) as u32,
+        (time % 100) as u32,
+        (micros, 0),
+        has_time,
+        false,
+    )?;
+    if parsed.value.date.year > 9999 {
+        return None;
+    }
+    Some(parsed)
 }
 
 /// Parses a TIME string into signed microseconds, clamped to ±838:59:59.
@@ -333,11 +369,14 @@ pub fn parse_time(s: &str) -> Option<(i64, bool, bool)> {
     let t = s.trim();
     // A full datetime string: its time part. A text whose first number
     // ends in `:`, `.` or a blank is a time ('01:00:00.000000', '10.5',
-    // '1 10:00'), never a date.
-    let date_shaped = !matches!(
-        t.bytes().find(|c| !c.is_ascii_digit()),
-        Some(b':' | b'.' | b' ')
-    );
+    // '1 10:00'), never a date, unless that number is longer than a time's
+    // HHHMMSS ('20240101103000.25' is a datetime, as in MariaDB).
+    let lead = t.bytes().take_while(u8::is_ascii_digit).count();
+    let date_shaped = lead > 7
+        || !matches!(
+            t.bytes().find(|c| !c.is_ascii_digit()),
+            Some(b':' | b'.' | b' ')
+        );
     if let Some(p) = parse_datetime(t).filter(|p| date_shaped && p.has_time && t.len() > 10) {
         let v = &p.value;
         let us = (i64::from(v.hour) * 3600 + i64::from(v.minute) * 60 + i64::from(v.second))
