@@ -39,6 +39,8 @@ mod mvcc_tests;
 mod purge;
 mod read;
 mod rollback;
+#[cfg(test)]
+mod savepoint_tests;
 mod scan;
 pub mod schema;
 mod statistics;
