@@ -236,6 +236,9 @@ fn savepoint_rollbacks_of_off_page_rows_leave_purgeable_undo() -> Result<()> {
     }
     assert!(env.services.undo.history_len() > 0);
     assert!(env.services.undo.undo_pages() > 0);
+    let undo = crate::undo::check_undo(&env.storage)?;
+    assert!(undo.is_clean(), "{:#?}", undo.problems);
+    assert_eq!(undo.history_logs, env.services.undo.history_len());
     purge_all(&env.services)?;
     assert_eq!(
         env.services.undo.history_len(),
@@ -252,6 +255,8 @@ fn savepoint_rollbacks_of_off_page_rows_leave_purgeable_undo() -> Result<()> {
     assert!(c.problems.is_empty(), "{:?}", c.problems);
     let report = env.storage.check()?;
     assert!(report.is_clean(), "{:?}", report.problems());
+    let undo = crate::undo::check_undo(&env.storage)?;
+    assert!(undo.is_clean() && undo.pages == 0, "{undo:#?}");
     // Rows n = 11..=14 were committed alone and never moved.
     let left: Vec<i64> = env
         .rows_where(|_| true)?
