@@ -32,6 +32,8 @@ mod autoinc;
 mod change;
 mod check;
 mod context;
+#[cfg(test)]
+mod full_disk_tests;
 mod gap;
 pub mod layout;
 #[cfg(test)]
