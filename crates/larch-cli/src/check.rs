@@ -1,5 +1,7 @@
 //! `larch check`: open the directory (recovering it if needed), verify every page
-//! and every tablespace structure, print a summary, name every bad page.
+//! and every tablespace structure, the undo logs (rollback segments, slots,
+//! history lists, log chains and records) and every table, print a summary,
+//! name every bad page.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -8,6 +10,7 @@ use larch_engine::catalog::Catalog;
 use larch_engine::config::EngineConfig;
 use larch_engine::io::Vfs;
 use larch_engine::storage::{detect_page_size, scan_offline, CheckReport, Storage};
+use larch_engine::undo::check_undo;
 
 fn print(report: &CheckReport) {
     println!(
@@ -30,6 +33,32 @@ fn print(report: &CheckReport) {
     }
     for p in report.problems() {
         println!("PROBLEM {p}");
+    }
+}
+
+/// Verifies the undo logs, prints one summary line and files the problems
+/// under their tablespaces in `report`. Undo logs are read before the undo
+/// store is opened, so nothing a crash left behind is finished first.
+pub(crate) fn add_undo_check(storage: &Storage, report: &mut CheckReport) {
+    match check_undo(storage) {
+        Ok(u) => {
+            println!(
+                "undo: {} rollback segments, {} active logs, {} history logs, {} pages, {} records, {} problems",
+                u.rollback_segments,
+                u.live_logs,
+                u.history_logs,
+                u.pages,
+                u.records,
+                u.problems.len()
+            );
+            u.add_to(report);
+        }
+        Err(e) => {
+            if let Some(s) = report.spaces.first_mut() {
+                s.problems
+                    .push(format!("undo logs could not be checked: {e}"));
+            }
+        }
     }
 }
 
@@ -64,7 +93,10 @@ pub fn run(config: EngineConfig, vfs: Arc<dyn Vfs>) -> ExitCode {
     let report = match opened {
         Ok(storage) => {
             let storage = Arc::new(storage);
-            let r = storage.check();
+            let mut r = storage.check();
+            if let Ok(report) = r.as_mut() {
+                add_undo_check(&storage, report);
+            }
             if r.as_ref().is_ok_and(|r| r.is_clean()) {
                 match check_tables(&storage) {
                     Ok(p) => table_problems = p,

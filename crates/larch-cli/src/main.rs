@@ -32,7 +32,8 @@ commands:
   start    open the data directory as the server will: create it on first use,
            recover it after a crash, verify it, close it cleanly
   init     create a new data directory
-  check    verify every page checksum and every tablespace structure
+  check    verify every page checksum, every tablespace structure, the undo
+           logs and every table
   sql      run SQL on the data directory in-process: -e STATEMENTS, or
            statements ending with ';' on standard input (refused while a
            running larchd holds the directory)
@@ -150,7 +151,10 @@ fn start(config: EngineConfig, vfs: Arc<dyn Vfs>) -> ExitCode {
         storage.log().capacity(),
         storage.log().current_lsn()
     );
-    let report = storage.check();
+    let mut report = storage.check();
+    if let Ok(r) = report.as_mut() {
+        check::add_undo_check(&storage, r);
+    }
     let closed = storage.close();
     match (report, closed) {
         (Ok(r), Ok(())) if r.is_clean() => {

@@ -438,4 +438,6 @@ pub(crate) fn segments_of(root: &[u8]) -> (SegmentRef, SegmentRef) {
 #[cfg(test)]
 mod cursor_tests;
 #[cfg(test)]
+mod split_fault_tests;
+#[cfg(test)]
 mod tests;

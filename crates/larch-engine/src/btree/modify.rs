@@ -9,6 +9,13 @@
 //!   (sequential inserts fill pages completely); a full root moves its entries to
 //!   two new children and becomes one level higher (root raise), so the root page
 //!   number never changes;
+//! - a split does everything that can fail first ([`plan_split`] works out
+//!   which nodes divide, [`reserve`] latches the siblings to relink and
+//!   allocates and formats the new pages) and only then changes nodes: a
+//!   changed mini-transaction cannot be taken back, so an allocation failing
+//!   half way (a full disk) would lose an entry being replaced or leave a
+//!   node its parent does not reference. A failed reservation frees the pages
+//!   it got and leaves the tree as it was;
 //! - a node that falls below a quarter full merges with its right sibling (or
 //!   into its left one) when the two fit in one page; the parent loses an entry
 //!   and may merge in turn; a root left with a single child takes over that
@@ -85,33 +92,182 @@ pub(super) fn insert_pessimistic(
     let mut mtr = Mtr::start(pool)?;
     let (mut path, leaf, _) = latch_path(tree, &mut mtr, key, false)?;
     let n = Node(mtr.data(leaf));
-    let pos = match n.search(key) {
+    let (pos, replaced) = match n.search(key) {
         Ok(i) => {
             if on_dup == OnDuplicate::Error && !n.entry(i).is_deleted() {
                 return Err(EngineError::DuplicateKey {
                     index_id: tree.index_id,
                 });
             }
-            node::remove_at(&mut mtr, leaf, i);
-            i
+            (i, true)
         }
-        Err(pos) => pos,
+        Err(pos) => (pos, false),
     };
     let e = Entry {
         flags: 0,
         key: key.to_vec(),
         value: value.to_vec(),
     };
-    insert_entry(tree, &mut mtr, &mut path, leaf, pos, e)?;
+    // Every step that can fail comes before the first change: the pages the
+    // split needs are allocated and the siblings it relinks latched. A
+    // failure (a full disk) then leaves the tree as it was.
+    let needs = plan_split(tree, &mtr, &path, leaf, pos, replaced, &e)?;
+    let mut spare = match reserve(tree, &mut mtr, &path, leaf, &needs) {
+        Ok(spare) => spare,
+        Err(err) => {
+            mtr.commit()?; // at most allocations undone by frees
+            return Err(err);
+        }
+    };
+    if replaced {
+        node::remove_at(&mut mtr, leaf, pos);
+    }
+    insert_entry(tree, &mut mtr, &mut path, leaf, pos, e, &mut spare)?;
+    if !spare.is_empty() {
+        return Err(EngineError::Internal(format!(
+            "index {}: a split used {} fewer pages than planned",
+            tree.index_id,
+            spare.len()
+        )));
+    }
     mtr.commit()?;
     Ok(())
 }
 
-fn alloc_node(tree: &BTree, mtr: &mut Mtr<'_>, root: PageRef, level: u16) -> Result<PageRef> {
+/// One node a split will divide: its level, its right sibling (relinked to
+/// the new node), and whether it is the root (which takes two new pages).
+#[derive(Debug)]
+struct SplitNeed {
+    level: u16,
+    sibling: Option<u32>,
+    root: bool,
+}
+
+/// The nodes inserting `e` at `pos` of `leaf` (after removing the entry at
+/// `pos` when `replaced`) will split, leaf first, computed without changing
+/// anything: a node splits when the entry does not fit (what `make_room`
+/// decides), and sends a separator (the right half's first key and a child
+/// page number) to its parent.
+fn plan_split(
+    tree: &BTree,
+    mtr: &Mtr<'_>,
+    path: &[Step],
+    leaf: PageRef,
+    pos: usize,
+    replaced: bool,
+    e: &Entry,
+) -> Result<Vec<SplitNeed>> {
+    let cap = capacity(mtr);
+    let mut needs = Vec::new();
+    let (mut node_ref, mut pos, mut replaced) = (leaf, pos, replaced);
+    let mut entry = e.clone();
+    let mut up = path.len();
+    loop {
+        let n = Node(mtr.data(node_ref));
+        let mut room = n.free_space() + n.garbage();
+        let mut entries = n.entries();
+        if replaced && pos < entries.len() {
+            room += entries.remove(pos).heap_size() + 2;
+        }
+        if room >= entry.heap_size() + 2 {
+            return Ok(needs);
+        }
+        let root = mtr.page_id(node_ref).page == tree.root;
+        let next = page::PageHeader(mtr.data(node_ref)).next();
+        needs.push(SplitNeed {
+            level: n.level(),
+            sibling: (!root && next != FIL_NULL).then_some(next),
+            root,
+        });
+        if root {
+            return Ok(needs);
+        }
+        if up == 0 {
+            return Err(EngineError::Internal(format!(
+                "index {}: a split below the root without a parent",
+                tree.index_id
+            )));
+        }
+        entries.insert(pos, entry);
+        let s = split_point(&entries, pos, cap);
+        up -= 1;
+        entry = Entry {
+            flags: 0,
+            key: entries[s].key.clone(),
+            value: vec![0; 4],
+        };
+        node_ref = path[up].node;
+        pos = path[up].child_idx + 1;
+        replaced = false;
+    }
+}
+
+/// Latches the siblings the planned split relinks, then allocates and
+/// formats its new pages, in the order [`insert_entry`] uses them. If an
+/// allocation fails, the pages already allocated are freed again (in the
+/// same mini-transaction) and the error is returned: nothing of the tree
+/// changed.
+fn reserve(
+    tree: &BTree,
+    mtr: &mut Mtr<'_>,
+    path: &[Step],
+    leaf: PageRef,
+    needs: &[SplitNeed],
+) -> Result<Vec<PageRef>> {
+    if needs.is_empty() {
+        return Ok(Vec::new());
+    }
+    for n in needs {
+        if let Some(s) = n.sibling {
+            mtr.page(tree.page(s), Latch::Exclusive)?;
+        }
+    }
+    let root = path.first().map_or(leaf, |s| s.node);
     let (leaf_seg, nonleaf_seg) = segments_of(mtr.data(root));
-    let seg = if level == 0 { leaf_seg } else { nonleaf_seg };
-    let no = alloc::alloc_segment_page(mtr, tree.space, seg)?;
-    mtr.new_page(tree.page(no), PageType::Index)
+    let mut pages: Vec<(u32, alloc::SegmentRef)> = Vec::new();
+    let mut failed = None;
+    'alloc: for n in needs {
+        let seg = if n.level == 0 { leaf_seg } else { nonleaf_seg };
+        for _ in 0..if n.root { 2 } else { 1 } {
+            match alloc::alloc_segment_page(mtr, tree.space, seg) {
+                Ok(p) => pages.push((p, seg)),
+                Err(e) => {
+                    failed = Some(e);
+                    break 'alloc;
+                }
+            }
+        }
+    }
+    let mut spare = Vec::with_capacity(pages.len());
+    if failed.is_none() {
+        for &(p, _) in &pages {
+            match mtr.new_page(tree.page(p), PageType::Index) {
+                Ok(pr) => spare.push(pr),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(e) = failed {
+        for &(p, seg) in pages.iter().rev() {
+            alloc::free_segment_page(mtr, tree.space, seg, p)?;
+        }
+        return Err(e);
+    }
+    spare.reverse(); // popped from the end: leaf level first
+    Ok(spare)
+}
+
+/// The next new node [`reserve`] prepared.
+fn take_node(tree: &BTree, spare: &mut Vec<PageRef>) -> Result<PageRef> {
+    spare.pop().ok_or_else(|| {
+        EngineError::Internal(format!(
+            "index {}: a split needs more pages than planned",
+            tree.index_id
+        ))
+    })
 }
 
 fn free_node(tree: &BTree, mtr: &mut Mtr<'_>, root: PageRef, no: u32, level: u16) -> Result<()> {
@@ -152,7 +308,8 @@ fn split_point(entries: &[Entry], inserted_at: usize, cap: usize) -> usize {
     n / 2
 }
 
-/// Inserts `e` at `pos` of `node`, splitting upwards as needed.
+/// Inserts `e` at `pos` of `node`, splitting upwards as needed, with the
+/// new pages from `spare` (see [`reserve`]); changes nothing that can fail.
 fn insert_entry(
     tree: &BTree,
     mtr: &mut Mtr<'_>,
@@ -160,6 +317,7 @@ fn insert_entry(
     node_ref: PageRef,
     pos: usize,
     e: Entry,
+    spare: &mut Vec<PageRef>,
 ) -> Result<()> {
     let need = e.heap_size() + 2;
     if node::make_room(mtr, node_ref, need) {
@@ -176,8 +334,8 @@ fn insert_entry(
     let no = mtr.page_id(node_ref).page;
     if no == tree.root {
         // Root raise: both halves move to new children.
-        let l = alloc_node(tree, mtr, node_ref, level)?;
-        let r = alloc_node(tree, mtr, node_ref, level)?;
+        let l = take_node(tree, spare)?;
+        let r = take_node(tree, spare)?;
         let (lno, rno) = (mtr.page_id(l).page, mtr.page_id(r).page);
         node::write_node(mtr, l, level, tree.index_id, &entries);
         node::write_node(mtr, r, level, tree.index_id, &right_entries);
@@ -200,11 +358,10 @@ fn insert_entry(
         node::write_node(mtr, node_ref, level + 1, tree.index_id, &root_entries);
         return Ok(());
     }
-    let root = path
-        .first()
-        .map(|s| s.node)
-        .ok_or_else(|| EngineError::Internal("split without a path".into()))?;
-    let r = alloc_node(tree, mtr, root, level)?;
+    if path.is_empty() {
+        return Err(EngineError::Internal("split without a path".into()));
+    }
+    let r = take_node(tree, spare)?;
     let rno = mtr.page_id(r).page;
     let old_next = page::PageHeader(mtr.data(node_ref)).next();
     node::write_node(mtr, node_ref, level, tree.index_id, &entries);
@@ -223,7 +380,7 @@ fn insert_entry(
         key: right_entries[0].key.clone(),
         value: rno.to_le_bytes().to_vec(),
     };
-    insert_entry(tree, mtr, path, step.node, step.child_idx + 1, sep)
+    insert_entry(tree, mtr, path, step.node, step.child_idx + 1, sep, spare)
 }
 
 pub(super) fn delete_pessimistic(tree: &BTree, pool: &BufferPool, key: &[u8]) -> Result<bool> {

@@ -476,6 +476,11 @@ impl SimVfs {
         self.shared.state.lock().bytes_written
     }
 
+    /// Bytes the files take now (what [`SimFault::DiskFull`] limits).
+    pub fn used_bytes(&self) -> u64 {
+        self.shared.state.lock().total_len()
+    }
+
     /// Power loss: each write pending since its file's last sync is independently
     /// dropped, applied whole or torn at a sector boundary (seeded), unsynced
     /// directory changes are undone, and every open handle dies.

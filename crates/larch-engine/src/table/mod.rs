@@ -32,6 +32,8 @@ mod autoinc;
 mod change;
 mod check;
 mod context;
+#[cfg(test)]
+mod full_disk_tests;
 mod gap;
 pub mod layout;
 #[cfg(test)]
@@ -39,6 +41,8 @@ mod mvcc_tests;
 mod purge;
 mod read;
 mod rollback;
+#[cfg(test)]
+mod savepoint_tests;
 mod scan;
 pub mod schema;
 mod statistics;

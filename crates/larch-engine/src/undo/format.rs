@@ -41,7 +41,9 @@
 //! is reused by later transactions while it has room, as InnoDB reuses cached
 //! undo pages): their headers are chained newest to oldest, and each log's
 //! records on that page run from its header to the next header. Only the
-//! newest log of a page can be live (appending) or longer than one page.
+//! newest log of a page can be live (appending) or longer than one page, so
+//! the first page's FIL `next` link is the newest log's: for an older log the
+//! parsers end the chain on that page.
 //!
 //! Invariants: `PAGE_DATA <= free <= page_size - 8`; records are packed with
 //! consecutive undo numbers; headers on a page increase in offset from the
@@ -342,6 +344,10 @@ impl PageInfo {
         Self::first_page_part(pool, id, d, start, end, h.prev(), h.next())
     }
 
+    /// The part of first page `id` belonging to the log whose header is at
+    /// `header` (its records end at `end`). The page's `next` link belongs to
+    /// the page's newest log, the only one that can have more pages: an older
+    /// log's chain ends on this page whatever the link says.
     fn first_page_part(
         pool: &BufferPool,
         id: PageId,
@@ -358,6 +364,8 @@ impl PageInfo {
                 "a log's first page has a previous page",
             ));
         }
+        let newest = header == usize::from(bytes::get_u16(d, PH_LAST_HEADER));
+        let next = if newest { next } else { FIL_NULL };
         Ok(PageInfo {
             free: end,
             start: header + LOG_HEADER,
@@ -552,13 +560,21 @@ impl LogHeader {
             hist_prev: addr(LH_HIST_PREV, LH_HIST_PREV_OFF),
             hist_next: addr(LH_HIST_NEXT, LH_HIST_NEXT_OFF),
         };
-        if lh.page_count == 0 || lh.last_page == FIL_NULL {
+        let newest = h == usize::from(bytes::get_u16(d, PH_LAST_HEADER));
+        let older_grown = !newest && (lh.page_count != 1 || lh.last_page != id.page);
+        if lh.page_count == 0 || lh.last_page == FIL_NULL || older_grown {
             return Err(corruption(
                 pool,
                 id,
                 format!(
-                    "undo log header at {h} is inconsistent ({} pages, last page {})",
-                    lh.page_count, lh.last_page
+                    "undo log header at {h} is inconsistent ({} pages, last page {}{})",
+                    lh.page_count,
+                    lh.last_page,
+                    if older_grown {
+                        "; only the newest log of a page can have more than that page"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }

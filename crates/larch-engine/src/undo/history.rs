@@ -224,6 +224,12 @@ impl UndoStore {
                 mtr.write_u32(rs, slot_offset(s), log.log.page);
             }
             None => {
+                // The first page's next link names the log's second page; it
+                // goes with the pages, or the page's next newest log would
+                // inherit it (the link belongs to whichever log is newest).
+                if pages.len() > 1 {
+                    mtr.write_u32(hdr, offset::NEXT, FIL_NULL);
+                }
                 for r in rest {
                     mtr.write_u16(r, offset::PAGE_TYPE, PageType::Allocated as u16);
                 }

@@ -44,6 +44,9 @@
 //! Rolling back a record twice must be harmless for the caller: records
 //! applied but not yet truncated when a crash hits are returned again.
 //!
+//! Verification: [`check_undo`] reads every rollback segment, slot, history
+//! list, log chain and record without opening the store (`larch check`).
+//!
 //! Errors: the 1637 error when every slot is taken; `Corruption` naming the
 //! space and page for any on-page inconsistency (never a panic); `Internal`
 //! for misuse (payload longer than [`max_payload`], null roll pointer, a
@@ -52,6 +55,7 @@
 //! [`UndoStore::open`] to finish: a commit step that failed there is still a
 //! commit.
 
+mod check;
 mod format;
 mod history;
 mod log;
@@ -60,6 +64,8 @@ mod recover;
 mod rseg;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_check;
 #[cfg(test)]
 mod tests_recovery;
 #[cfg(test)]
@@ -74,6 +80,7 @@ use parking_lot::Mutex;
 use crate::error::{EngineError, Result};
 use crate::storage::Storage;
 
+pub use check::{check_undo, UndoCheck, UndoProblem};
 pub use format::{max_payload, slot_count, LogAddr, RECORD_OVERHEAD};
 pub use rseg::UNDO_SPACE_RSEG_PAGE;
 

@@ -57,8 +57,26 @@ pub(super) struct RsegHeader {
     pub max_trx_id: u64,
     pub hist_len: u64,
     pub hist_first: LogAddr,
+    pub hist_last: LogAddr,
     pub hist_pages: u64,
     pub slots: Vec<u32>,
+}
+
+/// Reads the rollback segment header page `id` (shared latch, copied out),
+/// checking its type, magic, format and slot count.
+pub(super) fn read_header(pool: &BufferPool, id: PageId) -> Result<RsegHeader> {
+    let g = pool.fix(id, Latch::Shared)?;
+    let d = g.data();
+    check(pool, id, d)?;
+    let n = bytes::get_u32(d, RS_SLOT_COUNT);
+    Ok(RsegHeader {
+        max_trx_id: bytes::get_u64(d, RS_MAX_TRX_ID),
+        hist_len: bytes::get_u64(d, RS_HIST_LEN),
+        hist_first: list_end(d, RS_HIST_FIRST, RS_HIST_FIRST_OFF),
+        hist_last: list_end(d, RS_HIST_LAST, RS_HIST_LAST_OFF),
+        hist_pages: bytes::get_u64(d, RS_HIST_PAGES),
+        slots: (0..n).map(|i| bytes::get_u32(d, slot_offset(i))).collect(),
+    })
 }
 
 impl Rseg {
@@ -75,17 +93,7 @@ impl Rseg {
 
     /// Reads the header page (shared latch, copied out).
     pub fn read(&self, pool: &BufferPool) -> Result<RsegHeader> {
-        let g = pool.fix(self.id(), Latch::Shared)?;
-        let d = g.data();
-        check(pool, self.id(), d)?;
-        let n = bytes::get_u32(d, RS_SLOT_COUNT);
-        Ok(RsegHeader {
-            max_trx_id: bytes::get_u64(d, RS_MAX_TRX_ID),
-            hist_len: bytes::get_u64(d, RS_HIST_LEN),
-            hist_first: list_end(d, RS_HIST_FIRST, RS_HIST_FIRST_OFF),
-            hist_pages: bytes::get_u64(d, RS_HIST_PAGES),
-            slots: (0..n).map(|i| bytes::get_u32(d, slot_offset(i))).collect(),
-        })
+        read_header(pool, self.id())
     }
 }
 

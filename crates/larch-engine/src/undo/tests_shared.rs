@@ -181,3 +181,49 @@ fn shared_pages_survive_a_crash() {
     assert_eq!(used_pages(&store, 1), base_used[&1]);
     assert!(store.storage().check().expect("check").is_clean());
 }
+
+/// A log on a shared first page that grew past it links the page to its
+/// continuation pages; the older logs on that page hold that page only, and
+/// purge must read and free them without following that link: while the
+/// newer log is still active, and after the newer log was purged first
+/// (which must take the link away with its pages).
+#[test]
+fn older_logs_on_a_page_a_newer_log_grew_past_are_purged() {
+    for newer_first in [false, true] {
+        let (_vfs, store) = fresh(PageSize::K4, 1);
+        let base_used = used_pages(&store, 1);
+        let (a, _) = committed(&store, 1, 3, 100);
+        let mut log = store.create_log(2).expect("log");
+        assert_eq!(log.addr().page, a.page);
+        for i in 0..12u64 {
+            store
+                .append(&mut log, false, &payload(2, i, 900))
+                .expect("append");
+        }
+        assert!(log.page_count() >= 3, "{} pages", log.page_count());
+        let purge = |trx: u64, records: usize, addr: LogAddr| {
+            let h = history_of(&store, trx);
+            let recs = store
+                .history_records(&h, 0, 100)
+                .unwrap_or_else(|e| panic!("records of trx {trx}: {e}"));
+            assert_eq!(recs.len(), records, "records of trx {trx}");
+            assert!(recs.iter().all(|r| r.trx_id == trx && r.log == addr));
+            store
+                .free_history(h)
+                .unwrap_or_else(|e| panic!("free trx {trx}: {e}"));
+        };
+        let b = log.addr();
+        if newer_first {
+            store.commit(log, 2).expect("commit");
+            purge(2, 12, b);
+            purge(1, 3, a);
+        } else {
+            purge(1, 3, a);
+            store.commit(log, 2).expect("commit");
+            purge(2, 12, b);
+        }
+        assert_eq!((store.undo_pages(), store.history_len()), (0, 0));
+        assert_eq!(used_pages(&store, 1), base_used);
+        assert!(store.storage().check().expect("check").is_clean());
+    }
+}

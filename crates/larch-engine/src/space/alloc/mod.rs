@@ -140,9 +140,45 @@ pub fn init_space(mtr: &mut Mtr<'_>, space: u32, initial_size_pages: u32) -> Res
     inode::init_inode_page(mtr, &ctx, 1)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Test hook: page allocations left before the disk counts as full.
+    static FULL_AFTER: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Tests: from the `n`-th page allocation of this thread on (`Some(0)`: the
+/// next one), every allocation fails with `DiskFull` before changing
+/// anything, as on a disk that filled up, until called with `None`.
+#[cfg(test)]
+pub(crate) fn fail_allocations_after(n: Option<u64>) {
+    FULL_AFTER.with(|c| c.set(n));
+}
+
+/// In tests, a full disk once [`fail_allocations_after`]'s count is used up;
+/// otherwise nothing.
+fn injected_full(mtr: &Mtr<'_>, space: u32) -> Result<()> {
+    #[cfg(test)]
+    {
+        if let Some(n) = FULL_AFTER.with(|c| c.get()) {
+            if n == 0 {
+                let spaces = mtr.pool().spaces();
+                let path = spaces
+                    .get(space)
+                    .map(|f| spaces.path_of(&f.name))
+                    .unwrap_or_default();
+                return Err(EngineError::DiskFull { path });
+            }
+            FULL_AFTER.with(|c| c.set(Some(n - 1)));
+        }
+    }
+    let _ = (mtr, space);
+    Ok(())
+}
+
 /// Allocates a single fragment page (not in any segment), growing the space if
 /// needed. The caller then formats it with `mtr.new_page`.
 pub fn alloc_page(mtr: &mut Mtr<'_>, space: u32) -> Result<u32> {
+    injected_full(mtr, space)?;
     let mut ctx = Ctx::open(mtr, space)?;
     extent::alloc_frag_page(mtr, &mut ctx)
 }
@@ -179,6 +215,7 @@ pub fn create_segment(mtr: &mut Mtr<'_>, space: u32) -> Result<SegmentRef> {
 
 /// Allocates one page for segment `seg`. The caller formats it with `mtr.new_page`.
 pub fn alloc_segment_page(mtr: &mut Mtr<'_>, space: u32, seg: SegmentRef) -> Result<u32> {
+    injected_full(mtr, space)?;
     let mut ctx = Ctx::open(mtr, space)?;
     let ino = inode::open(mtr, &ctx, seg)?;
     segment::alloc(mtr, &mut ctx, &ino)
