@@ -7,7 +7,7 @@
 //! CTEs included. What the walk does:
 //! - normalizes what means nothing: `SELECT ALL` is `SELECT`;
 //! - refuses with 1235 ("not supported yet") what MariaDB runs and Larch
-//!   does not yet: `GROUP BY ... WITH ROLLUP`, `FETCH FIRST`, system-versioned reads (`FOR SYSTEM_TIME`),
+//!   does not yet: `FETCH FIRST`, system-versioned reads (`FOR SYSTEM_TIME`),
 //!   explicit partition selection, `RETURNING`;
 //! - refuses with 1064 what MariaDB's grammar has no place for, though
 //!   sqlparser accepts it for other databases: `DISTINCT ON`, `NULLS
@@ -98,6 +98,7 @@ impl VisitorMut for ClauseCheck {
     }
 
     fn pre_visit_query(&mut self, q: &mut ast::Query) -> ControlFlow<SqlError> {
+        set_operations(&q.body)?;
         if q.fetch.is_some() {
             return not_yet("FETCH FIRST");
         }
@@ -135,11 +136,11 @@ impl VisitorMut for ClauseCheck {
             _ => {}
         }
         if let ast::GroupByExpr::Expressions(_, modifiers) = &sel.group_by {
-            if let Some(m) = modifiers.first() {
-                return match m {
-                    ast::GroupByWithModifier::Rollup => not_yet("WITH ROLLUP"),
-                    other => not_mariadb(&other.to_string()),
-                };
+            if let Some(m) = modifiers
+                .iter()
+                .find(|m| **m != ast::GroupByWithModifier::Rollup)
+            {
+                return not_mariadb(&m.to_string());
             }
         }
         if sel.top.is_some()
@@ -209,6 +210,12 @@ impl VisitorMut for ClauseCheck {
             ast::Expr::Like { any: true, .. } | ast::Expr::ILike { .. } => {
                 return not_mariadb(&e.to_string());
             }
+            // MariaDB's ANY, SOME and ALL take a subquery only.
+            ast::Expr::AnyOp { right, .. } | ast::Expr::AllOp { right, .. }
+                if !matches!(right.as_ref(), ast::Expr::Subquery(_)) =>
+            {
+                return not_mariadb(&right.to_string());
+            }
             _ => {}
         }
         ControlFlow::Continue(())
@@ -220,6 +227,35 @@ fn order_items(items: &[ast::OrderByExpr]) -> ControlFlow<SqlError> {
     for item in items {
         if item.options.nulls_first.is_some() || item.with_fill.is_some() {
             return not_mariadb(&item.to_string());
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// Set operations: MariaDB has UNION, INTERSECT and EXCEPT, with ALL or
+/// DISTINCT; not MINUS or `BY NAME`. (Iterative: a chain of set operations
+/// may be long.)
+fn set_operations(body: &ast::SetExpr) -> ControlFlow<SqlError> {
+    let mut pending = vec![body];
+    while let Some(e) = pending.pop() {
+        if let ast::SetExpr::SetOperation {
+            op,
+            set_quantifier,
+            left,
+            right,
+        } = e
+        {
+            let by_name = matches!(
+                set_quantifier,
+                ast::SetQuantifier::ByName
+                    | ast::SetQuantifier::AllByName
+                    | ast::SetQuantifier::DistinctByName
+            );
+            if *op == ast::SetOperator::Minus || by_name {
+                return not_mariadb(&format!("{op} {set_quantifier}"));
+            }
+            pending.push(left);
+            pending.push(right);
         }
     }
     ControlFlow::Continue(())

@@ -163,7 +163,7 @@ fn rebalance_chain(e: &mut Expr) {
 }
 
 /// A tree of `op` over `operands` (at least one), as shallow as possible.
-fn balanced(mut operands: Vec<Expr>, op: &BinaryOperator) -> Expr {
+pub(crate) fn balanced(mut operands: Vec<Expr>, op: &BinaryOperator) -> Expr {
     if operands.len() == 1 {
         return operands.pop().unwrap_or_else(|| Expr::value(ast::Value::Null));
     }

@@ -452,7 +452,7 @@ impl Accumulator {
     /// separator and cut to `max_len` bytes. `written` counts the values
     /// the call has written over the statement's groups, the row number
     /// of MariaDB's warning 1260 for a cut value.
-    fn concat(
+    pub(super) fn concat(
         &mut self,
         call: &AggCall,
         coll: Collation,
@@ -587,9 +587,19 @@ pub(super) struct Groups {
     index: std::collections::HashMap<Vec<u8>, usize>,
     /// The arguments of one aggregate call for one row (a reused buffer).
     args: Vec<Value>,
+    /// WITH ROLLUP's super-aggregates.
+    rollup: Option<super::rollup::Rollup>,
 }
 
 impl Groups {
+    /// Groups that also compute WITH ROLLUP's super-aggregate rows.
+    pub(super) fn with_rollup(rollup: super::rollup::Rollup) -> Groups {
+        Groups {
+            rollup: Some(rollup),
+            ..Groups::default()
+        }
+    }
+
     /// Adds a row that passed WHERE.
     pub(super) fn add(
         &mut self,
@@ -624,6 +634,21 @@ impl Groups {
                 self.groups.len() - 1
             }
         };
+        if let Some(rollup) = &mut self.rollup {
+            let mut all = Vec::with_capacity(aggs.len());
+            for a in aggs {
+                let vals = a
+                    .args
+                    .iter()
+                    .map(|arg| arg.eval(row, ctx))
+                    .collect::<Result<Vec<_>, _>>()?;
+                all.push(vals);
+            }
+            for ((a, acc), vals) in aggs.iter().zip(self.groups[gi].1.iter_mut()).zip(&all) {
+                acc.add(&a.call, vals, a.collation, ctx)?;
+            }
+            return rollup.add(row, aggs, &all, ctx);
+        }
         let vals = &mut self.args;
         for (a, acc) in aggs.iter().zip(self.groups[gi].1.iter_mut()) {
             vals.clear();
@@ -670,6 +695,7 @@ impl Groups {
         let max_len = usize::try_from(s.int_var("group_concat_max_len")).unwrap_or(usize::MAX);
         let mut written = vec![0u64; aggs.len()];
         let mut out = Vec::with_capacity(self.groups.len());
+        let rollup = self.rollup.take();
         for (mut first, accs) in self.groups {
             first.truncate(width);
             first.resize(width, Value::Null);
@@ -682,6 +708,9 @@ impl Groups {
             }
             out.push(first);
         }
-        Ok(out)
+        Ok(match rollup {
+            Some(r) => r.interleave(out, width, aggs, max_len, &mut written, ctx),
+            None => out,
+        })
     }
 }

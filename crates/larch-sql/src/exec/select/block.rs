@@ -61,6 +61,8 @@ pub(crate) struct BlockPlan {
     pub(super) aggs: Vec<CompiledAgg>,
     /// Window calls: their values follow the aggregate values.
     pub(super) windows: Vec<window::CompiledWindow>,
+    /// WITH ROLLUP: the GROUP BY columns' positions and collations.
+    pub(super) rollup: Option<(Vec<usize>, Vec<Collation>)>,
     pub(super) outputs: Vec<Output>,
     pub(super) where_c: Option<Compiled>,
     pub(super) having_c: Option<Compiled>,
@@ -342,6 +344,22 @@ fn plan_block(
             _ => resolve_source(parts),
         })
     };
+    // WITH ROLLUP: over plain GROUP BY columns, without ORDER BY (1221),
+    // as MariaDB allows it.
+    let rollup = match &sel.group_by {
+        ast::GroupByExpr::Expressions(_, modifiers)
+            if modifiers.contains(&ast::GroupByWithModifier::Rollup) =>
+        {
+            if !order.is_empty() {
+                return Err(SqlError::new(
+                    1221,
+                    "Incorrect usage of CUBE/ROLLUP and ORDER BY",
+                ));
+            }
+            Some(())
+        }
+        _ => None,
+    };
     // Window values follow the aggregate values.
     let windows = {
         let mut ctx = s.eval_context(&[]);
@@ -502,7 +520,29 @@ fn plan_block(
     // `join::Emit`): into the kept rows, and into the outputs that alone
     // read them.
     let moves = movable_outputs(&outputs, sources.last().map_or(width, |src| src.offset));
+    let rollup = match rollup {
+        None => None,
+        Some(()) => {
+            let mut columns = Vec::with_capacity(group_c.len());
+            let mut colls = Vec::with_capacity(group_c.len());
+            for g in &group_c {
+                match g.expr {
+                    eval::Expr::Column(c) if c < width => {
+                        columns.push(c);
+                        colls.push(g.ty.ty.collation().unwrap_or(Collation::Binary));
+                    }
+                    _ => {
+                        return Err(SqlError::not_supported(
+                            "WITH ROLLUP over GROUP BY expressions that are not columns",
+                        ))
+                    }
+                }
+            }
+            Some((columns, colls))
+        }
+    };
     Ok(BlockPlan {
+        rollup,
         windows,
         moves,
         used: used.into_inner(),

@@ -16,6 +16,7 @@ use larch_engine::record::value::Value;
 use sqlparser::ast;
 
 use super::aggregate;
+use super::rollup::Rollup;
 use super::block::{BlockPlan, Output, ROWS_HINT_MAX};
 use super::block_access::{self, BlockAccess};
 use super::explain;
@@ -45,6 +46,7 @@ pub(super) fn run_plan(
         aggregating,
         aggs,
         windows,
+        rollup,
         outputs,
         where_c,
         having_c,
@@ -125,7 +127,12 @@ pub(super) fn run_plan(
     let movable_from = sources.last().map_or(width, |src| src.offset);
     // Aggregation runs as rows arrive: groups keep their first row and
     // their accumulators.
-    let mut groups = aggregate::Groups::default();
+    let mut groups = match rollup {
+        Some((columns, colls)) => {
+            aggregate::Groups::with_rollup(Rollup::new(columns.clone(), colls.clone()))
+        }
+        None => aggregate::Groups::default(),
+    };
     let mut rows_read = 0u64;
     if stop_after != Some(0) {
         let mut emit = |row: &mut [Value],

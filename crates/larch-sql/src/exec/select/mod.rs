@@ -40,6 +40,8 @@ mod naming;
 mod order;
 mod project;
 mod query;
+mod rollup;
+mod set_operation;
 pub(crate) mod source;
 mod star;
 pub(crate) mod subquery;

@@ -86,7 +86,8 @@ fn is_statement(s: &Session, q: &ast::Query) -> bool {
         )
 }
 
-/// The query's body: one block, a parenthesized query or a UNION.
+/// The query's body: one block, a parenthesized query, or UNION,
+/// INTERSECT or EXCEPT of two.
 fn run_body(
     s: &Session,
     q: &ast::Query,
@@ -105,7 +106,10 @@ fn run_body(
             Ok(set)
         }
         ast::SetExpr::SetOperation {
-            op: ast::SetOperator::Union,
+            op:
+                op @ (ast::SetOperator::Union
+                | ast::SetOperator::Intersect
+                | ast::SetOperator::Except),
             set_quantifier,
             left,
             right,
@@ -123,10 +127,16 @@ fn run_body(
                     "The used SELECT statements have a different number of columns",
                 ));
             }
-            l.rows.extend(r.rows);
-            if !matches!(set_quantifier, ast::SetQuantifier::All) {
-                let colls = super::aggregate::column_collations(&l.columns);
-                distinct_rows(&mut l.rows, &colls);
+            let all = matches!(set_quantifier, ast::SetQuantifier::All);
+            let colls = super::aggregate::column_collations(&l.columns);
+            if *op == ast::SetOperator::Union {
+                l.rows.extend(r.rows);
+                if !all {
+                    distinct_rows(&mut l.rows, &colls);
+                }
+            } else {
+                let intersect = *op == ast::SetOperator::Intersect;
+                super::set_operation::combine(&mut l.rows, r.rows, intersect, all, &colls);
             }
             finish_set(s, &mut l, order, limit)?;
             Ok(l)

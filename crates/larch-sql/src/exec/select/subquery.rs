@@ -1,5 +1,6 @@
 //! Uncorrelated subqueries in expressions, evaluated once before the outer
-//! query runs: `x IN (SELECT ...)` becomes `x IN (v1, v2, ...)`,
+//! query runs: `x IN (SELECT ...)` becomes `x IN (v1, v2, ...)`, `x op
+//! ANY|SOME|ALL (SELECT ...)` a balanced OR (AND) of `x op v`,
 //! `EXISTS (SELECT ...)` becomes 1 or 0, and a scalar `(SELECT ...)` its one
 //! value (error 1242 for more than one row, 1241 for more than one column).
 //! A correlated subquery fails inside with 1054 (unknown column), as the
@@ -180,6 +181,18 @@ pub(crate) fn inline_expr(
     e: &mut ast::Expr,
     params: &[Value],
 ) -> Result<(), SqlError> {
+    // `x op ANY (SELECT ...)` first, from the outside in: the generic pass
+    // below goes from the inside out and would read the quantified subquery
+    // as a scalar one.
+    let mut quantified = QuantifiedComparisons {
+        s,
+        params,
+        err: None,
+    };
+    let _ = ast::VisitMut::visit(e, &mut quantified);
+    if let Some(e) = quantified.err {
+        return Err(e);
+    }
     let mut err = None;
     let _ = ast::visit_expressions_mut(e, |x| {
         match replace(s, x, params) {
@@ -195,6 +208,38 @@ pub(crate) fn inline_expr(
     err.map_or(Ok(()), Err)
 }
 
+/// Replaces `x op ANY|SOME|ALL (SELECT ...)` before its subquery is seen
+/// on its own.
+struct QuantifiedComparisons<'a> {
+    s: &'a Session,
+    params: &'a [Value],
+    err: Option<SqlError>,
+}
+
+impl ast::VisitorMut for QuantifiedComparisons<'_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, x: &mut ast::Expr) -> ControlFlow<()> {
+        let quantified = match x {
+            ast::Expr::AnyOp { right, .. } | ast::Expr::AllOp { right, .. } => {
+                matches!(right.as_ref(), ast::Expr::Subquery(_))
+            }
+            _ => false,
+        };
+        if quantified {
+            match replace(self.s, x, self.params) {
+                Ok(Some(new)) => *x = new,
+                Ok(None) => {}
+                Err(e) => {
+                    self.err = Some(e);
+                    return ControlFlow::Break(());
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 /// True when `e` holds a subquery.
 pub(crate) fn expr_has_subquery(e: &ast::Expr) -> bool {
     ast::visit_expressions(e, |x| match x {
@@ -208,6 +253,14 @@ pub(crate) fn expr_has_subquery(e: &ast::Expr) -> bool {
 
 fn replace(s: &Session, x: &ast::Expr, params: &[Value]) -> Result<Option<ast::Expr>, SqlError> {
     match run_uncorrelated(s, x, params) {
+        Err(e)
+            if e.code() == crate::error::code::BAD_FIELD
+                && matches!(x, ast::Expr::AnyOp { .. } | ast::Expr::AllOp { .. }) =>
+        {
+            Err(SqlError::not_supported(
+                "ANY/ALL/SOME over a subquery that reads the outer query's columns",
+            ))
+        }
         Err(e) if e.code() == crate::error::code::BAD_FIELD => {
             match super::correlated::rewrite(s, x, params)? {
                 Some(rewritten) => Ok(Some(rewritten)),
@@ -255,6 +308,56 @@ fn run_uncorrelated(
                 list,
                 negated: *negated,
             }
+        }
+        ast::Expr::AnyOp {
+            left,
+            compare_op,
+            right,
+            ..
+        }
+        | ast::Expr::AllOp {
+            left,
+            compare_op,
+            right,
+        } => {
+            let ast::Expr::Subquery(q) = right.as_ref() else {
+                return Ok(None);
+            };
+            let any = matches!(x, ast::Expr::AnyOp { .. });
+            let set = super::run_query(s, q, params)?;
+            if set.columns.len() != 1 {
+                return Err(SqlError::operand_columns(1));
+            }
+            let ty = &set.columns[0].ty;
+            // x op ANY (v1, v2, ...) is (x op v1) OR (x op v2) OR ..., and
+            // ALL the same with AND: SQL's three-valued OR and AND give
+            // TRUE, FALSE or NULL exactly as MariaDB decides them.
+            let terms = set
+                .rows
+                .iter()
+                .map(|r| {
+                    let v = r.first().unwrap_or(&Value::Null);
+                    let value = literal_of(v, Some(ty)).ok_or_else(|| no_literal(v))?;
+                    Ok(ast::Expr::BinaryOp {
+                        left: left.clone(),
+                        op: compare_op.clone(),
+                        right: Box::new(value),
+                    })
+                })
+                .collect::<Result<Vec<_>, SqlError>>()?;
+            if terms.is_empty() {
+                // Nothing to compare with: ANY is false, ALL is true.
+                return Ok(Some(ast::Expr::value(ast::Value::Number(
+                    if any { "0" } else { "1" }.into(),
+                    false,
+                ))));
+            }
+            let op = if any {
+                ast::BinaryOperator::Or
+            } else {
+                ast::BinaryOperator::And
+            };
+            ast::Expr::Nested(Box::new(crate::parse::depth::balanced(terms, &op)))
         }
         ast::Expr::Exists { subquery, negated } => {
             let set = super::run_query(s, subquery, params)?;

@@ -1,0 +1,94 @@
+//! INTERSECT and EXCEPT (with and without ALL, NULLs equal, each column's
+//! collation, INTERSECT binding tighter than UNION) and `op ANY|SOME|ALL
+//! (subquery)` with SQL's three-valued results, each checked against
+//! MariaDB 10.11's answer for the same tables.
+
+mod support;
+
+use support::{error, rows, TestDb, R};
+
+fn tables() -> R<TestDb> {
+    TestDb::new(&[
+        "CREATE TABLE s1 (a INT, b VARCHAR(5) COLLATE utf8mb4_bin)",
+        "CREATE TABLE s2 (a INT, b VARCHAR(5) COLLATE utf8mb4_bin)",
+        "INSERT INTO s1 VALUES (1,'x'),(1,'x'),(2,'y'),(3,'Z'),(NULL,NULL),(NULL,NULL)",
+        "INSERT INTO s2 VALUES (1,'x'),(3,'z'),(NULL,NULL),(4,'w')",
+    ])
+}
+
+fn flat(t: &TestDb, sql: &str) -> R<Vec<String>> {
+    let mut s = t.session(5)?;
+    Ok(rows(&mut s, sql)?.into_iter().map(|r| r.join(" ")).collect())
+}
+
+#[test]
+fn intersect_and_except() -> R<()> {
+    let t = tables()?;
+    assert_eq!(
+        flat(&t, "SELECT a, b FROM s1 INTERSECT SELECT a, b FROM s2 ORDER BY a")?,
+        ["NULL NULL", "1 x"]
+    );
+    assert_eq!(
+        flat(
+            &t,
+            "SELECT a, b FROM s1 INTERSECT ALL SELECT a, b FROM s1 WHERE a = 1 OR a IS NULL ORDER BY a"
+        )?,
+        ["NULL NULL", "NULL NULL", "1 x", "1 x"]
+    );
+    assert_eq!(
+        flat(&t, "SELECT a, b FROM s1 EXCEPT SELECT a, b FROM s2 ORDER BY a")?,
+        ["2 y", "3 Z"]
+    );
+    assert_eq!(
+        flat(&t, "SELECT a, b FROM s1 EXCEPT ALL SELECT a, b FROM s2 ORDER BY a")?,
+        ["NULL NULL", "1 x", "2 y", "3 Z"]
+    );
+    assert_eq!(
+        flat(
+            &t,
+            "SELECT a FROM s1 UNION SELECT a FROM s2 INTERSECT SELECT a FROM s2 ORDER BY a"
+        )?,
+        ["NULL", "1", "2", "3", "4"]
+    );
+    let mut s = t.session(5)?;
+    assert_eq!(error(&mut s, "SELECT a FROM s1 MINUS SELECT a FROM s2")?.0, 1064);
+    Ok(())
+}
+
+#[test]
+fn any_some_all() -> R<()> {
+    let t = tables()?;
+    assert_eq!(
+        flat(
+            &t,
+            "SELECT a, 2 > ANY (SELECT a FROM s2), 2 > ALL (SELECT a FROM s2 WHERE a IS NOT NULL), \
+             a = SOME (SELECT a FROM s2) FROM s1 ORDER BY a, b"
+        )?,
+        [
+            "NULL 1 0 NULL",
+            "NULL 1 0 NULL",
+            "1 1 0 1",
+            "1 1 0 1",
+            "2 1 0 NULL",
+            "3 1 0 1"
+        ]
+    );
+    assert_eq!(
+        flat(
+            &t,
+            "SELECT NULL = ANY (SELECT a FROM s2), 1 < ALL (SELECT a FROM s2 WHERE a > 5), \
+             1 < ANY (SELECT a FROM s2 WHERE a > 5)"
+        )?,
+        ["NULL 1 0"]
+    );
+    assert_eq!(
+        flat(
+            &t,
+            "SELECT a FROM s1 WHERE a <> ALL (SELECT a FROM s2 WHERE a IS NOT NULL) ORDER BY a"
+        )?,
+        ["2"]
+    );
+    let mut s = t.session(5)?;
+    assert_eq!(error(&mut s, "SELECT 1 = ANY (1, 2)")?.0, 1064);
+    Ok(())
+}
