@@ -83,6 +83,8 @@ pub mod code {
     pub const OPERAND_COLUMNS: u16 = 1241;
     /// ER_WARN_DATA_OUT_OF_RANGE
     pub const WARN_DATA_OUT_OF_RANGE: u16 = 1264;
+    /// A number too large for a DECIMAL: "Got overflow when converting".
+    pub const DATA_OVERFLOW: u16 = 1916;
     /// WARN_DATA_TRUNCATED
     pub const WARN_DATA_TRUNCATED: u16 = 1265;
     /// ER_UNKNOWN_COLLATION

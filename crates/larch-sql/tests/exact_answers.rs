@@ -242,3 +242,19 @@ fn internal_names_cannot_be_written() -> R<()> {
         .any(|r| r[0] == "#sql-temp-1-1"));
     Ok(())
 }
+
+#[test]
+fn zero_temporal_values_are_false() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE z (a INT, d DATE, tm TIME)",
+        "INSERT INTO z VALUES (1, '0000-00-00', '00:00:00'), (2, '2024-01-01', '00:00:01')",
+    ])?;
+    let mut s = t.session(5)?;
+    // MariaDB 10.11: a zero date or time is the number 0, so false.
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM z WHERE FROM_DAYS(1)")?, "0");
+    assert_eq!(one(&mut s, "SELECT MIN('a') FROM z WHERE FROM_DAYS(1)")?, "NULL");
+    assert_eq!(rows(&mut s, "SELECT a FROM z WHERE d")?, [["2"]]);
+    assert_eq!(rows(&mut s, "SELECT a FROM z WHERE tm")?, [["2"]]);
+    assert_eq!(rows(&mut s, "SELECT a FROM z GROUP BY a HAVING MAX(d)")?, [["2"]]);
+    Ok(())
+}

@@ -68,6 +68,11 @@ const STACK: &[u16] = &[1436];
 const NESTING: &[u16] = &[1473, 1436];
 const TOO_BIG: &[u16] = &[1153, 1436, 1473];
 
+/// A connection to the database the shapes read (`d`).
+fn connect(server: &Larchd) -> mysql::Result<mysql::Conn> {
+    mysql::Conn::new(server.opts().db_name(Some("d")))
+}
+
 /// Sends `sql`, checks the outcome, then checks the connection and the
 /// server still answer.
 fn run(server: &Larchd, conn: &mut mysql::Conn, what: &str, sql: &str, want: Outcome) -> Res {
@@ -90,9 +95,9 @@ fn run(server: &Larchd, conn: &mut mysql::Conn, what: &str, sql: &str, want: Out
     if let Ok(Some(two)) = conn.query_first::<String, _>("SELECT 1 + 1") {
         assert_eq!(two, "2", "after {what}");
     } else {
-        *conn = server.connect()?;
+        *conn = connect(server)?;
     }
-    let mut fresh = server.connect()?;
+    let mut fresh = connect(server)?;
     assert_eq!(
         fresh.query_first::<i64, _>("SELECT COUNT(*) FROM t")?,
         Some(3),
@@ -105,7 +110,8 @@ fn run(server: &Larchd, conn: &mut mysql::Conn, what: &str, sql: &str, want: Out
 fn deep_and_long_statements_never_take_the_server_down() -> Res {
     let dir = tempdir()?;
     let server = Larchd::start(dir.path(), &["--max-allowed-packet=16M"])?;
-    let mut conn = server.connect()?;
+    server.connect()?.query_drop("CREATE DATABASE d")?;
+    let mut conn = connect(&server)?;
     conn.query_drop("CREATE TABLE t (a INT)")?;
     conn.query_drop("INSERT INTO t VALUES (1), (2), (3)")?;
     let cases: Vec<(&str, fn(usize) -> String, usize, [Outcome; 3])> = vec![

@@ -360,7 +360,7 @@ fn filter_rows(
             let mut out = Vec::new();
             for r in rows {
                 let mut ctx = s.eval_context(&[]);
-                if truthy(&c.eval(&r, &mut ctx)?) {
+                if crate::value::number::is_true(&c.eval(&r, &mut ctx)?) {
                     out.push(r);
                 }
             }
@@ -370,22 +370,6 @@ fn filter_rows(
     }
 }
 
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Int(i) => *i != 0,
-        Value::UInt(u) | Value::Bit(u) | Value::Set(u) => *u != 0,
-        Value::Double(d) => *d != 0.0,
-        Value::Float(f) => *f != 0.0,
-        Value::Decimal(d) => !d.is_zero(),
-        Value::Str(_) | Value::Bytes(_) => {
-            let t = crate::value::store::value_to_string(v);
-            let p = crate::value::number::parse_number_prefix(&t);
-            crate::value::number::prefix_to_f64(&p) != 0.0
-        }
-        _ => true,
-    }
-}
 
 /// SQL LIKE with `%`, `_` and `\` escapes, case-insensitive (the
 /// utf8mb4_general_ci comparison of names): the one LIKE matcher

@@ -204,6 +204,8 @@ fn null_propagating(f: Func) -> bool {
             | UtcTimestamp
             | CurTime
             | More(super::func_more::More::GetLock)
+            | More(super::func_more::More::Week)
+            | More(super::func_more::More::YearWeek)
             | Json(_)
     )
 }
@@ -496,13 +498,26 @@ pub(super) fn cast(
                     }
                     crate::value::number::prefix_to_decimal(&p).unwrap_or_else(Decimal::zero)
                 }
-                other => to_num(other, ctx).to_decimal(),
+                other => match to_num(other, ctx) {
+                    // Beyond DECIMAL's digits: the largest DECIMAL of its
+                    // sign, then out of range below, as MariaDB does.
+                    Num::Dbl(f) if crate::value::store::f64_to_decimal(f).is_none() => {
+                        if f.abs() >= 1e81 {
+                            ctx.warn(
+                                code::DATA_OVERFLOW,
+                                "Got overflow when converting '' to DECIMAL. Value truncated",
+                            );
+                        }
+                        Decimal::from_parts(f < 0.0, &[9; 65], 0).unwrap_or_else(|_| Decimal::zero())
+                    }
+                    n => n.to_decimal(),
+                },
             };
             let r = d.rescale(*scale);
             let int_digits = r.coefficient().len().saturating_sub(usize::from(*scale));
             if int_digits > usize::from(precision - scale) {
                 ctx.warn(
-                    code::DATA_OUT_OF_RANGE,
+                    code::WARN_DATA_OUT_OF_RANGE,
                     format!("Out of range value for column '{}' at row 1", "CAST"),
                 );
                 let nines = vec![9u8; usize::from(*precision)];

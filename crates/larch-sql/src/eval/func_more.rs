@@ -1,8 +1,9 @@
 //! More built-in functions: BIT_LENGTH, SUBSTRING_INDEX, the user-level
 //! locks (GET_LOCK and its family, see [`crate::user_locks`]), the REGEXP_*
 //! functions (see `regexp`), and the calendar
-//! functions TO_DAYS, FROM_DAYS, LAST_DAY, DAYNAME, MONTHNAME, WEEKDAY and
-//! QUARTER, with MariaDB's day numbers (`calc_daynr`: day 1 is 0000-01-01,
+//! functions TO_DAYS, FROM_DAYS, LAST_DAY, DAYNAME, MONTHNAME, WEEKDAY,
+//! QUARTER, WEEK, YEARWEEK, WEEKOFYEAR (see `week`) and MICROSECOND, with
+//! MariaDB's day numbers (`calc_daynr`: day 1 is 0000-01-01,
 //! year 0 is not a leap year), NULL for NULL arguments and for dates these
 //! functions cannot use (zero dates, and zero months for LAST_DAY, DAYNAME).
 
@@ -26,6 +27,14 @@ pub enum More {
     MonthName,
     Weekday,
     Quarter,
+    /// WEEK(date[, mode]).
+    Week,
+    /// YEARWEEK(date[, mode]).
+    YearWeek,
+    /// WEEKOFYEAR(date): WEEK(date, 3).
+    WeekOfYear,
+    /// MICROSECOND(time): the fraction of a second, in microseconds.
+    Microsecond,
     GetLock,
     ReleaseLock,
     IsFreeLock,
@@ -50,6 +59,10 @@ pub(super) fn lookup(upper: &str) -> Option<(More, usize, usize)> {
         "MONTHNAME" => (MonthName, 1, 1),
         "WEEKDAY" => (Weekday, 1, 1),
         "QUARTER" => (Quarter, 1, 1),
+        "WEEK" => (Week, 1, 2),
+        "YEARWEEK" => (YearWeek, 1, 2),
+        "WEEKOFYEAR" => (WeekOfYear, 1, 1),
+        "MICROSECOND" => (Microsecond, 1, 1),
         "GET_LOCK" => (GetLock, 2, 2),
         "RELEASE_LOCK" => (ReleaseLock, 1, 1),
         "IS_FREE_LOCK" => (IsFreeLock, 1, 1),
@@ -194,6 +207,31 @@ pub(super) fn call(
         },
         More::Quarter => match to_date(&v[0], ctx) {
             Some(d) => Value::Int((i64::from(d.month) + 2) / 3),
+            None => Value::Null,
+        },
+        More::Week | More::YearWeek | More::WeekOfYear => {
+            // A NULL mode is mode 0, as MariaDB reads it.
+            let mode = match v.get(1) {
+                Some(x) if !x.is_null() => to_int(x, ctx),
+                _ if m == More::WeekOfYear => 3,
+                _ => 0,
+            };
+            let date = if v[0].is_null() {
+                None
+            } else {
+                full_date(&v[0], ctx)
+            };
+            match date {
+                Some(d) if m == More::YearWeek => {
+                    let (week, year) = super::week::week(&d, super::week::behaviour(mode) | 2);
+                    Value::Int(year * 100 + week)
+                }
+                Some(d) => Value::Int(super::week::week(&d, super::week::behaviour(mode)).0),
+                None => Value::Null,
+            }
+        }
+        More::Microsecond => match super::convert::to_time(&v[0], ctx) {
+            Some(us) => Value::Int((us.unsigned_abs() % 1_000_000) as i64),
             None => Value::Null,
         },
     })

@@ -51,6 +51,7 @@ mod regexp;
 #[cfg(test)]
 mod tests;
 pub(crate) mod uservar;
+mod week;
 
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, DateTime, Value};

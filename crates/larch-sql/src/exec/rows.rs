@@ -24,24 +24,7 @@ use crate::error::SqlError;
 
 /// SQL truth of a WHERE/HAVING result (NULL is false).
 pub(crate) fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Int(i) => *i != 0,
-        Value::UInt(u) => *u != 0,
-        Value::Double(d) => *d != 0.0,
-        Value::Float(f) => *f != 0.0,
-        Value::Decimal(d) => !d.is_zero(),
-        Value::Str(s) => {
-            crate::value::number::prefix_to_f64(&crate::value::number::parse_number_prefix(s))
-                != 0.0
-        }
-        Value::Bytes(b) => {
-            let s = String::from_utf8_lossy(b);
-            crate::value::number::prefix_to_f64(&crate::value::number::parse_number_prefix(&s))
-                != 0.0
-        }
-        _ => true,
-    }
+    crate::value::number::is_true(v)
 }
 
 /// The AND-ed parts of a condition.

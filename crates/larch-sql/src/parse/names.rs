@@ -55,7 +55,8 @@ pub(super) fn select_items(tokens: &[TokenWithSpan], text: &str) -> Option<Vec<(
         i += 1;
     }
     let lines = line_starts(text);
-    let offset = |l: Location| byte_offset(text, &lines, l);
+    let mut cursor = OffsetCursor::new(text, &lines);
+    let mut offset = |l: Location| cursor.offset(l);
     let mut items = Vec::new();
     let mut depth = 0i32;
     let mut first: Option<usize> = None;
@@ -117,15 +118,47 @@ fn line_starts(text: &str) -> Vec<usize> {
         .collect()
 }
 
-/// The byte offset of a (1-based line, 1-based character column) location.
-fn byte_offset(text: &str, lines: &[usize], l: Location) -> Option<usize> {
-    let line_start = *lines.get(usize::try_from(l.line).ok()?.checked_sub(1)?)?;
-    let col = usize::try_from(l.column).ok()?.checked_sub(1)?;
-    let rest = text.get(line_start..)?;
-    match rest.char_indices().nth(col) {
-        Some((i, _)) => Some(line_start + i),
-        None if col == rest.chars().count() => Some(text.len()),
-        None => None,
+/// Byte offsets of (1-based line, 1-based character column) locations,
+/// asked for in increasing order: each call walks on from the previous one,
+/// so the tokens of a statement map to offsets in linear time (a statement
+/// of one long line has hundreds of thousands of tokens).
+struct OffsetCursor<'a> {
+    text: &'a str,
+    lines: &'a [usize],
+    /// The location of `byte`, the cursor's position.
+    line: u64,
+    column: u64,
+    byte: usize,
+}
+
+impl<'a> OffsetCursor<'a> {
+    fn new(text: &'a str, lines: &'a [usize]) -> Self {
+        OffsetCursor {
+            text,
+            lines,
+            line: 1,
+            column: 1,
+            byte: 0,
+        }
+    }
+
+    fn offset(&mut self, l: Location) -> Option<usize> {
+        if (l.line, l.column) < (self.line, self.column) || l.line != self.line {
+            // Another line, or backwards: start from that line's first byte.
+            self.byte = *self.lines.get(usize::try_from(l.line).ok()?.checked_sub(1)?)?;
+            self.line = l.line;
+            self.column = 1;
+        }
+        let rest = self.text.get(self.byte..)?;
+        let ahead = usize::try_from(l.column.checked_sub(self.column)?).ok()?;
+        let step = match rest.char_indices().nth(ahead) {
+            Some((i, _)) => i,
+            None if ahead == rest.chars().count() => rest.len(),
+            None => return None,
+        };
+        self.byte += step;
+        self.column = l.column;
+        Some(self.byte)
     }
 }
 

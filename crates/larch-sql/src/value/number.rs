@@ -5,7 +5,7 @@
 //! number is an integer of more than 15 digits or smaller than 1e-15, then
 //! `d.ddde±N` without a plus sign (`1e20`, `1.5e-20`, `0.30000000000000004`).
 
-use larch_engine::record::value::Decimal;
+use larch_engine::record::value::{Decimal, Value};
 
 /// The numeric prefix of a string, as MySQL's string-to-number conversions
 /// read it: leading whitespace, a sign, digits, a fraction and an exponent.
@@ -174,6 +174,32 @@ pub fn format_double(v: f64) -> String {
 /// A FLOAT as MySQL prints it (six significant digits).
 pub fn format_float(v: f32) -> String {
     gcvt(f64::from(v), Some(6))
+}
+
+
+/// SQL truth of a WHERE, HAVING or ON result: NULL is false, a number is
+/// true when it is not zero, a string by its numeric prefix, a temporal
+/// value unless it is all zeros (`0000-00-00`, `00:00:00`: the number 0).
+pub fn is_true(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Int(i) => *i != 0,
+        Value::UInt(u) | Value::Bit(u) | Value::Set(u) => *u != 0,
+        Value::Enum(i) => *i != 0,
+        Value::Year(y) => *y != 0,
+        Value::Double(d) => *d != 0.0,
+        Value::Float(f) => *f != 0.0,
+        Value::Decimal(d) => !d.is_zero(),
+        Value::Str(s) => prefix_to_f64(&parse_number_prefix(s)) != 0.0,
+        Value::Bytes(b) => prefix_to_f64(&parse_number_prefix(&String::from_utf8_lossy(b))) != 0.0,
+        Value::Date(d) => (d.year, d.month, d.day) != (0, 0, 0),
+        Value::Datetime(dt) => {
+            (dt.date.year, dt.date.month, dt.date.day) != (0, 0, 0)
+                || (dt.hour, dt.minute, dt.second, dt.micros) != (0, 0, 0, 0)
+        }
+        Value::Timestamp(ts) => (ts.secs, ts.micros) != (0, 0),
+        Value::Time(us) => *us != 0,
+    }
 }
 
 #[cfg(test)]

@@ -568,7 +568,13 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             false,
         ),
         Func::Date => (ColumnType::Date, Coerce::Keep, true),
-        Func::Time => (ColumnType::Time { fsp: 6 }, Coerce::Keep, true),
+        Func::Time => (
+            ColumnType::Time {
+                fsp: time_precision(&args[0]),
+            },
+            Coerce::Keep,
+            true,
+        ),
         Func::Year
         | Func::Month
         | Func::Day
@@ -641,7 +647,13 @@ fn more_type(
         More::FromDays => (ColumnType::Date, Coerce::Keep, any_null),
         More::LastDay => (ColumnType::Date, Coerce::Keep, true),
         More::DayName | More::MonthName => (string_type(9, false, coll), Coerce::Keep, true),
-        More::ToDays | More::Weekday | More::Quarter => (int, Coerce::Keep, true),
+        More::ToDays
+        | More::Weekday
+        | More::Quarter
+        | More::Week
+        | More::YearWeek
+        | More::WeekOfYear
+        | More::Microsecond => (int, Coerce::Keep, true),
         More::GetLock | More::ReleaseLock | More::IsFreeLock | More::IsUsedLock => {
             (int, Coerce::Keep, true)
         }
@@ -649,6 +661,25 @@ fn more_type(
         More::RegexpLike | More::RegexpInstr => (int, Coerce::Keep, any_null),
         More::RegexpSubstr => (first_text, Coerce::Keep, any_null),
         More::RegexpReplace => (string_type(16_383, false, coll), Coerce::Keep, any_null),
+    }
+}
+
+/// The fractional digits a temporal value made from `a` keeps, as MariaDB
+/// counts them (`time_precision`): a temporal column's own, a DECIMAL's
+/// scale, none for integers, the digits written in a string literal, and
+/// all six for other strings and for floating-point numbers.
+fn time_precision(a: &Typed) -> u8 {
+    if let Expr::Literal(Value::Str(text)) = &a.expr {
+        let fraction = text.split_once('.').map_or("", |(_, f)| f);
+        return fraction.chars().take_while(char::is_ascii_digit).count().min(6) as u8;
+    }
+    match &a.ty.ty {
+        ColumnType::Time { fsp } | ColumnType::Datetime { fsp } | ColumnType::Timestamp { fsp } => {
+            *fsp
+        }
+        ColumnType::Decimal { scale, .. } => (*scale).min(6),
+        ColumnType::Int { .. } | ColumnType::Date | ColumnType::Year => 0,
+        _ => 6,
     }
 }
 
