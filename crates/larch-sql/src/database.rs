@@ -46,6 +46,11 @@ pub struct LoginAccount {
     pub plugin: String,
     /// The stored secret (`*HEX`, `$A$...`, or empty for no password).
     pub auth: String,
+    /// The `REQUIRE` clause and the resource limits.
+    pub options: crate::privileges::options::AccountOptions,
+    /// SUPER or CONNECTION ADMIN: may take the connection beyond
+    /// `max_connections` and is not held to `max_user_connections`.
+    pub admin: bool,
 }
 
 /// Called by `KILL` with `query_only`.
@@ -259,6 +264,10 @@ impl Database {
             host: a.host.clone(),
             plugin: a.plugin.clone(),
             auth: a.auth.clone(),
+            options: a.options.clone(),
+            admin: a.global.contains(crate::privileges::Privs::SUPER)
+                || a.global
+                    .contains(crate::privileges::Privs::CONNECTION_ADMIN),
         })
     }
 
@@ -364,6 +373,12 @@ impl Database {
     /// `bind_address`, `max_connections`...), for the server to fill in.
     pub fn set_server_fact(&self, name: &'static str, value: Value) {
         self.server_facts.write().insert(name, value);
+    }
+
+    /// The global value of the system variable `name` (`None`: no such
+    /// variable), for the server to read its settings.
+    pub fn global_variable(&self, name: &str) -> Option<Value> {
+        variables::lookup(name).map(|def| self.global_value(def))
     }
 
     /// The global value of a system variable.

@@ -2,7 +2,9 @@
 //! can count (`Threads_cached`, `Threads_created`, `Threads_connected`,
 //! `Connections`: its threads and its accepted connections), and a call
 //! after `SET GLOBAL` changes a variable the server acts on
-//! (`thread_cache_size` resizes its running thread cache).
+//! (`thread_cache_size` resizes its running thread cache), and FLUSH HOSTS
+//! and FLUSH USER_RESOURCES, which clear what the server keeps of client
+//! hosts and accounts.
 //!
 //! Invariants: the status provider's names replace the SQL layer's own
 //! counters of the same name (`exec::show::server::status_list`); without a
@@ -19,11 +21,16 @@ pub type StatusProvider = Box<dyn Fn() -> Vec<(&'static str, String)> + Send + S
 /// Called after `SET GLOBAL name = value` stored the (checked) value.
 pub type GlobalSetHook = Box<dyn Fn(&'static str, &Value) + Send + Sync>;
 
+/// Called by `FLUSH HOSTS` (`"HOSTS"`) and `FLUSH USER_RESOURCES`
+/// (`"USER_RESOURCES"`): what the server keeps about hosts and accounts.
+pub type FlushHook = Box<dyn Fn(&str) + Send + Sync>;
+
 /// The server's hooks of one [`crate::database::Database`].
 #[derive(Default)]
 pub struct ServerHooks {
     status: RwLock<Option<StatusProvider>>,
     global_set: RwLock<Option<GlobalSetHook>>,
+    flush: RwLock<Option<FlushHook>>,
 }
 
 impl std::fmt::Debug for ServerHooks {
@@ -36,6 +43,18 @@ impl std::fmt::Debug for ServerHooks {
 }
 
 impl ServerHooks {
+    /// Installs the flush hook (replacing an earlier one).
+    pub fn set_flush_hook(&self, hook: FlushHook) {
+        *self.flush.write() = Some(hook);
+    }
+
+    /// `FLUSH what` reached the server's state (nothing without a hook).
+    pub fn flush(&self, what: &str) {
+        if let Some(hook) = self.flush.read().as_ref() {
+            hook(what);
+        }
+    }
+
     /// Installs the status provider (replacing an earlier one).
     pub fn set_status_provider(&self, provider: StatusProvider) {
         *self.status.write() = Some(provider);

@@ -87,6 +87,24 @@ pub trait SocketShutdown: Send + Sync {
     /// Shuts both sides down: a blocked or later read returns 0, a blocked
     /// or later write fails.
     fn shutdown_both(&self);
+    /// True when the peer closed its side or the connection broke
+    /// ([`crate::liveness`]); bytes waiting to be read do not count.
+    fn peer_closed(&self) -> bool {
+        false
+    }
+}
+
+/// `poll(2)` of `fd` for the peer's close, without waiting.
+fn fd_peer_closed(fd: std::os::fd::RawFd) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLRDHUP,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, a zero timeout; `fd` stays open while the
+    // caller holds the socket.
+    let n = unsafe { libc::poll(&mut pfd, 1, 0) };
+    n > 0 && pfd.revents & (libc::POLLRDHUP | libc::POLLHUP | libc::POLLERR) != 0
 }
 
 /// A socket [`SyncSocket`] can serve a connection on.
@@ -115,6 +133,10 @@ macro_rules! blocking_socket {
             }
             fn shutdown_both(&self) {
                 let _ = self.shutdown(Shutdown::Both);
+            }
+            fn peer_closed(&self) -> bool {
+                use std::os::fd::AsRawFd;
+                fd_peer_closed(self.as_raw_fd())
             }
         }
 

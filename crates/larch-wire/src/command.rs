@@ -7,9 +7,12 @@
 //! errors inside a well-formed command (bad parameters, unknown statement
 //! ids, SQL errors) are answered with ERR and the connection continues.
 //! Unknown or unsupported commands get ER 1047 `ER_UNKNOWN_COM_ERROR`.
-//! Prepared-statement bookkeeping lives in [`crate::stmt`].
+//! Prepared-statement bookkeeping lives in [`crate::stmt`]; COM_CHANGE_USER
+//! in `crate::change_user`. While a command runs the connection is marked
+//! busy for [`crate::liveness`].
 
 use crate::error::{codes, MysqlError, WireError};
+use crate::login::Opened;
 use crate::packet::{Outbox, PacketStream};
 use crate::results::{write_err, write_ok, write_terminator, OkResult, ResultWriter};
 use crate::server::Server;
@@ -21,20 +24,23 @@ use mysql_common::io::ParseBuf;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 /// What to do after a command.
-enum Flow {
+pub(crate) enum Flow {
     Continue,
     Quit,
 }
 
 /// One connection's command phase.
 pub(crate) struct CommandLoop<'a, S, H> {
-    server: &'a Server,
-    stream: &'a mut PacketStream<S>,
-    session: &'a mut H,
-    info: &'a ConnectionInfo,
-    capabilities: CapabilityFlags,
+    pub(crate) server: &'a Server,
+    pub(crate) stream: &'a mut PacketStream<S>,
+    pub(crate) session: &'a mut H,
+    pub(crate) info: &'a ConnectionInfo,
+    pub(crate) capabilities: CapabilityFlags,
     multi_statements: bool,
-    statements: Statements,
+    pub(crate) statements: Statements,
+    /// What the login established (the nonce and TLS facts
+    /// COM_CHANGE_USER needs).
+    pub(crate) opened: Opened,
 }
 
 impl<'a, S, H> CommandLoop<'a, S, H>
@@ -47,8 +53,9 @@ where
         stream: &'a mut PacketStream<S>,
         session: &'a mut H,
         info: &'a ConnectionInfo,
-        capabilities: CapabilityFlags,
+        opened: Opened,
     ) -> Self {
+        let capabilities = opened.capabilities;
         CommandLoop {
             server,
             stream,
@@ -57,6 +64,7 @@ where
             capabilities,
             multi_statements: capabilities.contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS),
             statements: Statements::default(),
+            opened,
         }
     }
 
@@ -77,7 +85,10 @@ where
                 break Err(WireError::Killed);
             }
             self.info.control.clear_query_kill();
-            match self.dispatch(&packet).await {
+            self.info.control.command_started();
+            let flow = self.dispatch(&packet).await;
+            self.info.control.command_ended();
+            match flow {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Quit) => break Ok(()),
                 Err(e) => break Err(e),
@@ -157,12 +168,12 @@ where
         }
     }
 
-    async fn send(&mut self, mut out: Outbox) -> Result<Flow, WireError> {
+    pub(crate) async fn send(&mut self, mut out: Outbox) -> Result<Flow, WireError> {
         self.stream.send(&mut out).await?;
         Ok(Flow::Continue)
     }
 
-    async fn send_ok(&mut self) -> Result<Flow, WireError> {
+    pub(crate) async fn send_ok(&mut self) -> Result<Flow, WireError> {
         let status = self.status();
         let mut out = self.stream.outbox();
         write_ok(out.begin(), 0x00, &OkResult::default(), status);
@@ -170,7 +181,7 @@ where
         self.send(out).await
     }
 
-    async fn send_err(&mut self, err: &MysqlError) -> Result<Flow, WireError> {
+    pub(crate) async fn send_err(&mut self, err: &MysqlError) -> Result<Flow, WireError> {
         let mut out = self.stream.outbox();
         write_err(out.begin(), err);
         out.end();
@@ -216,6 +227,7 @@ where
         const STMT_FETCH: u8 = Command::COM_STMT_FETCH as u8;
         const RESET_CONNECTION: u8 = Command::COM_RESET_CONNECTION as u8;
         const REFRESH: u8 = Command::COM_REFRESH as u8;
+        const CHANGE_USER: u8 = Command::COM_CHANGE_USER as u8;
         match code {
             QUIT => Ok(Flow::Quit),
             PING => self.send_ok().await,
@@ -325,12 +337,9 @@ where
                 let r = self.server.call(|| session.refresh(flags)).and_then(|r| r);
                 self.send_result(r).await
             }
+            CHANGE_USER => self.change_user(body).await,
             RESET_CONNECTION => {
-                for id in self.statements.ids() {
-                    self.statements.remove(id);
-                    let session = &mut *self.session;
-                    let _ = self.server.call(|| session.close_statement(id));
-                }
+                self.close_statements();
                 let session = &mut *self.session;
                 let r = self
                     .server
@@ -339,6 +348,15 @@ where
                 self.send_result(r).await
             }
             _ => self.send_err(&MysqlError::unknown_command()).await,
+        }
+    }
+
+    /// Closes every prepared statement (a reset or a change of user).
+    pub(crate) fn close_statements(&mut self) {
+        for id in self.statements.ids() {
+            self.statements.remove(id);
+            let session = &mut *self.session;
+            let _ = self.server.call(|| session.close_statement(id));
         }
     }
 

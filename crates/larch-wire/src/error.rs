@@ -50,6 +50,14 @@ pub mod codes {
     pub const ER_QUERY_INTERRUPTED: u16 = 1317;
     /// `ER_MALFORMED_PACKET`: "Malformed communication packet" (HY000).
     pub const ER_MALFORMED_PACKET: u16 = 1835;
+    /// `ER_CON_COUNT_ERROR`: "Too many connections" (08004).
+    pub const ER_CON_COUNT_ERROR: u16 = 1040;
+    /// `ER_HOST_IS_BLOCKED` (HY000).
+    pub const ER_HOST_IS_BLOCKED: u16 = 1129;
+    /// `ER_TOO_MANY_USER_CONNECTIONS` (42000).
+    pub const ER_TOO_MANY_USER_CONNECTIONS: u16 = 1203;
+    /// `ER_USER_LIMIT_REACHED` (42000).
+    pub const ER_USER_LIMIT_REACHED: u16 = 1226;
 }
 
 /// An error as the client sees it: code, SQLSTATE and message.
@@ -81,6 +89,43 @@ impl MysqlError {
     /// The SQLSTATE as a string.
     pub fn sql_state_str(&self) -> &str {
         std::str::from_utf8(&self.sql_state).unwrap_or("HY000")
+    }
+
+    /// ER 1040 "Too many connections" (08004).
+    pub fn too_many_connections() -> Self {
+        MysqlError::new(codes::ER_CON_COUNT_ERROR, "08004", "Too many connections")
+    }
+
+    /// ER 1129: the host has had `max_connect_errors` connection errors.
+    pub fn host_blocked(host: &str) -> Self {
+        MysqlError::new(
+            codes::ER_HOST_IS_BLOCKED,
+            "HY000",
+            format!(
+                "Host '{host}' is blocked because of many connection errors; unblock with \
+                 'mariadb-admin flush-hosts'"
+            ),
+        )
+    }
+
+    /// ER 1203: the global `max_user_connections` is reached.
+    pub fn too_many_user_connections(user: &str) -> Self {
+        MysqlError::new(
+            codes::ER_TOO_MANY_USER_CONNECTIONS,
+            "42000",
+            format!("User {user} already has more than 'max_user_connections' active connections"),
+        )
+    }
+
+    /// ER 1226: an account's resource limit is reached.
+    pub fn user_limit_reached(user: &str, resource: &str, value: i64) -> Self {
+        MysqlError::new(
+            codes::ER_USER_LIMIT_REACHED,
+            "42000",
+            format!(
+                "User '{user}' has exceeded the '{resource}' resource (current value: {value})"
+            ),
+        )
     }
 
     /// 1045 "Access denied for user 'u'@'h' (using password: YES/NO)".

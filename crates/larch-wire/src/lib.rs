@@ -25,7 +25,11 @@
 //!   socket calls and no event loop;
 //! - [`tls`]: certificates ([`TlsSettings`]) and the switch to TLS after
 //!   the client's SSL request;
-//! - [`server`]: [`Server`] (shared state, handshake, connection life);
+//! - [`admission`]: the bound on connections that have not logged in;
+//! - [`hosts`]: `max_connect_errors` and the login delay, by client host;
+//! - `login`: greeting, TLS switch, authentication, `on_login`;
+//! - [`server`]: [`Server`] (shared state, connection life);
+//! - [`liveness`]: stopping commands whose client went away;
 //! - [`threads`]: a thread per connection, with a cache of idle threads;
 //! - [`timeouts`]: `connect_timeout`, `wait_timeout`, `net_read_timeout`
 //!   and `net_write_timeout`, global and per session;
@@ -54,13 +58,19 @@
 //!
 //! The protocol details supported are listed in `docs/wire-protocol.md`.
 
+pub mod admission;
 pub mod auth;
 pub mod blocking;
+pub mod certname;
+mod change_user;
 pub mod column;
 mod command;
 pub mod error;
+pub mod hosts;
 pub mod listener;
+pub mod liveness;
 pub mod local_infile;
+mod login;
 pub mod packet;
 pub mod results;
 pub mod server;
@@ -81,7 +91,7 @@ pub use mysql_common::constants::{CapabilityFlags, StatusFlags};
 pub use results::{OkResult, ResultSet, ResultWriter};
 pub use server::{DefaultAuthPlugin, ExecutionMode, Server, ServerConfig, DEFAULT_SERVER_VERSION};
 pub use session::{
-    Account, ConnectionControl, ConnectionInfo, DurabilityWait, LoginInfo, PreparedInfo,
+    Account, ConnectionControl, ConnectionInfo, DurabilityWait, GoneHook, LoginInfo, PreparedInfo,
     SqlSession, Transport,
 };
 pub use stream::ClientStream;

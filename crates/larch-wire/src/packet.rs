@@ -70,6 +70,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
         }
     }
 
+    /// The transport.
+    pub(crate) fn get_ref(&self) -> &S {
+        self.stream.get_ref()
+    }
+
     /// Takes the transport back, with the bytes already read from it but not
     /// yet consumed (a client may send its TLS hello right behind the SSL
     /// request) and the next sequence id.

@@ -90,6 +90,15 @@ pub(crate) fn write_err(out: &mut Vec<u8>, err: &MysqlError) {
     out.extend_from_slice(err.message.as_bytes());
 }
 
+/// Appends an ERR packet payload sent before the handshake (a blocked
+/// host): no SQLSTATE, as the client has not negotiated
+/// `CLIENT_PROTOCOL_41` yet (MariaDB's `net_send_error_packet`).
+pub(crate) fn write_err_before_handshake(out: &mut Vec<u8>, err: &MysqlError) {
+    out.push(0xff);
+    out.extend_from_slice(&err.code.to_le_bytes());
+    out.extend_from_slice(err.message.as_bytes());
+}
+
 /// Appends an EOF packet payload.
 pub(crate) fn write_eof(out: &mut Vec<u8>, warnings: u16, status: StatusFlags) {
     out.push(0xfe);

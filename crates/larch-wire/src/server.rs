@@ -16,27 +16,25 @@
 //! authentication ([`crate::auth`]) and the final OK. Without TLS
 //! configured an SSL request is refused with ER 1043.
 
+use crate::admission::Admission;
 use crate::auth::rsa::{RsaError, RsaPrivateKey, DEFAULT_KEY_BITS};
-use crate::auth::{self, AuthCache, AuthExchange, NATIVE_PASSWORD};
+use crate::auth::AuthCache;
 use crate::command::CommandLoop;
 use crate::error::{MysqlError, WireError};
+use crate::hosts::HostGuard;
 use crate::packet::PacketStream;
-use crate::results::{write_err, write_ok, OkResult};
-use crate::session::{ConnectionControl, ConnectionInfo, LoginInfo, SqlSession, Transport};
+use crate::results::{write_err, write_err_before_handshake};
+use crate::session::{ConnectionControl, ConnectionInfo, SqlSession, Transport};
 use crate::stream::ClientStream;
 use crate::timeouts::{GlobalTimeouts, TimeoutKind};
-use crate::tls::{self, TlsInfo, TlsSettings};
-use mysql_common::constants::{CapabilityFlags, StatusFlags};
-use mysql_common::io::ParseBuf;
-use mysql_common::packets::{HandshakePacket, HandshakeResponse};
-use mysql_common::proto::MySerialize;
+use crate::tls::TlsSettings;
+use mysql_common::constants::CapabilityFlags;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Capabilities the server offers, plus `CLIENT_SSL` on TCP connections
 /// when TLS is configured. `CLIENT_LOCAL_FILES` lets LOAD DATA LOCAL ask the
@@ -127,6 +125,10 @@ pub struct ServerConfig {
     /// Certificate and key for TLS on TCP connections; `None`: TLS is not
     /// offered and SSL requests are refused.
     pub tls: Option<TlsSettings>,
+    /// Connections in the handshake phase at most, and from one host at
+    /// most ([`crate::admission`]).
+    pub max_handshakes: usize,
+    pub max_handshakes_per_host: usize,
 }
 
 impl Default for ServerConfig {
@@ -143,6 +145,8 @@ impl Default for ServerConfig {
             net_write_timeout: Some(Duration::from_secs(60)),
             collation: 45,
             tls: None,
+            max_handshakes: crate::admission::DEFAULT_MAX_HANDSHAKES,
+            max_handshakes_per_host: crate::admission::DEFAULT_MAX_HANDSHAKES_PER_HOST,
         }
     }
 }
@@ -150,16 +154,26 @@ impl Default for ServerConfig {
 /// State shared by every connection of one server.
 #[derive(Debug)]
 pub struct Server {
-    config: ServerConfig,
-    rsa: Option<RsaPrivateKey>,
-    auth_cache: AuthCache,
+    pub(crate) config: ServerConfig,
+    pub(crate) rsa: Option<RsaPrivateKey>,
+    pub(crate) auth_cache: AuthCache,
     next_connection_id: AtomicU32,
     /// Connections accepted so far, refused logins included
     /// (`Connections`).
     accepted: AtomicU64,
-    connections: Mutex<HashMap<u32, Arc<ConnectionControl>>>,
+    connections: Arc<crate::liveness::Registry>,
     /// The timeouts in force (start values from `config`).
     timeouts: GlobalTimeouts,
+    /// Connections in the handshake phase ([`crate::admission`]).
+    pub(crate) admission: Admission,
+    /// Connection errors and failed logins by host ([`crate::hosts`]).
+    pub(crate) hosts: HostGuard,
+    /// TLS handshakes started and finished (`Ssl_accepts`,
+    /// `Ssl_finished_accepts`).
+    pub(crate) ssl_accepts: AtomicU64,
+    pub(crate) ssl_finished_accepts: AtomicU64,
+    /// Connections whose login failed (`Aborted_connects`).
+    pub(crate) aborted_connects: AtomicU64,
 }
 
 /// Removes a connection from the registry when it ends.
@@ -187,14 +201,21 @@ impl Server {
             config.net_read_timeout,
             config.net_write_timeout,
         );
+        let connections = Arc::new(Mutex::new(HashMap::new()));
+        crate::liveness::start(Arc::downgrade(&connections));
         Ok(Arc::new(Server {
             timeouts,
+            admission: Admission::new(config.max_handshakes, config.max_handshakes_per_host),
             config,
             rsa,
             auth_cache: AuthCache::default(),
             next_connection_id: AtomicU32::new(1),
             accepted: AtomicU64::new(0),
-            connections: Mutex::new(HashMap::new()),
+            connections,
+            hosts: HostGuard::default(),
+            ssl_accepts: AtomicU64::new(0),
+            ssl_finished_accepts: AtomicU64::new(0),
+            aborted_connects: AtomicU64::new(0),
         }))
     }
 
@@ -220,6 +241,26 @@ impl Server {
     /// The timeouts in force, for the command loop.
     pub(crate) fn timeouts(&self) -> &GlobalTimeouts {
         &self.timeouts
+    }
+
+    /// Connections in the handshake phase ([`crate::admission`]).
+    pub fn admission(&self) -> &Admission {
+        &self.admission
+    }
+
+    /// What the server remembers of client hosts ([`crate::hosts`]):
+    /// `max_connect_errors`, the login delay, FLUSH HOSTS.
+    pub fn hosts(&self) -> &HostGuard {
+        &self.hosts
+    }
+
+    /// `(Ssl_accepts, Ssl_finished_accepts, Aborted_connects)`.
+    pub fn handshake_counts(&self) -> (u64, u64, u64) {
+        (
+            self.ssl_accepts.load(Ordering::Relaxed),
+            self.ssl_finished_accepts.load(Ordering::Relaxed),
+            self.aborted_connects.load(Ordering::Relaxed),
+        )
     }
 
     /// The `caching_sha2_password` cache (clear it on `FLUSH PRIVILEGES`).
@@ -320,6 +361,11 @@ impl Server {
     /// Runs one connection to its end: handshake (and TLS, on a TCP stream
     /// when configured), authentication, commands. Returns `Ok` when the
     /// client quit or closed the connection.
+    ///
+    /// Before the greeting a blocked host is refused (ER 1129,
+    /// [`crate::hosts`]); until its login ends the connection holds a place
+    /// in [`crate::admission`], which may close it to make room for newer
+    /// ones; the login's outcome feeds the host's counts.
     pub async fn serve_connection<H>(
         &self,
         stream: ClientStream,
@@ -336,49 +382,44 @@ impl Server {
             server: self,
             id: info.connection_id,
         };
-        let offer_tls = match stream {
-            ClientStream::Tcp(_) | ClientStream::SyncTcp(_) => self.config.tls.as_ref(),
-            _ => None,
-        };
         let mut stream = PacketStream::new(stream, self.config.max_allowed_packet);
-        let mut response = Vec::new();
-        let mut opened = self
-            .greet(&mut stream, &info, offer_tls, &mut response)
-            .await;
-        let mut negotiated = None;
-        if let (Ok(nonce), Some(settings)) = (&opened, offer_tls) {
-            let nonce = *nonce;
-            if is_ssl_request(&response) {
-                match tls::start(stream, settings).await {
-                    Ok((tls_stream, tls_info)) => {
-                        stream = tls_stream;
-                        negotiated = Some(tls_info);
-                        opened = stream.read_packet(&mut response).await.map(|()| nonce);
-                    }
-                    Err(e) => {
-                        let _ = self.call(|| session.on_close());
-                        return Err(e);
-                    }
+        if info.transport == Transport::Tcp && self.hosts.is_blocked(&info.host) {
+            let err = MysqlError::host_blocked(&info.host);
+            let mut out = stream.outbox();
+            write_err_before_handshake(out.begin(), &err);
+            out.end();
+            let _ = stream.send(&mut out).await;
+            let _ = self.call(|| session.on_close());
+            stream.shutdown().await;
+            return Err(WireError::AuthFailed(err));
+        }
+        let ticket = self.admission.admit(&info.host, info.control.clone());
+        let control = info.control.clone();
+        let (stream, opened) = {
+            let open = self.open(stream, &info, &mut session);
+            tokio::pin!(open);
+            tokio::select! {
+                biased;
+                r = &mut open => r,
+                () = control.killed() => {
+                    // Closed to make room (a pool connection): its stream
+                    // goes with the dropped future.
+                    drop(ticket);
+                    self.hosts.connect_error(&info.host);
+                    self.aborted_connects.fetch_add(1, Ordering::Relaxed);
+                    return Err(WireError::Killed);
                 }
             }
-        }
-        let handshake = match opened {
-            Ok(nonce) => {
-                let opening = Opening {
-                    nonce,
-                    offered: offered_capabilities(offer_tls.is_some()),
-                    payload: response,
-                    tls: negotiated,
-                };
-                self.handshake(&mut stream, &info, opening, &mut session)
-                    .await
-            }
-            Err(e) => Err(e),
         };
-        let result = match handshake {
-            Ok(capabilities) => {
-                let mut commands =
-                    CommandLoop::new(self, &mut stream, &mut session, &info, capabilities);
+        drop(ticket);
+        self.login_outcome(&info, &mut session, &opened);
+        let Some(mut stream) = stream else {
+            let _ = self.call(|| session.on_close());
+            return opened.map(|_| ());
+        };
+        let result = match opened {
+            Ok(opened) => {
+                let mut commands = CommandLoop::new(self, &mut stream, &mut session, &info, opened);
                 commands.run().await
             }
             Err(e) => Err(e),
@@ -401,6 +442,29 @@ impl Server {
         result
     }
 
+    /// Feeds the outcome of a login to the host's counts and the session.
+    fn login_outcome<H: SqlSession, T>(
+        &self,
+        info: &ConnectionInfo,
+        session: &mut H,
+        opened: &Result<T, WireError>,
+    ) {
+        match opened {
+            Ok(_) => self.hosts.login_succeeded(&info.host),
+            Err(WireError::AuthFailed(err)) => {
+                self.aborted_connects.fetch_add(1, Ordering::Relaxed);
+                if err.code == crate::error::codes::ER_ACCESS_DENIED_ERROR {
+                    self.hosts.login_failed(&info.host);
+                    let _ = self.call(|| session.login_failed(err));
+                }
+            }
+            Err(_) => {
+                self.aborted_connects.fetch_add(1, Ordering::Relaxed);
+                self.hosts.connect_error(&info.host);
+            }
+        }
+    }
+
     /// Calls into the SQL layer, turning a panic into ER 1105.
     pub(crate) fn call<T>(&self, f: impl FnOnce() -> T) -> Result<T, MysqlError> {
         let run = || std::panic::catch_unwind(AssertUnwindSafe(f));
@@ -421,208 +485,4 @@ impl Server {
             MysqlError::unknown("Unknown error: the statement failed with an internal error")
         })
     }
-
-    /// Sends the greeting (the handshake packet, offering TLS if `tls` is
-    /// given) and reads the client's first packet into `response`: its
-    /// handshake response or an SSL request. Returns the nonce.
-    async fn greet<S>(
-        &self,
-        stream: &mut PacketStream<S>,
-        info: &ConnectionInfo,
-        tls: Option<&TlsSettings>,
-        response: &mut Vec<u8>,
-    ) -> Result<[u8; 20], WireError>
-    where
-        S: AsyncRead + AsyncWrite + Unpin,
-    {
-        let nonce = new_nonce()?;
-        let plugin = match self.config.default_auth_plugin {
-            DefaultAuthPlugin::NativePassword => auth::NATIVE_PASSWORD,
-            DefaultAuthPlugin::CachingSha2Password => auth::CACHING_SHA2_PASSWORD,
-        };
-        let mut scramble_2 = nonce[8..].to_vec();
-        scramble_2.push(0);
-        let scramble_1: [u8; 8] = [
-            nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7],
-        ];
-        let handshake = HandshakePacket::new(
-            10,
-            self.config.server_version.as_bytes(),
-            info.connection_id,
-            scramble_1,
-            Some(scramble_2),
-            offered_capabilities(tls.is_some()),
-            self.config.collation,
-            StatusFlags::SERVER_STATUS_AUTOCOMMIT,
-            Some(plugin.as_bytes()),
-        );
-        let mut out = stream.outbox();
-        handshake.serialize(out.begin());
-        out.end();
-        stream.send(&mut out).await?;
-        stream.read_packet(response).await?;
-        Ok(nonce)
-    }
-
-    /// Parses the handshake response, authenticates and logs in. Returns
-    /// the negotiated capabilities.
-    async fn handshake<S, H>(
-        &self,
-        stream: &mut PacketStream<S>,
-        info: &ConnectionInfo,
-        opening: Opening,
-        session: &mut H,
-    ) -> Result<CapabilityFlags, WireError>
-    where
-        S: AsyncRead + AsyncWrite + Unpin,
-        H: SqlSession,
-    {
-        let Opening {
-            nonce,
-            offered,
-            payload,
-            tls,
-        } = opening;
-        let client_flags = payload
-            .get(..4)
-            .map(|b| {
-                CapabilityFlags::from_bits_truncate(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            })
-            .unwrap_or_else(CapabilityFlags::empty);
-        if is_ssl_request(&payload) {
-            // An SSL request where TLS is not offered (not configured, or a
-            // Unix socket): a well-behaved client never sends this. After
-            // TLS started, a second one is a bad handshake.
-            let err = if tls.is_some() {
-                MysqlError::bad_handshake()
-            } else {
-                MysqlError::new(
-                    crate::error::codes::ER_HANDSHAKE_ERROR,
-                    "08S01",
-                    "SSL connection is not supported by this server",
-                )
-            };
-            return Err(self.refuse(stream, err).await);
-        }
-        let response = match ParseBuf(&payload).parse::<HandshakeResponse<'_>>(()) {
-            Ok(r) if client_flags.contains(CapabilityFlags::CLIENT_PROTOCOL_41) => r,
-            _ => return Err(self.refuse(stream, MysqlError::bad_handshake()).await),
-        };
-        let capabilities = response.capabilities() & offered;
-        let user = String::from_utf8_lossy(response.user()).into_owned();
-        let client_plugin = match response.auth_plugin() {
-            Some(p) if capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) => {
-                String::from_utf8_lossy(p.as_bytes()).into_owned()
-            }
-            _ => NATIVE_PASSWORD.to_owned(),
-        };
-        let database = response
-            .db_name()
-            .filter(|db| !db.is_empty())
-            .map(|db| String::from_utf8_lossy(db).into_owned());
-        let login = LoginInfo {
-            user: user.clone(),
-            host: info.host.clone(),
-            database: database.clone(),
-            capabilities,
-            collation: response.collation(),
-            attributes: response.connect_attributes().unwrap_or_default(),
-            tls,
-        };
-        let scramble = response.scramble_buf().to_vec();
-        drop(response);
-        // Unix sockets and TLS are secure transports: caching_sha2 full
-        // authentication takes the password in clear there.
-        let secure = info.transport == Transport::Unix || login.tls.is_some();
-
-        let account = match self.call(|| session.lookup_account(&user, &info.host)) {
-            Ok(account) => account,
-            Err(err) => return Err(self.refuse(stream, err).await),
-        };
-        let exchange = AuthExchange {
-            nonce: &nonce,
-            user: &user,
-            host: &info.host,
-            secure,
-            cache: &self.auth_cache,
-            rsa: self.rsa.as_ref(),
-        };
-        auth::authenticate(stream, &exchange, account, &client_plugin, scramble).await?;
-
-        let mut logged_in = self.call(|| session.on_login(&login)).and_then(|r| r);
-        if let (Ok(()), Some(db)) = (&logged_in, &database) {
-            logged_in = self.call(|| session.init_db(db)).and_then(|r| r);
-        }
-        if let Err(err) = logged_in {
-            return Err(self.refuse(stream, err).await);
-        }
-        let status = self
-            .call(|| session.status_flags())
-            .unwrap_or(StatusFlags::SERVER_STATUS_AUTOCOMMIT);
-        let mut out = stream.outbox();
-        write_ok(out.begin(), 0x00, &OkResult::default(), status);
-        out.end();
-        stream.send(&mut out).await?;
-        Ok(capabilities)
-    }
-
-    /// Sends `err` during the handshake and returns the error that ends the
-    /// connection.
-    async fn refuse<S>(&self, stream: &mut PacketStream<S>, err: MysqlError) -> WireError
-    where
-        S: AsyncRead + AsyncWrite + Unpin,
-    {
-        let mut out = stream.outbox();
-        write_err(out.begin(), &err);
-        out.end();
-        match stream.send(&mut out).await {
-            Ok(()) => WireError::AuthFailed(err),
-            Err(e) => e,
-        }
-    }
-}
-
-/// What the handshake established before the client's handshake response
-/// was parsed.
-struct Opening {
-    /// The nonce sent in the greeting.
-    nonce: [u8; 20],
-    /// Capabilities offered in the greeting.
-    offered: CapabilityFlags,
-    /// The client's handshake response (or an SSL request).
-    payload: Vec<u8>,
-    /// The TLS parameters, if TLS started.
-    tls: Option<TlsInfo>,
-}
-
-/// The capabilities of the greeting.
-fn offered_capabilities(tls: bool) -> CapabilityFlags {
-    if tls {
-        SERVER_CAPABILITIES | CapabilityFlags::CLIENT_SSL
-    } else {
-        SERVER_CAPABILITIES
-    }
-}
-
-/// An SSL request: the 32-byte start of a handshake response, with
-/// `CLIENT_SSL`.
-fn is_ssl_request(payload: &[u8]) -> bool {
-    payload.len() == 32
-        && payload.get(..4).is_some_and(|b| {
-            u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & CapabilityFlags::CLIENT_SSL.bits() != 0
-        })
-}
-
-/// A 20-byte handshake nonce of 7-bit characters without NUL or `$`, as
-/// MySQL generates them (some clients treat the nonce as a C string).
-fn new_nonce() -> Result<[u8; 20], WireError> {
-    let mut nonce = [0u8; 20];
-    getrandom::fill(&mut nonce).map_err(|e| WireError::Io(std::io::Error::other(e)))?;
-    for b in &mut nonce {
-        *b &= 0x7f;
-        if *b == 0 || *b == b'$' {
-            *b = b'a' + (*b % 26);
-        }
-    }
-    Ok(nonce)
 }

@@ -26,7 +26,7 @@ use crate::tls::TlsInfo;
 use crate::value::Value;
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// How the client reached the server.
@@ -65,7 +65,16 @@ pub struct ConnectionControl {
     /// socket down, which wakes the thread if it waits for a command or for
     /// a client to take its answer.
     socket: parking_lot::Mutex<Option<(Arc<dyn SocketShutdown>, std::thread::ThreadId)>>,
+    /// Odd while a command runs: `2 * commands started + 1`
+    /// ([`crate::liveness`]).
+    busy: AtomicU64,
+    /// Called when the client went away during a command
+    /// ([`ConnectionControl::client_gone`]).
+    gone_hook: parking_lot::Mutex<Option<GoneHook>>,
 }
+
+/// What [`ConnectionControl::set_gone_hook`] installs.
+pub type GoneHook = Box<dyn Fn() + Send + Sync>;
 
 impl std::fmt::Debug for ConnectionControl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -137,6 +146,49 @@ impl ConnectionControl {
     pub(crate) fn clear_query_kill(&self) {
         self.kill_query.store(false, Ordering::Release);
     }
+
+    /// A command starts ([`crate::liveness`] watches busy connections).
+    pub(crate) fn command_started(&self) {
+        let n = self.busy.load(Ordering::Relaxed);
+        self.busy.store((n | 1) + 2, Ordering::Relaxed);
+    }
+
+    /// The command ended.
+    pub(crate) fn command_ended(&self) {
+        let n = self.busy.load(Ordering::Relaxed);
+        self.busy.store(n & !1, Ordering::Relaxed);
+    }
+
+    /// The running command's stamp, `None` when idle.
+    pub(crate) fn busy_stamp(&self) -> Option<u64> {
+        let n = self.busy.load(Ordering::Relaxed);
+        (n & 1 == 1).then_some(n)
+    }
+
+    /// True when the connection's socket (served with blocking calls) was
+    /// closed by the client.
+    pub(crate) fn peer_closed(&self) -> bool {
+        self.socket
+            .lock()
+            .as_ref()
+            .is_some_and(|(socket, _)| socket.peer_closed())
+    }
+
+    /// Installs what runs when the client goes away during a command (the
+    /// SQL layer kills the statement there); the connection is closed
+    /// either way.
+    pub fn set_gone_hook(&self, hook: GoneHook) {
+        *self.gone_hook.lock() = Some(hook);
+    }
+
+    /// The client went away during a command: runs the hook, then closes
+    /// the connection.
+    pub fn client_gone(&self) {
+        if let Some(hook) = self.gone_hook.lock().as_ref() {
+            hook();
+        }
+        self.kill_connection();
+    }
 }
 
 /// An account found by [`SqlSession::lookup_account`].
@@ -164,6 +216,8 @@ pub struct LoginInfo {
     pub attributes: HashMap<String, String>,
     /// The TLS protocol and cipher, if the connection is encrypted.
     pub tls: Option<TlsInfo>,
+    /// How the client reached the server.
+    pub transport: Transport,
 }
 
 /// What [`SqlSession::prepare`] reports about a statement.
@@ -226,6 +280,20 @@ pub trait SqlSession: Send {
     /// `COM_RESET_CONNECTION`: roll back, drop temporary state and session
     /// variables, keep the login.
     fn reset_connection(&mut self) -> Result<(), MysqlError>;
+
+    /// `COM_CHANGE_USER` authenticated `login`'s account: end the current
+    /// session (as a reset does) and start one for the new account; an
+    /// error is sent and the connection stays with its current session,
+    /// reset. The default starts the new session through `on_login`.
+    fn change_user(&mut self, login: &LoginInfo) -> Result<(), MysqlError> {
+        self.on_login(login)
+    }
+
+    /// A login attempt of the connection failed with `error` (ER 1045 from
+    /// the password check or from `on_login`), for the server's counters.
+    fn login_failed(&mut self, error: &MysqlError) {
+        let _ = error;
+    }
 
     /// Session status flags for OK/EOF packets (`SERVER_STATUS_AUTOCOMMIT`,
     /// `SERVER_STATUS_IN_TRANS`, ...).

@@ -21,7 +21,9 @@
 //! chain (server certificate first), `--ssl-key` its private key (PKCS#8,
 //! PKCS#1 RSA or SEC1 EC), `--ssl-ca` optional CA certificates. With a CA,
 //! clients are asked for a certificate, which is verified against the CA if
-//! they send one (none is required: Larch has no `REQUIRE X509` accounts).
+//! they send one; none is required by TLS itself, the accounts decide
+//! (`REQUIRE X509`, `ISSUER`, `SUBJECT`): [`TlsInfo::peer`] carries the
+//! verified certificate's names to the login ([`crate::certname`]).
 //!
 //! [`TlsInfo`] reports the negotiated protocol and cipher with OpenSSL's
 //! names (`TLSv1.3`, `TLS_AES_256_GCM_SHA384`, `ECDHE-RSA-AES128-GCM-SHA256`),
@@ -84,6 +86,11 @@ pub struct TlsSettings {
     acceptor: TlsAcceptor,
     /// The same configuration, for handshakes on sockets in blocking mode.
     config: Arc<rustls::ServerConfig>,
+    /// The server certificate's validity, as OpenSSL prints it
+    /// (`Ssl_server_not_before`, `Ssl_server_not_after`).
+    validity: Option<(String, String)>,
+    /// Client certificates are asked for (a CA is configured).
+    verifies_clients: bool,
 }
 
 impl std::fmt::Debug for TlsSettings {
@@ -100,6 +107,9 @@ pub struct TlsInfo {
     pub version: String,
     /// Cipher suite, OpenSSL's name, e.g. `TLS_AES_256_GCM_SHA384`.
     pub cipher: String,
+    /// The client's certificate, verified against the CA: its issuer and
+    /// subject in OpenSSL's one-line form.
+    pub peer: Option<(String, String)>,
 }
 
 impl TlsSettings {
@@ -109,6 +119,9 @@ impl TlsSettings {
     pub fn load(cert: &Path, key: &Path, ca: Option<&Path>) -> Result<Self, TlsError> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let chain = read_certificates("certificate", cert)?;
+        let validity = chain
+            .first()
+            .and_then(|c| crate::certname::validity(c.as_ref()));
         let key_der = read_key(key)?;
         let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
@@ -136,7 +149,19 @@ impl TlsSettings {
         Ok(TlsSettings {
             acceptor: TlsAcceptor::from(config.clone()),
             config,
+            validity,
+            verifies_clients: ca.is_some(),
         })
+    }
+
+    /// The server certificate's `(not before, not after)`, OpenSSL's form.
+    pub fn validity(&self) -> Option<&(String, String)> {
+        self.validity.as_ref()
+    }
+
+    /// True when clients are asked for a certificate (`Ssl_verify_mode`).
+    pub fn verifies_clients(&self) -> bool {
+        self.verifies_clients
     }
 }
 
@@ -273,7 +298,15 @@ fn negotiated(conn: &ServerConnection) -> TlsInfo {
         .negotiated_cipher_suite()
         .map(|s| openssl_cipher_name(s.suite()))
         .unwrap_or_default();
-    TlsInfo { version, cipher }
+    let peer = conn
+        .peer_certificates()
+        .and_then(|chain| chain.first())
+        .and_then(|c| crate::certname::issuer_and_subject(c.as_ref()));
+    TlsInfo {
+        version,
+        cipher,
+        peer,
+    }
 }
 
 /// OpenSSL's name of a cipher suite (what MySQL shows), or rustls' name for

@@ -6,7 +6,8 @@
 //!
 //! Start-up: options (`options`), the error log (`log`), the TLS
 //! certificate and key when `--ssl-cert` is given (an unreadable or invalid
-//! file stops the start), then `Database::open` on the data directory (created with the `test` database
+//! file stops the start; without it the data directory's generated ones,
+//! `certs`, once it is open), then `Database::open` on the data directory (created with the `test` database
 //! on first start, recovered after a crash; a directory locked by another
 //! process is refused), then listeners, pid file and the ready line
 //! (`serve`). Clients connect with any MySQL or MariaDB client as `root`
@@ -23,11 +24,14 @@
 //! Modules: `allocator` (the memory allocator, a build-time choice),
 //! `options` (command line and option files), `log` (error log),
 //! `serve` (listeners, ready line, shutdown), `session` (the `SqlSession`
-//! adapter and the execution-mode choice), `convert` (types and values
-//! between the SQL layer and the protocol).
+//! adapter and the execution-mode choice), `limits` (connection slots and
+//! per-account limits), `certs` (generated TLS certificates), `convert`
+//! (types and values between the SQL layer and the protocol).
 
 mod allocator;
+mod certs;
 mod convert;
+mod limits;
 mod log;
 mod options;
 mod serve;
@@ -108,21 +112,13 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
     for w in &opts.warnings {
         log.warning(w);
     }
-    let tls = match &opts.ssl {
+    // Given files are checked before the data directory is touched.
+    let mut tls = match &opts.ssl {
         None => None,
-        Some(files) => {
-            match larch_wire::TlsSettings::load(&files.cert, &files.key, files.ca.as_deref()) {
-                Ok(settings) => {
-                    log.note(&format!(
-                        "larchd: TLS offered to TCP clients ({}), certificate '{}'",
-                        larch_wire::TLS_LIBRARY_VERSION,
-                        files.cert.display()
-                    ));
-                    Some(settings)
-                }
-                Err(e) => return abort(&[format!("larchd: cannot start TLS: {e}")]),
-            }
-        }
+        Some(files) => match load_tls(files, log) {
+            Ok(settings) => Some((settings, files.clone())),
+            Err(e) => return abort(&[e]),
+        },
     };
     let datadir = opts.engine.datadir.clone();
     let fresh = !larch_engine::storage::Storage::exists(&larch_engine::io::OsVfs, &datadir);
@@ -136,6 +132,23 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
         }
     };
     report_open(&db, fresh, &datadir, log);
+    // Without --ssl-cert (and without --skip-ssl): the data directory's
+    // generated certificates (`certs`).
+    if tls.is_none() && !opts.ssl_disabled {
+        let loaded = certs::ensure(&datadir).and_then(|(files, made)| {
+            if made {
+                log.note(&format!(
+                    "larchd: generated a CA, server and client certificate in '{}'",
+                    datadir.display()
+                ));
+            }
+            load_tls(&files, log).map(|settings| (settings, files))
+        });
+        match loaded {
+            Ok(t) => tls = Some(t),
+            Err(e) => return abort(&[e]),
+        }
+    }
     disable_transparent_huge_pages(log);
     raise_open_files_limit(opts.max_connections, log);
     let applied = options::globals::apply(&db, &opts.ignored);
@@ -191,6 +204,18 @@ fn run(opts: &ServerOptions, log: &Arc<ErrorLog>) -> ExitCode {
     serve::remove_pid_file(&opts.pid_file);
     log.note("larchd: Shutdown complete");
     code
+}
+
+/// Loads the TLS files (logging that TLS is offered).
+fn load_tls(files: &options::SslFiles, log: &ErrorLog) -> Result<larch_wire::TlsSettings, String> {
+    let settings = larch_wire::TlsSettings::load(&files.cert, &files.key, files.ca.as_deref())
+        .map_err(|e| format!("larchd: cannot start TLS: {e}"))?;
+    log.note(&format!(
+        "larchd: TLS offered to TCP clients ({}), certificate '{}'",
+        larch_wire::TLS_LIBRARY_VERSION,
+        files.cert.display()
+    ));
+    Ok(settings)
 }
 
 /// Logs what opening the data directory did.

@@ -33,13 +33,16 @@ use larch_engine::record::value::Value as EValue;
 use larch_sql::database::{Database, SERVER_VERSION};
 use larch_wire::{
     ConnectionInfo, ConnectionThreads, ExecutionMode, Listener, Server, ServerConfig, Threading,
-    TimeoutKind, TlsSettings, TLS_LIBRARY_VERSION,
+    TlsSettings, TLS_LIBRARY_VERSION,
 };
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::Notify;
 
+mod hooks;
+
+use crate::limits::{Slots, Usage};
 use crate::log::ErrorLog;
-use crate::options::{ServerOptions, ThreadHandling};
+use crate::options::{ServerOptions, SslFiles, ThreadHandling};
 use crate::session::{Connection, Shared};
 
 /// How long shutdown waits for connections to end.
@@ -73,14 +76,15 @@ fn resolve(addr: &str, port: u16) -> Vec<String> {
     }
 }
 
-/// Binds every TCP address; the first bound port is used for the others
-/// when `--port=0`.
+/// Binds every TCP address on `port`; the first bound port is used for
+/// the others when it is 0.
 async fn bind_tcp(
     opts: &ServerOptions,
+    port: u16,
     log: &ErrorLog,
 ) -> Result<(Vec<Listener>, u16), StartError> {
     let mut listeners = Vec::new();
-    let mut port = opts.port;
+    let mut port = port;
     for addr in &opts.bind_addresses {
         let candidates = resolve(addr, port);
         let mut last_err = None;
@@ -174,12 +178,17 @@ fn write_pid_file(path: &Path) -> Result<(), StartError> {
 pub async fn serve(
     db: Arc<Database>,
     opts: &ServerOptions,
-    tls: Option<TlsSettings>,
+    tls: Option<(TlsSettings, SslFiles)>,
     log: &Arc<ErrorLog>,
 ) -> Result<StopReason, StartError> {
-    let tls_offered = tls.is_some();
+    let (tls, tls_files) = match tls {
+        Some((settings, files)) => (Some(settings), Some(files)),
+        None => (None, None),
+    };
     let config = ServerConfig {
-        tls,
+        tls: tls.clone(),
+        max_handshakes: opts.connections.max_unauthenticated,
+        max_handshakes_per_host: opts.connections.max_unauthenticated_per_host,
         server_version: SERVER_VERSION.to_owned(),
         max_allowed_packet: opts.max_allowed_packet,
         execution: ExecutionMode::Inline,
@@ -198,9 +207,16 @@ pub async fn serve(
     let (mut listeners, port) = if opts.skip_networking {
         (Vec::new(), 0)
     } else {
-        bind_tcp(opts, log).await?
+        bind_tcp(opts, opts.port, log).await?
     };
     listeners.push(bind_socket(&opts.socket).await?);
+    // MariaDB's extra port: its own connection limit.
+    let extra = opts.connections.extra_port;
+    let extra_listeners = if extra != 0 && !opts.skip_networking {
+        bind_tcp(opts, extra, log).await?.0
+    } else {
+        Vec::new()
+    };
 
     let fact = |s: &Path| EValue::Str(s.display().to_string());
     db.set_server_fact("port", EValue::UInt(u64::from(port)));
@@ -221,15 +237,23 @@ pub async fn serve(
                 .unwrap_or_default(),
         ),
     );
-    // Where SELECT ... INTO OUTFILE and LOAD DATA INFILE may touch files.
-    if let Some((_, dir)) = opts
-        .ignored
-        .iter()
-        .rev()
-        .find(|(n, _)| n == "secure_file_priv")
-    {
-        db.set_server_fact("secure_file_priv", EValue::Str(dir.clone()));
+    // Where SELECT ... INTO OUTFILE and LOAD DATA INFILE may touch files:
+    // by default only the data directory's `files` directory.
+    let secure_file_priv = opts.connections.secure_file_priv(&opts.engine.datadir);
+    if opts.connections.secure_file_priv.is_none() {
+        let dir = opts
+            .engine
+            .datadir
+            .join(crate::options::connections::SECURE_FILE_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            start_error([format!(
+                "cannot create the directory '{}': {e}",
+                dir.display()
+            )])
+        })?;
     }
+    db.set_server_fact("secure_file_priv", EValue::Str(secure_file_priv));
+    db.set_server_fact("extra_port", EValue::UInt(u64::from(extra)));
     db.set_server_fact("basedir", fact(&opts.basedir));
     db.set_server_fact(
         "thread_handling",
@@ -243,7 +267,7 @@ pub async fn serve(
         "version_ssl_library",
         EValue::Str(TLS_LIBRARY_VERSION.into()),
     );
-    if let (Some(files), true) = (&opts.ssl, tls_offered) {
+    if let Some(files) = &tls_files {
         db.set_server_fact("have_ssl", EValue::Str("YES".into()));
         db.set_server_fact("ssl_cert", fact(&files.cert));
         db.set_server_fact("ssl_key", fact(&files.key));
@@ -271,10 +295,14 @@ pub async fn serve(
 
     write_pid_file(&opts.pid_file)?;
 
-    let shared = Shared::new(db.clone(), opts.max_connections);
-    let factory = {
-        let shared = shared.clone();
-        Arc::new(move |info: &ConnectionInfo| Connection::new(shared.clone(), info))
+    let shared = Shared::new(db.clone());
+    let usage = Arc::new(Usage::default());
+    let main_slots = Slots::new(opts.max_connections as usize, usage.clone());
+    // Its limit is set from `extra_max_connections` (`hooks`).
+    let extra_slots = Slots::new(1, usage.clone());
+    let factory_for = |slots: &Arc<Slots>| {
+        let (shared, slots) = (shared.clone(), slots.clone());
+        Arc::new(move |info: &ConnectionInfo| Connection::new(shared.clone(), slots.clone(), info))
     };
     let threading = match opts.thread_handling {
         ThreadHandling::OneThreadPerConnection => Threading::PerConnection(ConnectionThreads::new(
@@ -283,10 +311,24 @@ pub async fn serve(
         )),
         ThreadHandling::PoolOfThreads => Threading::Pool,
     };
-    install_thread_status(&db, &server, &threading);
+    hooks::install(
+        &db,
+        &server,
+        &threading,
+        &shared,
+        (usage, extra_slots.clone()),
+        tls.as_ref(),
+    );
     let mut tasks = Vec::new();
-    for listener in listeners {
-        let factory = factory.clone();
+    let groups = listeners
+        .into_iter()
+        .map(|l| (l, factory_for(&main_slots)))
+        .chain(
+            extra_listeners
+                .into_iter()
+                .map(|l| (l, factory_for(&extra_slots))),
+        );
+    for (listener, factory) in groups {
         let server = server.clone();
         let threading = threading.clone();
         tasks.push(tokio::spawn(async move {
@@ -327,59 +369,6 @@ pub async fn serve(
     }
     drain(&db, &server, log).await;
     Ok(reason)
-}
-
-/// Serves the status variables of threads and connections (`Threads_*`,
-/// `Connections`, counted as MariaDB counts them), makes `SET GLOBAL
-/// thread_cache_size` resize the running thread cache and `SET GLOBAL
-/// connect_timeout`, `wait_timeout`, `net_read_timeout` and
-/// `net_write_timeout` reach the connections' sockets
-/// (`larch_wire::timeouts`).
-fn install_thread_status(db: &Database, server: &Arc<Server>, threading: &Threading) {
-    // Pool: the runtime's worker threads, none cached.
-    let workers = tokio::runtime::Handle::try_current()
-        .map(|h| h.metrics().num_workers())
-        .unwrap_or(0);
-    let server_for_hook = server.clone();
-    let (server, threads) = (server.clone(), threading.clone());
-    db.server_hooks().set_status_provider(Box::new(move || {
-        let (cached, created) = match &threads {
-            Threading::PerConnection(t) => (t.idle(), t.created()),
-            Threading::Pool => (0, workers as u64),
-        };
-        vec![
-            ("Connections", server.accepted().to_string()),
-            ("Threads_cached", cached.to_string()),
-            ("Threads_connected", server.connected().to_string()),
-            ("Threads_created", created.to_string()),
-        ]
-    }));
-    let cache = match threading {
-        Threading::PerConnection(threads) => Some(threads.clone()),
-        Threading::Pool => None,
-    };
-    db.server_hooks()
-        .set_global_set_hook(Box::new(move |name, value| {
-            let n = match value {
-                EValue::UInt(n) => *n,
-                EValue::Int(n) => u64::try_from(*n).unwrap_or(0),
-                _ => return,
-            };
-            let timeout = match name {
-                "connect_timeout" => TimeoutKind::Connect,
-                "wait_timeout" => TimeoutKind::Wait,
-                "net_read_timeout" => TimeoutKind::NetRead,
-                "net_write_timeout" => TimeoutKind::NetWrite,
-                "thread_cache_size" => {
-                    if let Some(threads) = &cache {
-                        threads.set_cache_size(usize::try_from(n).unwrap_or(usize::MAX));
-                    }
-                    return;
-                }
-                _ => return,
-            };
-            server_for_hook.set_timeout(timeout, (n > 0).then(|| Duration::from_secs(n)));
-        }));
 }
 
 /// Kills every session and waits for the connections to end.

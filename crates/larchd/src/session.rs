@@ -2,13 +2,24 @@
 //! around a `larch_sql::session::Session`, one per client connection.
 //!
 //! - Login: `lookup_account` asks `Database::account` and maps the stored
-//!   secret to a credential; `on_login` refuses a connection beyond
-//!   `max_connections` (ER 1040), creates the session under the protocol's
-//!   connection id (so `CONNECTION_ID()`, `SHOW PROCESSLIST` and `KILL` agree
-//!   with the handshake), records `CLIENT_FOUND_ROWS` and the TLS protocol
-//!   and cipher (`Ssl_version`, `Ssl_cipher`), and installs the kill
-//!   hook: `KILL [CONNECTION]` from any session sets the protocol's
-//!   `ConnectionControl`, which wakes an idle connection and closes it.
+//!   secret to a credential; `on_login` (after the password check) refuses
+//!   a plain TCP login while `require_secure_transport` is on and a login
+//!   that does not meet the account's `REQUIRE` (both ER 1045, as
+//!   MariaDB), one beyond the listener group's connection limit (ER 1040;
+//!   `crate::limits`: `max_connections` plus an administrator's slot, or
+//!   `extra_max_connections` on the extra port) or the account's limits
+//!   (ER 1203 / ER 1226); it creates the session under the protocol's
+//!   connection id (so `CONNECTION_ID()`, `SHOW PROCESSLIST` and `KILL`
+//!   agree with the handshake), records `CLIENT_FOUND_ROWS` and the TLS
+//!   protocol and cipher (`Ssl_version`, `Ssl_cipher`), and installs the
+//!   kill hook (`KILL [CONNECTION]` from any session sets the protocol's
+//!   `ConnectionControl`, which wakes an idle connection and closes it),
+//!   the hook that kills the running statement when the client goes away
+//!   (`larch_wire::liveness`) and, for an account with per-hour statement
+//!   limits, the statement hook that counts them.
+//! - `change_user` (COM_CHANGE_USER): the session of the new account
+//!   replaces the old one, keeping the connection's slot; if the new
+//!   account is refused, a fresh session of the previous account stays.
 //! - Statements: `query` runs the whole text through `Session::query_with`,
 //!   writing each statement's result as it ends (with that statement's
 //!   warning count), then the error that stopped the text; LOAD DATA LOCAL
@@ -54,7 +65,7 @@
 //! with sysbench oltp_update_index at 16 threads (pool), 10.2k transactions/s
 //! and 93 µs of server CPU each before, 17.2k-18.3k and 50 µs after.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -64,14 +75,16 @@ use larch_sql::database::Database;
 use larch_sql::result::QueryResult;
 use larch_sql::session::Session;
 use larch_wire::{
-    Account, CapabilityFlags, ColumnDef, ConnectionControl, ConnectionInfo, DurabilityWait,
-    LoginInfo, MysqlError, OkResult, PreparedInfo, ResultWriter, SessionTimeouts, SqlSession,
-    StatusFlags, Value,
+    Account, ColumnDef, ConnectionControl, ConnectionInfo, DurabilityWait, LoginInfo, MysqlError,
+    OkResult, PreparedInfo, ResultWriter, SessionTimeouts, SqlSession, StatusFlags, Value,
 };
 
 use crate::convert::{
     binary_value, column_def, credential, mysql_error, owned_value, param_value, text_value,
 };
+use crate::limits::{SlotGuard, Slots, UserConnections, UserGuard};
+
+mod login;
 
 /// The blocking-region hook of the server's worker threads: move the
 /// worker's other tasks away, then run `f` (see the module documentation).
@@ -94,19 +107,19 @@ const FIELD_LIST_STMT: u32 = u32::MAX;
 pub struct Shared {
     /// The open database.
     pub db: Arc<Database>,
-    /// `--max-connections`.
-    pub max_connections: u32,
-    /// Connections that exist (from accept to close).
-    live: AtomicUsize,
+    /// Per-account connection counts (`crate::limits`).
+    pub users: Arc<UserConnections>,
+    /// `require_secure_transport`.
+    pub require_secure_transport: AtomicBool,
 }
 
 impl Shared {
-    /// Shared state for a server of at most `max_connections` clients.
-    pub fn new(db: Arc<Database>, max_connections: u32) -> Arc<Shared> {
+    /// Shared state for a server on `db`.
+    pub fn new(db: Arc<Database>) -> Arc<Shared> {
         Arc::new(Shared {
             db,
-            max_connections,
-            live: AtomicUsize::new(0),
+            users: Arc::new(UserConnections::default()),
+            require_secure_transport: AtomicBool::new(false),
         })
     }
 }
@@ -114,26 +127,34 @@ impl Shared {
 /// One client connection; see the module documentation.
 pub struct Connection {
     shared: Arc<Shared>,
+    /// The connection limit of the listener that accepted it.
+    slots: Arc<Slots>,
     id: u32,
     control: Arc<ConnectionControl>,
     session: Option<Session>,
-    /// Still counted in `Shared::live`.
-    counted: bool,
+    /// The login the session runs for (COM_CHANGE_USER falls back to it).
+    login: Option<LoginInfo>,
+    /// The slot taken at login, given back at the close.
+    slot: Option<SlotGuard>,
+    /// The account's counted connection.
+    user: Option<Arc<UserGuard>>,
     /// The session's own socket timeouts, read under the session's
     /// settings epoch `.0` (`None`: not read yet).
     timeouts: (Option<u64>, SessionTimeouts),
 }
 
 impl Connection {
-    /// A connection that has not logged in yet.
-    pub fn new(shared: Arc<Shared>, info: &ConnectionInfo) -> Connection {
-        shared.live.fetch_add(1, Ordering::SeqCst);
+    /// A connection that has not logged in yet, under the limit `slots`.
+    pub fn new(shared: Arc<Shared>, slots: Arc<Slots>, info: &ConnectionInfo) -> Connection {
         Connection {
             shared,
+            slots,
             id: info.connection_id,
             control: info.control.clone(),
             session: None,
-            counted: true,
+            login: None,
+            slot: None,
+            user: None,
             timeouts: (None, SessionTimeouts::default()),
         }
     }
@@ -142,9 +163,8 @@ impl Connection {
     /// connection's slot; runs before the client sees the socket close.
     fn release(&mut self) {
         self.session = None;
-        if std::mem::take(&mut self.counted) {
-            self.shared.live.fetch_sub(1, Ordering::SeqCst);
-        }
+        self.user = None;
+        self.slot = None;
     }
 
     fn session(&mut self) -> Result<&mut Session, MysqlError> {
@@ -314,36 +334,28 @@ impl SqlSession for Connection {
     }
 
     fn on_login(&mut self, login: &LoginInfo) -> Result<(), MysqlError> {
-        let live = self.shared.live.load(Ordering::SeqCst);
-        if live > self.shared.max_connections as usize {
-            return Err(MysqlError::new(1040, "08004", "Too many connections"));
+        let started = self.start(login, true);
+        if started.is_err() {
+            self.release();
         }
-        let mut session = self
-            .shared
-            .db
-            .new_session(u64::from(self.id), &login.user, normalize_host(&login.host))
-            .map_err(|e| mysql_error(&e))?;
-        session.client_found_rows = login
-            .capabilities
-            .contains(CapabilityFlags::CLIENT_FOUND_ROWS);
-        if let Some(tls) = &login.tls {
-            session.ssl_version = tls.version.clone();
-            session.ssl_cipher = tls.cipher.clone();
-        }
-        let control = self.control.clone();
-        session.set_kill_hook(Box::new(move |query_only| {
-            if query_only {
-                control.kill_query();
-            } else {
-                control.kill_connection();
+        started
+    }
+
+    fn change_user(&mut self, login: &LoginInfo) -> Result<(), MysqlError> {
+        let previous = self.login.take();
+        let previous_user = self.user.take();
+        // The old session ends first: its connection id is the new one's.
+        self.session = None;
+        match self.start(login, false) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.user = previous_user;
+                if let Some(previous) = previous {
+                    self.start_session(&previous)?;
+                }
+                Err(e)
             }
-        }));
-        // Commits answer the client once their log sync is done, awaited on
-        // the connection's task (`durability`), not on a parked thread.
-        session.defer_durability(true);
-        self.session = Some(session);
-        self.timeouts = (None, SessionTimeouts::default());
-        Ok(())
+        }
     }
 
     fn init_db(&mut self, database: &str) -> Result<(), MysqlError> {

@@ -75,8 +75,11 @@ fn expected_pass_list_passes() -> Res {
         return Ok(());
     }
     let dir = tempdir()?;
-    let server = Larchd::start(&dir.path().join("data"), &[])?;
     let vardir = dir.path().join("var");
+    // As mysql-test-run's configuration: files may be read and written
+    // under the test directory (`secure-file-priv= @ENV.MYSQLTEST_VARDIR`).
+    let secure_file_priv = format!("--secure-file-priv={}", vardir.display());
+    let server = Larchd::start(&dir.path().join("data"), &[&secure_file_priv])?;
     let mut child = Command::new(repo_root().join("tests/compat/run"))
         .arg(format!("--vardir={}", vardir.display()))
         .arg(format!("--timeout={PER_TEST_TIMEOUT}"))

@@ -13,7 +13,9 @@
 //!   message, before the data directory is touched;
 //! - LOAD DATA LOCAL over TLS (the file's packets read with blocking calls
 //!   through the TLS state on the connection's own thread);
-//! - without the options, TLS is not offered.
+//! - without the options, the data directory's generated certificates
+//!   serve (`ca.pem`, `server-cert.pem`, ... as MySQL generates them), kept
+//!   across restarts; `--skip-ssl` turns TLS off.
 //!
 //! `caching_sha2_password` over TLS is tested in larch-wire (`tests/tls.rs`):
 //! larchd's only account, root, has no password.
@@ -372,33 +374,63 @@ fn unusable_tls_files_stop_the_start() -> Res {
 }
 
 #[test]
-fn without_ssl_options_tls_is_not_offered() -> Res {
+fn without_ssl_options_the_generated_certificates_serve() -> Res {
     let dir = tempdir()?;
-    let server = Larchd::start(&dir.path().join("data"), &[])?;
-    let mut conn = server.connect()?;
+    let datadir = dir.path().join("data");
+    let server = Larchd::start(&datadir, &[])?;
+    for f in [
+        "ca.pem",
+        "ca-key.pem",
+        "server-cert.pem",
+        "server-key.pem",
+        "client-cert.pem",
+        "client-key.pem",
+    ] {
+        assert!(datadir.join(f).is_file(), "{f} not generated");
+    }
+    // The client verifies the server against the generated CA.
+    let ssl = SslOpts::default().with_root_cert_path(Some(datadir.join("ca.pem")));
+    let mut conn = mysql::Conn::new(server.opts().ssl_opts(ssl))?;
     let vars: Option<(String, String, String)> =
         conn.query_first("SELECT @@have_ssl, @@ssl_cert, @@version_ssl_library")?;
     let (have, cert, library) = vars.ok_or("no row")?;
-    assert_eq!((have.as_str(), cert.as_str()), ("DISABLED", ""));
+    assert_eq!(have, "YES");
+    assert!(cert.ends_with("server-cert.pem"), "{cert}");
     assert!(library.starts_with("rustls"), "{library}");
-    assert_eq!(status(&mut conn, "Ssl_version")?, "");
+    assert!(status(&mut conn, "Ssl_cipher")?.starts_with("TLS_"));
+    assert_ne!(status(&mut conn, "Ssl_accepts")?, "0");
+    assert_ne!(status(&mut conn, "Ssl_finished_accepts")?, "0");
+    assert!(status(&mut conn, "Ssl_server_not_after")?.ends_with(" GMT"));
+    let tls_version: Option<String> = conn.query_first("SELECT @@tls_version")?;
+    assert_eq!(tls_version.as_deref(), Some("TLSv1.2,TLSv1.3"));
 
-    // A client that requires TLS gets no connection.
-    let ssl = SslOpts::default().with_root_cert_path(Some(fixture("ca.pem")));
-    assert!(mysql::Conn::new(server.opts().ssl_opts(ssl)).is_err());
-
-    // `--skip-ssl` turns TLS off whatever the files.
+    // The files are kept: a restart serves the same CA.
     drop(conn);
     drop(server);
-    let mut args = ssl_args();
-    args.push("--skip-ssl".to_owned());
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let server = Larchd::start(&dir.path().join("data"), &args)?;
+    let ca_before = std::fs::read(datadir.join("ca.pem"))?;
+    let server = Larchd::start(&datadir, &[])?;
+    assert_eq!(std::fs::read(datadir.join("ca.pem"))?, ca_before);
+
+    // `--skip-ssl` turns TLS off: a client that requires it gets no
+    // connection.
+    drop(server);
+    let server = Larchd::start(&datadir, &["--skip-ssl"])?;
     let mut conn = server.connect()?;
     assert_eq!(
         conn.query_first::<String, _>("SELECT @@have_ssl")?
             .as_deref(),
         Some("DISABLED")
     );
+    assert_eq!(status(&mut conn, "Ssl_version")?, "");
+    let ssl = SslOpts::default().with_root_cert_path(Some(datadir.join("ca.pem")));
+    assert!(mysql::Conn::new(server.opts().ssl_opts(ssl)).is_err());
+
+    // With files given, they are used and none are generated.
+    drop(conn);
+    drop(server);
+    let other = dir.path().join("other");
+    let server = start_with_tls(&other)?;
+    assert!(!other.join("ca-key.pem").exists());
+    drop(server);
     Ok(())
 }

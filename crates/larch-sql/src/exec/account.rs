@@ -11,9 +11,10 @@
 //! (1227); SET PASSWORD for oneself needs nothing.
 
 use crate::error::{SqlError, Warning};
-use crate::parse::account::{AccountStatement, AuthSpec, UserName, UserSpec};
+use crate::parse::account::{AccountStatement, AuthSpec, OptionsSpec, UserName, UserSpec};
 use crate::privileges::acl::{Account, AclData, NATIVE};
 use crate::privileges::check::Checker;
+use crate::privileges::options::AccountOptions;
 use crate::privileges::{is_native_hash, native_hash, Privs};
 use crate::result::QueryResult;
 use crate::session::Session;
@@ -29,14 +30,28 @@ pub(crate) fn execute(s: &mut Session, a: &AccountStatement) -> Result<QueryResu
             or_replace,
             if_not_exists,
             users,
-        } => create_user(s, *or_replace, *if_not_exists, users),
-        A::AlterUser { if_exists, users } => alter_user(s, *if_exists, users),
+            options,
+        } => create_user(s, (*or_replace, *if_not_exists), users, options),
+        A::AlterUser {
+            if_exists,
+            users,
+            options,
+        } => alter_user(s, *if_exists, users, options),
         A::DropUser { if_exists, users } => drop_user(s, *if_exists, users),
         A::RenameUser(pairs) => rename_user(s, pairs),
         A::SetPassword { user, value } => set_password(s, user.as_ref(), value),
         A::Grant { .. } | A::Revoke { .. } | A::RevokeAll { .. } => super::grants::execute(s, a),
         A::ShowGrants { user } => super::grants::show(s, user.as_ref()),
+        A::ShowCreateUser { user } => super::grants::show_create_user(s, user.as_ref()),
     }
+}
+
+/// Applies a statement's REQUIRE and WITH clauses to an account's options.
+pub(crate) fn apply_options(options: &mut AccountOptions, spec: &OptionsSpec) {
+    if let Some(tls) = &spec.tls {
+        options.tls = tls.clone();
+    }
+    options.limits.apply(&spec.limits);
 }
 
 /// `'u'@'h'` as error messages write an account.
@@ -119,9 +134,9 @@ fn failures(op: &str, failed: &[UserName]) -> Result<(), SqlError> {
 
 fn create_user(
     s: &mut Session,
-    or_replace: bool,
-    if_not_exists: bool,
+    (or_replace, if_not_exists): (bool, bool),
     users: &[UserSpec],
+    options: &OptionsSpec,
 ) -> Result<QueryResult, SqlError> {
     need_create_user(s)?;
     if or_replace && if_not_exists {
@@ -154,13 +169,16 @@ fn create_user(
                     continue;
                 }
             }
-            acl.insert_account(Account {
+            let mut account = Account {
                 user: user.clone(),
                 host: host.clone(),
                 plugin: plugin.clone(),
                 auth: auth.clone(),
                 global: Privs::NONE,
-            });
+                options: AccountOptions::default(),
+            };
+            apply_options(&mut account.options, options);
+            acl.insert_account(account);
         }
         Ok((failed, existing))
     })?;
@@ -178,11 +196,12 @@ fn alter_user(
     s: &mut Session,
     if_exists: bool,
     users: &[UserSpec],
+    options: &OptionsSpec,
 ) -> Result<QueryResult, SqlError> {
     let mut specs = Vec::with_capacity(users.len());
     for u in users {
         let name = name_or_current(s, u.name.as_ref());
-        if name != name_or_current(s, None) {
+        if name != name_or_current(s, None) || *options != OptionsSpec::default() {
             need_create_user(s)?;
         }
         let cred = match &u.auth {
@@ -206,6 +225,7 @@ fn alter_user(
                 acl.accounts[i].plugin = plugin.clone();
                 acl.accounts[i].auth = auth.clone();
             }
+            apply_options(&mut acl.accounts[i].options, options);
         }
         Ok((failed, missing))
     })?;

@@ -4,9 +4,11 @@
 //! - `FLUSH TABLES [t, ...]` (under LOCK TABLES the tables named must be
 //!   locked WRITE: 1100, 1099), `LOGS` (and the named logs), `PRIVILEGES`,
 //!   `HOSTS`, `STATUS`, `USER_RESOURCES`, `OPTIMIZER_COSTS`: succeed. Larch
-//!   keeps no table cache to close, no binary or relay log to rotate, no
-//!   host cache, and reads accounts from the catalog at each login, so
-//!   there is nothing to do; the redo log is made durable for `LOGS`.
+//!   keeps no table cache to close, no binary or relay log to rotate, and
+//!   reads accounts from the catalog at each login, so there is nothing to
+//!   do; the redo log is made durable for `LOGS`; `HOSTS` and
+//!   `USER_RESOURCES` reach the server (`server_hooks`: blocked hosts and
+//!   login delays, per-hour account counters).
 //! - `FLUSH TABLES t, ... WITH READ LOCK`: as `LOCK TABLES t READ, ...`
 //!   (MariaDB's behaviour: those tables are read-locked, the session may use
 //!   only them, until UNLOCK TABLES).
@@ -182,6 +184,14 @@ pub(crate) fn execute(s: &mut Session, stmt: &ast::Statement) -> Result<QueryRes
             lock.complete(s.id());
             Ok(QueryResult::ok())
         }
+        ast::FlushType::Hosts => {
+            s.db.server_hooks().flush("HOSTS");
+            Ok(QueryResult::ok())
+        }
+        ast::FlushType::UserResources => {
+            s.db.server_hooks().flush("USER_RESOURCES");
+            Ok(QueryResult::ok())
+        }
         ast::FlushType::Logs | ast::FlushType::EngineLogs => {
             let log = s.db.storage().pool().log();
             let lsn = log.current_lsn();
@@ -208,7 +218,7 @@ pub(crate) fn release_read_lock(s: &Session) {
 }
 
 /// True for statements the global read lock holds back (and waits for).
-fn writes(stmt: &Statement) -> bool {
+pub(crate) fn writes(stmt: &Statement) -> bool {
     use ast::Statement as S;
     match stmt {
         Statement::Sql(st) => match st.as_ref() {

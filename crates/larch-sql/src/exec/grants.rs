@@ -16,11 +16,12 @@
 
 use larch_engine::record::value::Value;
 
-use super::account::{credential, name_or_current};
+use super::account::{apply_options, credential, name_or_current};
 use crate::error::SqlError;
-use crate::parse::account::{AccountStatement, PrivLevel, UserName, UserSpec};
+use crate::parse::account::{AccountStatement, OptionsSpec, PrivLevel, UserName, UserSpec};
 use crate::privileges::acl::{Account, AclData, DbGrant, TableGrant, NATIVE};
 use crate::privileges::check::Checker;
+use crate::privileges::options::AccountOptions;
 use crate::privileges::Privs;
 use crate::result::{QueryResult, ResultColumn, RowSet};
 use crate::session::Session;
@@ -112,6 +113,7 @@ pub(crate) fn execute(s: &mut Session, a: &AccountStatement) -> Result<QueryResu
             level: l,
             users,
             grant_option,
+            options,
         } => {
             let level = level(s, l)?;
             let mut p = privs_at(*privs, &level)?;
@@ -124,7 +126,15 @@ pub(crate) fn execute(s: &mut Session, a: &AccountStatement) -> Result<QueryResu
                     return Err(SqlError::no_such_table(db, t));
                 }
             }
-            grant(s, &level, p, users)
+            if *options != OptionsSpec::default() {
+                // REQUIRE and the limits change the account itself: the
+                // global grant option or CREATE USER.
+                let c = Checker::of(s);
+                if !c.privs.global.contains(Privs::GRANT) {
+                    c.global(Privs::CREATE_USER, "CREATE USER")?;
+                }
+            }
+            grant(s, &level, p, users, options)
         }
         AccountStatement::Revoke {
             privs,
@@ -178,6 +188,7 @@ fn grant(
     level: &Level,
     p: Privs,
     users: &[UserSpec],
+    options: &OptionsSpec,
 ) -> Result<QueryResult, SqlError> {
     let acl = s.db.acl.snapshot();
     let mut specs = Vec::with_capacity(users.len());
@@ -214,6 +225,7 @@ fn grant(
                         plugin: NATIVE.into(),
                         auth: String::new(),
                         global: Privs::NONE,
+                        options: AccountOptions::default(),
                     });
                     acl.position(user, host)
                         .ok_or_else(|| SqlError::new(1105, "account vanished"))?
@@ -223,6 +235,7 @@ fn grant(
                 acl.accounts[i].plugin = plugin.clone();
                 acl.accounts[i].auth = auth.clone();
             }
+            apply_options(&mut acl.accounts[i].options, options);
             add(acl, i, level, p);
         }
         Ok(())
@@ -310,6 +323,16 @@ fn revoke(
     Ok(())
 }
 
+/// ` IDENTIFIED ...` as SHOW GRANTS and SHOW CREATE USER write it.
+fn auth_clause(a: &Account) -> String {
+    match (a.plugin.as_str(), a.auth.is_empty()) {
+        (NATIVE, true) => String::new(),
+        (NATIVE, false) => format!(" IDENTIFIED BY PASSWORD '{}'", a.auth),
+        (plugin, true) => format!(" IDENTIFIED VIA {plugin}"),
+        (plugin, false) => format!(" IDENTIFIED VIA {plugin} USING '{}'", a.auth),
+    }
+}
+
 /// The SHOW GRANTS lines of an account (`None`: no such account).
 pub(crate) fn grant_lines(acl: &AclData, user: &str, host: &str) -> Option<Vec<String>> {
     let a = acl.account(user, host)?;
@@ -321,16 +344,12 @@ pub(crate) fn grant_lines(acl: &AclData, user: &str, host: &str) -> Option<Vec<S
             ""
         }
     };
-    let auth = match (a.plugin.as_str(), a.auth.is_empty()) {
-        (NATIVE, true) => String::new(),
-        (NATIVE, false) => format!(" IDENTIFIED BY PASSWORD '{}'", a.auth),
-        (plugin, true) => format!(" IDENTIFIED VIA {plugin}"),
-        (plugin, false) => format!(" IDENTIFIED VIA {plugin} USING '{}'", a.auth),
-    };
     let mut out = vec![format!(
-        "GRANT {} ON *.* TO {to}{auth}{}",
+        "GRANT {} ON *.* TO {to}{}{}",
         a.global.show(Privs::ALL),
-        option(a.global)
+        auth_clause(a),
+        a.options
+            .show_with_grant_option(a.global.contains(Privs::GRANT))
     )];
     let mine = |u: &str, h: &str| u == a.user && h.eq_ignore_ascii_case(&a.host);
     for g in acl.dbs.iter().filter(|g| mine(&g.user, &g.host)) {
@@ -351,6 +370,44 @@ pub(crate) fn grant_lines(acl: &AclData, user: &str, host: &str) -> Option<Vec<S
         ));
     }
     Some(out)
+}
+
+/// SHOW CREATE USER: `CREATE USER `u`@`h` [IDENTIFIED ...] [REQUIRE ...]
+/// [WITH MAX_...]`; another account needs the global SELECT privilege
+/// (1044 on `mysql`); a missing account is 1396.
+pub(crate) fn show_create_user(
+    s: &mut Session,
+    user: Option<&UserName>,
+) -> Result<QueryResult, SqlError> {
+    let (u, h) = name_or_current(s, user);
+    if (u.as_str(), h.as_str()) != (s.account.user.as_str(), s.account.host.as_str()) {
+        let c = Checker::of(s);
+        if !c.privs.global.contains(Privs::SELECT) {
+            return Err(c.db_denied("mysql"));
+        }
+    }
+    let acl = s.db.acl.snapshot();
+    let a = acl.account(&u, &h).ok_or_else(|| {
+        SqlError::new(
+            1396,
+            format!("Operation SHOW CREATE USER failed for '{u}'@'{h}'"),
+        )
+    })?;
+    let line = format!(
+        "CREATE USER `{}`@`{}`{}{}",
+        a.user,
+        a.host,
+        auth_clause(a),
+        a.options.show()
+    );
+    Ok(QueryResult::Rows(RowSet {
+        columns: vec![ResultColumn::text(
+            format!("CREATE USER for {u}@{h}"),
+            1024,
+            false,
+        )],
+        rows: vec![vec![Value::Str(line)]],
+    }))
 }
 
 /// SHOW GRANTS [FOR user]: another account's grants need the global SELECT

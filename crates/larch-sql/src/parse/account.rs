@@ -7,13 +7,23 @@
 //! The statement text is read by a small lexer of its own ([`lex`]): account
 //! names (`'u'@'h'`, `` `u`@`h` ``, `u@localhost`, `'u'` meaning `'u'@'%'`)
 //! do not survive sqlparser's tokenizer intact. Syntax errors are MySQL's
-//! 1064 with the usual "near" text. Roles, `PROXY` grants, column lists and
-//! `REQUIRE`/resource options are not parsed (1064).
+//! 1064 with the usual "near" text. Roles, `PROXY` grants and column lists
+//! are not parsed (1064). CREATE/ALTER USER and GRANT take MariaDB's
+//! `REQUIRE` clause and `WITH` resource limits ([`OptionsSpec`]); `SHOW
+//! CREATE USER` is parsed here too.
+//!
+//! Names: a user name longer than 128 characters, or holding bytes that
+//! are not UTF-8 (carried as `parse::raw_bytes` characters), and a host
+//! longer than 255 are refused with 1470, as MariaDB does.
+
+mod options;
 
 use crate::error::SqlError;
+use crate::privileges::options::{LimitSpec, TlsRequirement};
 use crate::privileges::Privs;
 
 use super::Statement;
+use options::too_long;
 
 /// `'user'@'host'`.
 pub type UserName = (String, String);
@@ -32,6 +42,20 @@ pub enum AuthSpec {
         password: Option<String>,
     },
 }
+
+/// The `REQUIRE` and `WITH MAX_...` clauses of CREATE/ALTER USER and GRANT.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OptionsSpec {
+    /// `None`: no REQUIRE clause (the account keeps its requirement).
+    pub tls: Option<TlsRequirement>,
+    /// The limits named, in order.
+    pub limits: Vec<LimitSpec>,
+}
+
+/// Longest user name (characters), as MariaDB's `USERNAME_CHAR_LENGTH`.
+pub const USER_NAME_MAX: usize = 128;
+/// Longest host name (characters), as MariaDB's `HOSTNAME_LENGTH`.
+pub const HOST_NAME_MAX: usize = 255;
 
 /// One account of CREATE/ALTER USER or GRANT.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,10 +83,12 @@ pub enum AccountStatement {
         or_replace: bool,
         if_not_exists: bool,
         users: Vec<UserSpec>,
+        options: OptionsSpec,
     },
     AlterUser {
         if_exists: bool,
         users: Vec<UserSpec>,
+        options: OptionsSpec,
     },
     DropUser {
         if_exists: bool,
@@ -80,6 +106,7 @@ pub enum AccountStatement {
         level: PrivLevel,
         users: Vec<UserSpec>,
         grant_option: bool,
+        options: OptionsSpec,
     },
     Revoke {
         privs: Option<Privs>,
@@ -92,6 +119,10 @@ pub enum AccountStatement {
     },
     /// `None`: the current account.
     ShowGrants {
+        user: Option<UserName>,
+    },
+    /// `SHOW CREATE USER u` (`None`: the current account).
+    ShowCreateUser {
         user: Option<UserName>,
     },
 }
@@ -275,6 +306,12 @@ impl P<'_> {
         } else {
             "%".to_string()
         };
+        if user.chars().count() > USER_NAME_MAX || user.chars().any(super::is_raw_byte) {
+            return Err(too_long(&user, "user name", USER_NAME_MAX));
+        }
+        if host.chars().count() > HOST_NAME_MAX {
+            return Err(too_long(&host, "host name", HOST_NAME_MAX));
+        }
         Ok(Some((user, host.to_lowercase())))
     }
     fn users(&mut self) -> R<Vec<Option<UserName>>> {
@@ -410,6 +447,7 @@ pub(super) fn parse(text: &str, original: &str) -> Option<Result<Statement, SqlE
             | ["REVOKE", ..]
             | ["SHOW", "GRANTS", ..]
             | ["SHOW", "GRANTS;", ..]
+            | ["SHOW", "CREATE", "USER"]
     ) || head.first().is_some_and(|w| *w == "SET")
         && head.get(1).is_some_and(|w| w.starts_with("PASSWORD"));
     if !ours {
@@ -432,16 +470,20 @@ fn statement(p: &mut P) -> R<AccountStatement> {
         let or_replace = p.words(&["OR", "REPLACE"]);
         p.expect_word("USER")?;
         let if_not_exists = p.words(&["IF", "NOT", "EXISTS"]);
+        let users = p.user_specs()?;
         AccountStatement::CreateUser {
             or_replace,
             if_not_exists,
-            users: p.user_specs()?,
+            users,
+            options: p.options(None)?,
         }
     } else if p.words(&["ALTER", "USER"]) {
         let if_exists = p.words(&["IF", "EXISTS"]);
+        let users = p.user_specs()?;
         AccountStatement::AlterUser {
             if_exists,
-            users: p.user_specs()?,
+            users,
+            options: p.options(None)?,
         }
     } else if p.words(&["DROP", "USER"]) {
         let if_exists = p.words(&["IF", "EXISTS"]);
@@ -480,18 +522,13 @@ fn statement(p: &mut P) -> R<AccountStatement> {
         p.expect_word("TO")?;
         let users = p.user_specs()?;
         let mut grant_option = false;
-        while p.word("WITH") {
-            if p.words(&["GRANT", "OPTION"]) {
-                grant_option = true;
-            } else {
-                return Err(p.error());
-            }
-        }
+        let options = p.options(Some(&mut grant_option))?;
         AccountStatement::Grant {
             privs,
             level,
             users,
             grant_option,
+            options,
         }
     } else if p.word("REVOKE") {
         let save = p.at;
@@ -519,6 +556,8 @@ fn statement(p: &mut P) -> R<AccountStatement> {
     } else if p.words(&["SHOW", "GRANTS"]) {
         let user = if p.word("FOR") { p.user()? } else { None };
         AccountStatement::ShowGrants { user }
+    } else if p.words(&["SHOW", "CREATE", "USER"]) {
+        AccountStatement::ShowCreateUser { user: p.user()? }
     } else {
         return Err(p.error());
     };

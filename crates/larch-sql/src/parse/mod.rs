@@ -100,6 +100,7 @@ mod join_commas;
 mod lock_tables;
 mod names;
 mod program_head;
+mod raw_bytes;
 mod rewrite;
 pub mod routine;
 pub mod routine_ast;
@@ -113,6 +114,9 @@ mod sql_prepared;
 mod tests;
 pub mod trigger;
 mod view;
+
+use raw_bytes::invalid_identifier;
+pub use raw_bytes::{bytes_to_text, is_raw_byte, raw_bytes};
 
 use sqlparser::ast;
 use sqlparser::dialect::MySqlDialect;
@@ -258,10 +262,6 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
         .collect())
 }
 
-/// First code point of the range that carries bytes which are not UTF-8
-/// (U+10FF00 + byte, in a private-use plane), see [`parse_bytes`].
-const RAW_BYTE_BASE: u32 = 0x10_FF00;
-
 /// Parses a query given as bytes (COM_QUERY). Bytes that are not UTF-8, as
 /// mysqldump writes BLOB data inside string literals, are carried through the
 /// parser as private-use characters (U+10FF00 + byte); [`raw_bytes`] turns a
@@ -271,48 +271,6 @@ pub fn parse_bytes(sql: &[u8]) -> Result<Vec<Statement>, SqlError> {
         Ok(s) => parse(s),
         Err(_) => parse(&bytes_to_text(sql)),
     }
-}
-
-/// Maps bytes to a string, invalid UTF-8 bytes to U+10FF00 + byte.
-pub fn bytes_to_text(mut b: &[u8]) -> String {
-    let mut out = String::with_capacity(b.len() + 16);
-    while !b.is_empty() {
-        match std::str::from_utf8(b) {
-            Ok(s) => {
-                out.push_str(s);
-                break;
-            }
-            Err(e) => {
-                let (good, rest) = b.split_at(e.valid_up_to());
-                out.push_str(std::str::from_utf8(good).unwrap_or_default());
-                let bad = e.error_len().unwrap_or(rest.len()).max(1);
-                for &x in &rest[..bad] {
-                    out.extend(char::from_u32(RAW_BYTE_BASE + u32::from(x)));
-                }
-                b = &rest[bad..];
-            }
-        }
-    }
-    out
-}
-
-/// The original bytes of a string that holds carried raw bytes (see
-/// [`parse_bytes`]); `None` when it holds none.
-pub fn raw_bytes(s: &str) -> Option<Vec<u8>> {
-    let is_raw = |c: char| (RAW_BYTE_BASE..=RAW_BYTE_BASE + 0xFF).contains(&(c as u32));
-    if !s.chars().any(is_raw) {
-        return None;
-    }
-    let mut out = Vec::with_capacity(s.len());
-    for c in s.chars() {
-        if is_raw(c) {
-            out.push((c as u32 - RAW_BYTE_BASE) as u8);
-        } else {
-            let mut buf = [0u8; 4];
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-        }
-    }
-    Some(out)
 }
 
 /// Like [`parse`], keeping each statement's original text (for the process
@@ -352,9 +310,10 @@ enum Origin {
 pub const INTERNAL_NAME_MARK: char = '\u{1}';
 
 /// A syntax error at the first identifier of `tokens` that holds
-/// [`INTERNAL_NAME_MARK`] (U+0001), if any. MariaDB accepts any character
-/// but U+0000 in a quoted identifier; Larch keeps U+0001 for its own
-/// names (docs/sql-compatibility.md).
+/// [`INTERNAL_NAME_MARK`] (U+0001), if any; 1300 for a quoted identifier
+/// holding bytes that are not UTF-8, as MariaDB refuses it. MariaDB
+/// accepts any character but U+0000 in a quoted identifier; Larch keeps
+/// U+0001 for its own names (docs/sql-compatibility.md).
 fn refuse_internal_names(
     text: &str,
     original: &str,
@@ -364,6 +323,9 @@ fn refuse_internal_names(
         if let Token::Word(w) = &t.token {
             if w.value.contains(INTERNAL_NAME_MARK) {
                 return Err(syntax_error(text, original, t.span.start));
+            }
+            if w.quote_style.is_some() && w.value.chars().any(is_raw_byte) {
+                return Err(invalid_identifier(&w.value));
             }
         }
     }

@@ -12,10 +12,12 @@ use std::collections::HashMap;
 
 use super::bits::Privs;
 use super::host;
+use super::options::{AccountLimits, AccountOptions, TlsRequirement};
 use crate::error::SqlError;
 
-/// Encoding version of [`AclData::encode`].
-const FORMAT_VERSION: u8 = 1;
+/// Encoding version of [`AclData::encode`]; version 1 (no account
+/// options) is still read.
+const FORMAT_VERSION: u8 = 2;
 
 /// Name of the native password plugin.
 pub const NATIVE: &str = "mysql_native_password";
@@ -32,6 +34,8 @@ pub struct Account {
     pub auth: String,
     /// Global privileges (with `GRANT` for WITH GRANT OPTION).
     pub global: Privs,
+    /// `REQUIRE` and the resource limits.
+    pub options: AccountOptions,
 }
 
 /// A grant on a database (or a database name pattern).
@@ -151,6 +155,7 @@ impl AclData {
                 plugin: NATIVE.into(),
                 auth: String::new(),
                 global: Privs::ALL,
+                options: AccountOptions::default(),
             }],
             dbs: Vec::new(),
             tables: Vec::new(),
@@ -234,6 +239,7 @@ impl AclData {
                 put(&mut out, s);
             }
             out.extend_from_slice(&a.global.0.to_le_bytes());
+            encode_options(&mut out, &a.options);
         }
         len(&mut out, self.dbs.len());
         for g in &self.dbs {
@@ -256,18 +262,23 @@ impl AclData {
     pub fn decode(bytes: &[u8]) -> Result<AclData, SqlError> {
         let mut r = Reader { bytes, at: 0 };
         let version = r.take(1)?[0];
-        if version != FORMAT_VERSION {
+        if version != 1 && version != FORMAT_VERSION {
             return Err(corrupt(&format!("unknown format version {version}")));
         }
         let mut acl = AclData::default();
         for _ in 0..r.u32()? {
-            acl.accounts.push(Account {
+            let mut account = Account {
                 user: r.str()?,
                 host: r.str()?,
                 plugin: r.str()?,
                 auth: r.str()?,
                 global: Privs(r.u64()?),
-            });
+                options: AccountOptions::default(),
+            };
+            if version >= 2 {
+                account.options = decode_options(&mut r)?;
+            }
+            acl.accounts.push(account);
         }
         for _ in 0..r.u32()? {
             acl.dbs.push(DbGrant {
@@ -291,6 +302,54 @@ impl AclData {
         }
         Ok(acl)
     }
+}
+
+/// An account's options (version 2): `u8` TLS tag, then for tag 3 the
+/// issuer, subject and cipher strings, then the four limits as `u32`
+/// (the last one signed).
+fn encode_options(out: &mut Vec<u8>, o: &AccountOptions) {
+    out.push(o.tls.tag());
+    if let TlsRequirement::Specified {
+        issuer,
+        subject,
+        cipher,
+    } = &o.tls
+    {
+        for s in [issuer, subject, cipher] {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+    }
+    let l = &o.limits;
+    for n in [
+        l.queries_per_hour,
+        l.updates_per_hour,
+        l.connections_per_hour,
+        l.user_connections as u32,
+    ] {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+}
+
+fn decode_options(r: &mut Reader<'_>) -> Result<AccountOptions, SqlError> {
+    let tls = match r.take(1)?[0] {
+        0 => TlsRequirement::None,
+        1 => TlsRequirement::Ssl,
+        2 => TlsRequirement::X509,
+        3 => TlsRequirement::Specified {
+            issuer: r.str()?,
+            subject: r.str()?,
+            cipher: r.str()?,
+        },
+        other => return Err(corrupt(&format!("unknown TLS requirement {other}"))),
+    };
+    let limits = AccountLimits {
+        queries_per_hour: r.u32()?,
+        updates_per_hour: r.u32()?,
+        connections_per_hour: r.u32()?,
+        user_connections: r.u32()? as i32,
+    };
+    Ok(AccountOptions { tls, limits })
 }
 
 fn corrupt(what: &str) -> SqlError {
@@ -342,6 +401,18 @@ mod tests {
                 plugin: NATIVE.into(),
                 auth: String::new(),
                 global: Privs::NONE,
+                options: AccountOptions {
+                    tls: TlsRequirement::Specified {
+                        issuer: "/CN=ca".into(),
+                        subject: String::new(),
+                        cipher: "X".into(),
+                    },
+                    limits: AccountLimits {
+                        user_connections: -1,
+                        queries_per_hour: 3,
+                        ..AccountLimits::default()
+                    },
+                },
             });
         }
         acl.dbs.push(DbGrant {

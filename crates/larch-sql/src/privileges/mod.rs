@@ -3,6 +3,7 @@
 //! - [`bits`]: privilege sets and their names;
 //! - [`host`]: host patterns and the order logins pick accounts in;
 //! - [`acl`]: the accounts and grants as data, their encoding;
+//! - [`options`]: an account's `REQUIRE` clause and resource limits;
 //! - [`store`]: the shared, persisted copy ([`Acl`], one per `Database`);
 //! - [`check`]: what a statement needs and the errors when it is missing;
 //! - [`info`]: the INFORMATION_SCHEMA privilege tables;
@@ -22,6 +23,7 @@ pub mod bits;
 pub mod check;
 pub mod host;
 pub mod info;
+pub mod options;
 pub(crate) mod routines;
 mod store;
 

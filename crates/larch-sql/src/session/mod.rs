@@ -131,7 +131,14 @@ pub struct Session {
     /// The TLS cipher of the client connection (`Ssl_cipher`), empty when
     /// the connection is not encrypted; set by the server.
     pub ssl_cipher: String,
+    /// Called before each statement with whether it changes data; its
+    /// error fails the statement (the server's per-account limits:
+    /// `MAX_QUERIES_PER_HOUR`, `MAX_UPDATES_PER_HOUR`, error 1226).
+    pub statement_hook: Option<StatementHook>,
 }
+
+/// See [`Session::statement_hook`].
+pub type StatementHook = Box<dyn Fn(bool) -> Result<(), SqlError> + Send + Sync>;
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -199,6 +206,7 @@ impl Session {
             client_found_rows: false,
             ssl_version: String::new(),
             ssl_cipher: String::new(),
+            statement_hook: None,
         };
         session.take_global_transaction_characteristics();
         Ok(session)
@@ -458,6 +466,9 @@ impl Session {
         io: Option<&mut dyn client_io::ClientIo>,
     ) -> Result<QueryResult, SqlError> {
         self.db.status.questions.fetch_add(1, Ordering::Relaxed);
+        if let Some(hook) = &self.statement_hook {
+            hook(crate::exec::flush::writes(stmt))?;
+        }
         self.process.kill_query.store(false, Ordering::SeqCst);
         {
             let mut st = self.process.state.lock();

@@ -82,9 +82,11 @@ const fn engine(name: &'static str, kind: Kind) -> VarDef {
     }
 }
 
+mod connections;
 mod table;
 mod tunables;
 
+use connections::CONNECTIONS;
 use table::VARIABLES;
 pub use table::{DEFAULT_SQL_MODE, SQL_MODES};
 use tunables::TUNABLES;
@@ -92,18 +94,25 @@ use tunables::TUNABLES;
 /// The definition of `name` (case-insensitive).
 pub fn lookup(name: &str) -> Option<&'static VarDef> {
     let lower = name.to_ascii_lowercase();
-    [VARIABLES, TUNABLES].into_iter().find_map(|t| {
-        t.binary_search_by(|d| d.name.cmp(lower.as_str()))
-            .ok()
-            .map(|i| &t[i])
-    })
+    [VARIABLES, TUNABLES, CONNECTIONS]
+        .into_iter()
+        .find_map(|t| {
+            t.binary_search_by(|d| d.name.cmp(lower.as_str()))
+                .ok()
+                .map(|i| &t[i])
+        })
 }
 
 /// Every variable, in name order.
 pub fn all() -> &'static [VarDef] {
     static ALL: std::sync::OnceLock<Vec<VarDef>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
-        let mut all: Vec<VarDef> = VARIABLES.iter().chain(TUNABLES).copied().collect();
+        let mut all: Vec<VarDef> = VARIABLES
+            .iter()
+            .chain(TUNABLES)
+            .chain(CONNECTIONS)
+            .copied()
+            .collect();
         all.sort_by_key(|d| d.name);
         all
     })
@@ -332,7 +341,7 @@ mod tests {
 
     #[test]
     fn table_is_sorted_and_unique() {
-        for table in [VARIABLES, TUNABLES] {
+        for table in [VARIABLES, TUNABLES, CONNECTIONS] {
             for w in table.windows(2) {
                 assert!(w[0].name < w[1].name, "{} before {}", w[0].name, w[1].name);
             }

@@ -39,6 +39,7 @@ use std::path::{Path, PathBuf};
 use larch_engine::config::options::{parse_bool, parse_size, OptionSet};
 use larch_engine::config::EngineConfig;
 
+pub mod connections;
 pub mod globals;
 mod names;
 #[cfg(test)]
@@ -93,8 +94,14 @@ pub struct ServerOptions {
     pub thread_cache_size: usize,
     /// `--basedir` (shown as `@@basedir`).
     pub basedir: PathBuf,
-    /// TLS files (`--ssl-cert`, `--ssl-key`, `--ssl-ca`); `None`: no TLS.
+    /// TLS files (`--ssl-cert`, `--ssl-key`, `--ssl-ca`); `None`: the data
+    /// directory's generated ones, unless `ssl_disabled`.
     pub ssl: Option<SslFiles>,
+    /// `--skip-ssl` / `--ssl=0`: no TLS at all.
+    pub ssl_disabled: bool,
+    /// Connection admission: extra port, unauthenticated connections,
+    /// `secure_file_priv` (`connections`).
+    pub connections: connections::ConnectionOptions,
     /// Options given that Larch does not take at start-up, with their
     /// values: those naming a settable SQL system variable set its global
     /// value once the database is open; the rest get a note in the log.
@@ -358,6 +365,11 @@ fn build(opts: &OptionSet, loose: &[String]) -> Result<Command, String> {
             .unwrap_or_else(|| PathBuf::from("/")),
     };
     let ssl = ssl_files(opts, &in_datadir)?;
+    let ssl_disabled = match opts.get("ssl") {
+        None | Some("") => false,
+        Some(v) => !parse_bool(v).map_err(|_| format!("invalid value '{v}' for ssl"))?,
+    };
+    let connections = connections::parse(opts)?;
     if opts.get("help").is_some() {
         return Ok(Command::Help {
             verbose: opts.get("verbose").is_some(),
@@ -381,6 +393,8 @@ fn build(opts: &OptionSet, loose: &[String]) -> Result<Command, String> {
         thread_cache_size,
         basedir,
         ssl,
+        ssl_disabled,
+        connections,
         ignored,
         warnings,
     })))

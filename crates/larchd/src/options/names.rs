@@ -18,6 +18,10 @@ pub const SERVER_OPTIONS: &[&str] = &[
     "ssl_cert",
     "ssl_key",
     "ssl_ca",
+    "extra_port",
+    "max_unauthenticated_connections",
+    "max_unauthenticated_per_host",
+    "secure_file_priv",
     "console",
     "user",
     "help",
@@ -79,6 +83,11 @@ pub const IGNORED_OPTIONS: &[&str] = &[
     "net_read_timeout",
     "net_write_timeout",
     "max_connect_errors",
+    "max_user_connections",
+    "extra_max_connections",
+    "connection_control_failed_connections_threshold",
+    "connection_control_min_connection_delay",
+    "connection_control_max_connection_delay",
     "back_log",
     "thread_cache_size",
     "thread_stack",
@@ -122,7 +131,6 @@ pub const IGNORED_OPTIONS: &[&str] = &[
     "userstat",
     "event_scheduler",
     "local_infile",
-    "secure_file_priv",
     "plugin_load_add",
     "plugin_dir",
     "ssl_cipher",
@@ -172,7 +180,17 @@ underscores are interchangeable; --loose-, --skip-, --enable- and
                               `*` or `::` for every address)
   --socket=PATH               Unix socket (default <datadir>/larchd.sock)
   --skip-networking           listen on the Unix socket only
-  --max-connections=N         most client connections (default 151)
+  --max-connections=N         most logged-in client connections (default
+                              151; one more for SUPER / CONNECTION ADMIN)
+  --extra-port=N              a second TCP port with its own limit (default 0:
+                              none), --extra-max-connections=N (default 1)
+  --max-unauthenticated-connections=N
+                              connections not logged in yet (default 1000),
+  --max-unauthenticated-per-host=N
+                              and from one host (default 100): past them the
+                              oldest is closed
+  --secure-file-priv=DIR      where INTO OUTFILE and LOAD DATA INFILE may
+                              touch files (default <datadir>/files/)
   --max-allowed-packet=SIZE   largest client packet (default 16M)
   --wait-timeout=SECONDS      idle time before a connection is closed (28800)
   --thread-handling=MODE      one-thread-per-connection (default): each
@@ -184,11 +202,13 @@ underscores are interchangeable; --loose-, --skip-, --enable- and
   --pid-file=FILE             pid file (default <datadir>/larchd.pid)
   --basedir=DIR               shown as @@basedir
   --ssl-cert=FILE             server certificate chain (PEM): TLS is offered
-                              to TCP clients (rustls; TLS 1.2 and 1.3)
+                              to TCP clients (rustls; TLS 1.2 and 1.3); without
+                              it, the data directory's ca.pem, server-cert.pem
+                              and server-key.pem, generated at first start
   --ssl-key=FILE              its private key (PEM; default: the --ssl-cert file)
   --ssl-ca=FILE               CA certificates (PEM) to verify client
                               certificates with, when clients send one
-  --skip-ssl                  do not offer TLS even with --ssl-cert
+  --skip-ssl                  do not offer TLS
   --innodb-page-size=SIZE     4k, 8k, 16k (default), 32k, 64k; fixed at creation
   --innodb-buffer-pool-size=SIZE
   --innodb-log-file-size=SIZE
