@@ -383,6 +383,11 @@ fn parse_one_from(text: &str, original: &str, origin: Origin) -> Result<Statemen
 /// builds such a chain as a tree as deep as it is long, and drops it
 /// recursively when the statement turns out to be wrong.
 const LONG_CHAIN: usize = 2_000;
+/// Parentheses nested this deep also send a statement to that thread: the
+/// parse, the depth check and taking apart a statement that fails it all
+/// recurse once or more per level (nested subqueries overflowed an 8 MiB
+/// connection stack at 1,000 levels).
+const DEEP_NESTING: usize = 64;
 /// Stack of the thread a statement with a long operator chain is parsed on
 /// (reserved address space: only what the parse touches is used).
 const LONG_CHAIN_STACK: usize = 1 << 30;
@@ -393,7 +398,8 @@ fn parse_tokens(
     original: &str,
     tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
 ) -> Result<Statement, SqlError> {
-    if longest_chain(&tokens) < LONG_CHAIN {
+    let (chain, nesting) = chain_and_nesting(&tokens);
+    if chain < LONG_CHAIN && nesting < DEEP_NESTING {
         return parse_tokens_here(text, original, tokens);
     }
     std::thread::scope(|scope| {
@@ -408,13 +414,17 @@ fn parse_tokens(
 }
 
 /// The most binary operators in a row at one parenthesis level (a comma or
-/// a parenthesis ends a row).
-fn longest_chain(tokens: &[sqlparser::tokenizer::TokenWithSpan]) -> usize {
+/// a parenthesis ends a row), and the deepest parenthesis nesting.
+fn chain_and_nesting(tokens: &[sqlparser::tokenizer::TokenWithSpan]) -> (usize, usize) {
     let mut runs: Vec<usize> = vec![0];
     let mut longest = 0;
+    let mut deepest = 0;
     for t in tokens {
         match &t.token {
-            Token::LParen => runs.push(0),
+            Token::LParen => {
+                runs.push(0);
+                deepest = deepest.max(runs.len() - 1);
+            }
             Token::RParen => {
                 if runs.len() > 1 {
                     runs.pop();
@@ -452,7 +462,7 @@ fn longest_chain(tokens: &[sqlparser::tokenizer::TokenWithSpan]) -> usize {
             }
         }
     }
-    longest
+    (longest, deepest)
 }
 
 /// [`parse_tokens`] on the calling thread.

@@ -325,6 +325,13 @@ fn empty_queries_and_deep_nesting() {
     // overrun), never a crash of the server.
     let deep = format!("SELECT {}1{}", "(".repeat(5000), ")".repeat(5000));
     assert_eq!(parse(&deep).map_err(|e| e.code()).err(), Some(1436));
+    // Nested subqueries past MariaDB's 63 levels are refused (1473), also
+    // when they nest far deeper than this test thread's stack could parse.
+    for n in [100, 1_000, 10_000] {
+        let q = format!("SELECT {}1{}", "(SELECT ".repeat(n), ")".repeat(n));
+        let code = parse(&q).map_err(|e| e.code()).err();
+        assert!(matches!(code, Some(1473 | 1436)), "{n} levels: {code:?}");
+    }
 }
 
 #[test]

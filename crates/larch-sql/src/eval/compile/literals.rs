@@ -184,6 +184,19 @@ impl Compiler<'_, '_> {
     }
 }
 
+/// A literal's DOUBLE, or MariaDB's 1367 for one beyond DOUBLE's range
+/// (`1e400`), never an infinity.
+fn finite_double(text: &str, f: f64) -> Result<Value, SqlError> {
+    if f.is_finite() {
+        Ok(Value::Double(f))
+    } else {
+        Err(SqlError::new(
+            1367,
+            format!("Illegal double '{text}' value found during parsing"),
+        ))
+    }
+}
+
 /// Parses a number literal the way MySQL types it.
 pub(super) fn number_literal(s: &str) -> Result<Typed, SqlError> {
     let int_ty = |unsigned| ColumnType::Int { bytes: 8, unsigned };
@@ -192,7 +205,7 @@ pub(super) fn number_literal(s: &str) -> Result<Typed, SqlError> {
             near: s.into(),
             line: 1,
         })?;
-        return Ok(lit(Value::Double(f), ColumnType::Double, 5));
+        return Ok(lit(finite_double(s, f)?, ColumnType::Double, 5));
     }
     if !s.contains('.') {
         if let Ok(i) = s.parse::<i64>() {
@@ -210,7 +223,7 @@ pub(super) fn number_literal(s: &str) -> Result<Typed, SqlError> {
     let digits = d.coefficient().len().max(usize::from(scale) + 1);
     if digits > 65 || scale > 30 {
         let f: f64 = s.parse().unwrap_or(0.0);
-        return Ok(lit(Value::Double(f), ColumnType::Double, 5));
+        return Ok(lit(finite_double(s, f)?, ColumnType::Double, 5));
     }
     Ok(lit(
         Value::Decimal(d),
