@@ -141,7 +141,9 @@ fn set_takes_a_subquery() -> R<()> {
     s.execute("SET SESSION sql_mode = 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES'")?;
     s.execute("SET SESSION sql_mode = (SELECT REPLACE(@@sql_mode, 'ONLY_FULL_GROUP_BY', ''))")?;
     assert_eq!(one(&mut s, "SELECT @@sql_mode")?, "STRICT_TRANS_TABLES");
-    s.execute("SET @n = (SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'test')")?;
+    s.execute(
+        "SET @n = (SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'test')",
+    )?;
     assert_eq!(one(&mut s, "SELECT @n")?, "1");
     Ok(())
 }
@@ -156,41 +158,69 @@ fn insert_id(s: &mut larch_sql::session::Session, sql: &str) -> R<u64> {
 
 #[test]
 fn insert_ids_follow_mariadb() -> R<()> {
-    let t = TestDb::new(&["CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, v INT UNIQUE, w INT)"])?;
+    let t =
+        TestDb::new(&["CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, v INT UNIQUE, w INT)"])?;
     let mut s = t.session(5)?;
     // Explicit values: the OK packet names the last one; LAST_INSERT_ID()
     // only ever takes generated values.
-    assert_eq!(insert_id(&mut s, "INSERT INTO ai VALUES (42, 1, NULL)")?, 42);
+    assert_eq!(
+        insert_id(&mut s, "INSERT INTO ai VALUES (42, 1, NULL)")?,
+        42
+    );
     assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "0");
-    assert_eq!(insert_id(&mut s, "INSERT INTO ai VALUES (50, 2, NULL), (45, 3, NULL)")?, 45);
+    assert_eq!(
+        insert_id(&mut s, "INSERT INTO ai VALUES (50, 2, NULL), (45, 3, NULL)")?,
+        45
+    );
     assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "0");
     assert_eq!(insert_id(&mut s, "INSERT INTO ai (v) VALUES (4), (5)")?, 51);
     assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "51");
     // A skipped row changes nothing.
-    assert_eq!(insert_id(&mut s, "INSERT IGNORE INTO ai (v) VALUES (4)")?, 0);
+    assert_eq!(
+        insert_id(&mut s, "INSERT IGNORE INTO ai (v) VALUES (4)")?,
+        0
+    );
     assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "51");
     // The value a skipped row was given goes to the next row.
-    assert_eq!(insert_id(&mut s, "INSERT IGNORE INTO ai (v) VALUES (1), (77)")?, 54);
+    assert_eq!(
+        insert_id(&mut s, "INSERT IGNORE INTO ai (v) VALUES (1), (77)")?,
+        54
+    );
     assert_eq!(one(&mut s, "SELECT id FROM ai WHERE v = 77")?, "54");
     // A generated value wins over explicit ones in the same statement.
-    assert_eq!(insert_id(&mut s, "INSERT INTO ai VALUES (200, 9, NULL), (NULL, 10, NULL)")?, 201);
+    assert_eq!(
+        insert_id(
+            &mut s,
+            "INSERT INTO ai VALUES (200, 9, NULL), (NULL, 10, NULL)"
+        )?,
+        201
+    );
     // ON DUPLICATE KEY UPDATE of a row: that row's value in the OK packet;
     // LAST_INSERT_ID() stays, as after an UPDATE.
     assert_eq!(
-        insert_id(&mut s, "INSERT INTO ai (v, w) VALUES (2, 5) ON DUPLICATE KEY UPDATE w = 9")?,
+        insert_id(
+            &mut s,
+            "INSERT INTO ai (v, w) VALUES (2, 5) ON DUPLICATE KEY UPDATE w = 9"
+        )?,
         50
     );
     assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "201");
     // A new session starts at 0.
     let mut other = t.session(5)?;
-    assert_eq!(insert_id(&mut other, "INSERT IGNORE INTO ai (v) VALUES (4)")?, 0);
+    assert_eq!(
+        insert_id(&mut other, "INSERT IGNORE INTO ai (v) VALUES (4)")?,
+        0
+    );
     assert_eq!(one(&mut other, "SELECT LAST_INSERT_ID()")?, "0");
     Ok(())
 }
 
 #[test]
 fn clauses_larch_cannot_run_are_refused() -> R<()> {
-    let t = TestDb::new(&["CREATE TABLE w (v INT)", "INSERT INTO w VALUES (1), (2), (3)"])?;
+    let t = TestDb::new(&[
+        "CREATE TABLE w (v INT)",
+        "INSERT INTO w VALUES (1), (2), (3)",
+    ])?;
     let mut s = t.session(5)?;
     for sql in [
         "SELECT v FROM w FETCH FIRST 1 ROWS ONLY",
@@ -251,10 +281,19 @@ fn zero_temporal_values_are_false() -> R<()> {
     ])?;
     let mut s = t.session(5)?;
     // MariaDB 10.11: a zero date or time is the number 0, so false.
-    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM z WHERE FROM_DAYS(1)")?, "0");
-    assert_eq!(one(&mut s, "SELECT MIN('a') FROM z WHERE FROM_DAYS(1)")?, "NULL");
+    assert_eq!(
+        one(&mut s, "SELECT COUNT(*) FROM z WHERE FROM_DAYS(1)")?,
+        "0"
+    );
+    assert_eq!(
+        one(&mut s, "SELECT MIN('a') FROM z WHERE FROM_DAYS(1)")?,
+        "NULL"
+    );
     assert_eq!(rows(&mut s, "SELECT a FROM z WHERE d")?, [["2"]]);
     assert_eq!(rows(&mut s, "SELECT a FROM z WHERE tm")?, [["2"]]);
-    assert_eq!(rows(&mut s, "SELECT a FROM z GROUP BY a HAVING MAX(d)")?, [["2"]]);
+    assert_eq!(
+        rows(&mut s, "SELECT a FROM z GROUP BY a HAVING MAX(d)")?,
+        [["2"]]
+    );
     Ok(())
 }

@@ -10,7 +10,10 @@ use support::{error, rows, TestDb, R};
 
 fn flat(t: &TestDb, sql: &str) -> R<Vec<String>> {
     let mut s = t.session(5)?;
-    Ok(rows(&mut s, sql)?.into_iter().map(|r| r.join(" ")).collect())
+    Ok(rows(&mut s, sql)?
+        .into_iter()
+        .map(|r| r.join(" "))
+        .collect())
 }
 
 #[test]
@@ -20,7 +23,10 @@ fn super_aggregate_rows() -> R<()> {
         "INSERT INTO s1 VALUES (1,'x'),(1,'x'),(2,'y'),(3,'Z'),(NULL,NULL),(NULL,NULL)",
     ])?;
     assert_eq!(
-        flat(&t, "SELECT a, b, COUNT(*), SUM(a) FROM s1 GROUP BY a, b WITH ROLLUP")?,
+        flat(
+            &t,
+            "SELECT a, b, COUNT(*), SUM(a) FROM s1 GROUP BY a, b WITH ROLLUP"
+        )?,
         [
             "NULL NULL 2 NULL",
             "NULL NULL 2 NULL",
@@ -34,11 +40,17 @@ fn super_aggregate_rows() -> R<()> {
         ]
     );
     assert_eq!(
-        flat(&t, "SELECT a, COUNT(*) FROM s1 GROUP BY a WITH ROLLUP HAVING COUNT(*) > 1")?,
+        flat(
+            &t,
+            "SELECT a, COUNT(*) FROM s1 GROUP BY a WITH ROLLUP HAVING COUNT(*) > 1"
+        )?,
         ["NULL 2", "1 2", "NULL 6"]
     );
     assert_eq!(
-        flat(&t, "SELECT a, COUNT(*) FROM s1 GROUP BY a WITH ROLLUP LIMIT 2")?,
+        flat(
+            &t,
+            "SELECT a, COUNT(*) FROM s1 GROUP BY a WITH ROLLUP LIMIT 2"
+        )?,
         ["NULL 2", "1 2"]
     );
     assert_eq!(
@@ -58,7 +70,11 @@ fn super_aggregate_rows() -> R<()> {
     );
     let mut s = t.session(5)?;
     assert_eq!(
-        error(&mut s, "SELECT a, COUNT(*) FROM s1 GROUP BY a WITH ROLLUP ORDER BY a DESC")?.0,
+        error(
+            &mut s,
+            "SELECT a, COUNT(*) FROM s1 GROUP BY a WITH ROLLUP ORDER BY a DESC"
+        )?
+        .0,
         1221
     );
     Ok(())

@@ -18,14 +18,20 @@ fn tables() -> R<TestDb> {
 
 fn flat(t: &TestDb, sql: &str) -> R<Vec<String>> {
     let mut s = t.session(5)?;
-    Ok(rows(&mut s, sql)?.into_iter().map(|r| r.join(" ")).collect())
+    Ok(rows(&mut s, sql)?
+        .into_iter()
+        .map(|r| r.join(" "))
+        .collect())
 }
 
 #[test]
 fn intersect_and_except() -> R<()> {
     let t = tables()?;
     assert_eq!(
-        flat(&t, "SELECT a, b FROM s1 INTERSECT SELECT a, b FROM s2 ORDER BY a")?,
+        flat(
+            &t,
+            "SELECT a, b FROM s1 INTERSECT SELECT a, b FROM s2 ORDER BY a"
+        )?,
         ["NULL NULL", "1 x"]
     );
     assert_eq!(
@@ -36,11 +42,17 @@ fn intersect_and_except() -> R<()> {
         ["NULL NULL", "NULL NULL", "1 x", "1 x"]
     );
     assert_eq!(
-        flat(&t, "SELECT a, b FROM s1 EXCEPT SELECT a, b FROM s2 ORDER BY a")?,
+        flat(
+            &t,
+            "SELECT a, b FROM s1 EXCEPT SELECT a, b FROM s2 ORDER BY a"
+        )?,
         ["2 y", "3 Z"]
     );
     assert_eq!(
-        flat(&t, "SELECT a, b FROM s1 EXCEPT ALL SELECT a, b FROM s2 ORDER BY a")?,
+        flat(
+            &t,
+            "SELECT a, b FROM s1 EXCEPT ALL SELECT a, b FROM s2 ORDER BY a"
+        )?,
         ["NULL NULL", "1 x", "2 y", "3 Z"]
     );
     assert_eq!(
@@ -51,7 +63,10 @@ fn intersect_and_except() -> R<()> {
         ["NULL", "1", "2", "3", "4"]
     );
     let mut s = t.session(5)?;
-    assert_eq!(error(&mut s, "SELECT a FROM s1 MINUS SELECT a FROM s2")?.0, 1064);
+    assert_eq!(
+        error(&mut s, "SELECT a FROM s1 MINUS SELECT a FROM s2")?.0,
+        1064
+    );
     Ok(())
 }
 

@@ -21,12 +21,18 @@ fn table() -> R<TestDb> {
 /// Rows of `sql`, each joined by spaces.
 fn flat(t: &TestDb, sql: &str) -> R<Vec<String>> {
     let mut s = t.session(5)?;
-    Ok(rows(&mut s, sql)?.into_iter().map(|r| r.join(" ")).collect())
+    Ok(rows(&mut s, sql)?
+        .into_iter()
+        .map(|r| r.join(" "))
+        .collect())
 }
 
 #[test]
 fn running_sum_over_peers() -> R<()> {
-    let t = TestDb::new(&["CREATE TABLE w (v INT)", "INSERT INTO w VALUES (1), (2), (3)"])?;
+    let t = TestDb::new(&[
+        "CREATE TABLE w (v INT)",
+        "INSERT INTO w VALUES (1), (2), (3)",
+    ])?;
     assert_eq!(
         flat(&t, "SELECT v, SUM(v) OVER (ORDER BY v) FROM w")?,
         ["1 1", "2 3", "3 6"]
@@ -68,7 +74,10 @@ fn ranking() -> R<()> {
         ]
     );
     assert_eq!(
-        flat(&t, "SELECT id, NTILE(4) OVER (PARTITION BY g ORDER BY id) FROM wf ORDER BY id")?,
+        flat(
+            &t,
+            "SELECT id, NTILE(4) OVER (PARTITION BY g ORDER BY id) FROM wf ORDER BY id"
+        )?,
         ["1 1", "2 2", "3 3", "4 1", "5 2", "6 1"]
     );
     Ok(())
@@ -109,7 +118,10 @@ fn neighbours_and_frame_values() -> R<()> {
         ]
     );
     assert_eq!(
-        flat(&t, "SELECT g, ROW_NUMBER() OVER w FROM wf WINDOW w AS (ORDER BY id DESC) ORDER BY id")?,
+        flat(
+            &t,
+            "SELECT g, ROW_NUMBER() OVER w FROM wf WINDOW w AS (ORDER BY id DESC) ORDER BY id"
+        )?,
         ["a 6", "a 5", "a 4", "b 3", "b 2", "c 1"]
     );
     Ok(())
@@ -167,11 +179,17 @@ fn windows_over_groups_in_order_by_and_with_distinct() -> R<()> {
         ["a 50 50 1", "b 5 55 3", "c 7 62 2"]
     );
     assert_eq!(
-        flat(&t, "SELECT id FROM wf ORDER BY ROW_NUMBER() OVER (ORDER BY v DESC, id) LIMIT 3")?,
+        flat(
+            &t,
+            "SELECT id FROM wf ORDER BY ROW_NUMBER() OVER (ORDER BY v DESC, id) LIMIT 3"
+        )?,
         ["2", "3", "1"]
     );
     assert_eq!(
-        flat(&t, "SELECT DISTINCT g, COUNT(*) OVER (PARTITION BY g) FROM wf ORDER BY g")?,
+        flat(
+            &t,
+            "SELECT DISTINCT g, COUNT(*) OVER (PARTITION BY g) FROM wf ORDER BY g"
+        )?,
         ["a 3", "b 2", "c 1"]
     );
     Ok(())
@@ -190,7 +208,10 @@ fn statistical_aggregates() -> R<()> {
         ["6.4062 51.3000 1.7005 41.0400 1.901184 2.891600"]
     );
     assert_eq!(
-        flat(&t, "SELECT g, CAST(STDDEV_SAMP(v) AS DECIMAL(10,4)) FROM wf GROUP BY g")?,
+        flat(
+            &t,
+            "SELECT g, CAST(STDDEV_SAMP(v) AS DECIMAL(10,4)) FROM wf GROUP BY g"
+        )?,
         ["a 5.7735", "b NULL", "c NULL"]
     );
     Ok(())
@@ -204,7 +225,10 @@ fn mariadb_errors() -> R<()> {
         ("SELECT RANK() OVER () FROM wf", 4018),
         ("SELECT LAG(v) OVER () FROM wf", 4018),
         ("SELECT id FROM wf WHERE ROW_NUMBER() OVER () > 1", 4015),
-        ("SELECT COUNT(*) FROM wf GROUP BY ROW_NUMBER() OVER ()", 4015),
+        (
+            "SELECT COUNT(*) FROM wf GROUP BY ROW_NUMBER() OVER ()",
+            4015,
+        ),
         ("SELECT COUNT(DISTINCT v) OVER () FROM wf", 1235),
         ("SELECT GROUP_CONCAT(v) OVER () FROM wf", 1235),
         ("SELECT ROW_NUMBER() OVER w FROM wf", 4004),

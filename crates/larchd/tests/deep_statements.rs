@@ -61,7 +61,10 @@ fn concat_nest(n: usize) -> String {
 }
 
 fn union_all(n: usize) -> String {
-    format!("SELECT COUNT(*) FROM ({}) u", vec!["SELECT 1"; n].join(" UNION ALL "))
+    format!(
+        "SELECT COUNT(*) FROM ({}) u",
+        vec!["SELECT 1"; n].join(" UNION ALL ")
+    )
 }
 
 const STACK: &[u16] = &[1436];
@@ -126,43 +129,71 @@ fn deep_and_long_statements_never_take_the_server_down() -> Res {
             "1+1+...",
             plus_chain,
             2_000,
-            [Outcome::Error(STACK), Outcome::Error(STACK), Outcome::Error(STACK)],
+            [
+                Outcome::Error(STACK),
+                Outcome::Error(STACK),
+                Outcome::Error(STACK),
+            ],
         ),
         (
             "AND chain",
             and_chain,
             2_000,
-            [Outcome::Value("1"), Outcome::Value("1"), Outcome::RunOr(TOO_BIG)],
+            [
+                Outcome::Value("1"),
+                Outcome::Value("1"),
+                Outcome::RunOr(TOO_BIG),
+            ],
         ),
         (
             "OR list",
             or_list,
             50_000,
-            [Outcome::Value("3"), Outcome::RunOr(TOO_BIG), Outcome::Error(TOO_BIG)],
+            [
+                Outcome::Value("3"),
+                Outcome::RunOr(TOO_BIG),
+                Outcome::Error(TOO_BIG),
+            ],
         ),
         (
             "nested scalar subqueries",
             scalar_subqueries,
             100,
-            [Outcome::Error(NESTING), Outcome::Error(NESTING), Outcome::Error(NESTING)],
+            [
+                Outcome::Error(NESTING),
+                Outcome::Error(NESTING),
+                Outcome::Error(NESTING),
+            ],
         ),
         (
             "nested derived tables",
             derived_tables,
             50,
-            [Outcome::Value("3"), Outcome::Error(NESTING), Outcome::Error(NESTING)],
+            [
+                Outcome::Value("3"),
+                Outcome::Error(NESTING),
+                Outcome::Error(NESTING),
+            ],
         ),
         (
             "nested CONCAT",
             concat_nest,
             200,
-            [Outcome::Value("1"), Outcome::Error(STACK), Outcome::Error(STACK)],
+            [
+                Outcome::Value("1"),
+                Outcome::Error(STACK),
+                Outcome::Error(STACK),
+            ],
         ),
         (
             "UNION ALL branches",
             union_all,
             10_000,
-            [Outcome::Value("10000"), Outcome::RunOr(TOO_BIG), Outcome::RunOr(TOO_BIG)],
+            [
+                Outcome::Value("10000"),
+                Outcome::RunOr(TOO_BIG),
+                Outcome::RunOr(TOO_BIG),
+            ],
         ),
     ];
     for (what, make, base, outcomes) in cases {
@@ -173,6 +204,12 @@ fn deep_and_long_statements_never_take_the_server_down() -> Res {
     }
     // A long chain that turns out to be wrong at its end.
     let broken = format!("{} +", plus_chain(200_000));
-    run(&server, &mut conn, "broken chain", &broken, Outcome::Error(&[1064]))?;
+    run(
+        &server,
+        &mut conn,
+        "broken chain",
+        &broken,
+        Outcome::Error(&[1064]),
+    )?;
     Ok(())
 }

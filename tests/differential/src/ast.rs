@@ -20,7 +20,11 @@ pub enum Expr {
     /// several times, e.g. `GROUP_CONCAT(x ORDER BY x, BINARY x)`).
     Repeat { parts: Vec<String>, arg: Box<Expr> },
     /// A subquery with the text before and after it, e.g. `EXISTS (` .. `)`.
-    Sub { before: String, query: Box<Query>, after: String },
+    Sub {
+        before: String,
+        query: Box<Query>,
+        after: String,
+    },
 }
 
 impl Expr {
@@ -78,7 +82,11 @@ impl Expr {
                     out.push_str(p);
                 }
             }
-            Expr::Sub { before, query, after } => {
+            Expr::Sub {
+                before,
+                query,
+                after,
+            } => {
                 out.push_str(before);
                 query.write(out);
                 out.push_str(after);
@@ -192,9 +200,17 @@ pub enum Query {
     /// A SELECT.
     Select(Select),
     /// `l UNION|INTERSECT|EXCEPT [ALL] r`, parenthesised operands.
-    SetOp { op: &'static str, left: Box<Query>, right: Box<Query> },
+    SetOp {
+        op: &'static str,
+        left: Box<Query>,
+        right: Box<Query>,
+    },
     /// `WITH [RECURSIVE] name AS (q), ... body`.
-    With { recursive: bool, ctes: Vec<(String, Query)>, body: Box<Query> },
+    With {
+        recursive: bool,
+        ctes: Vec<(String, Query)>,
+        body: Box<Query>,
+    },
 }
 
 impl Select {
@@ -304,8 +320,16 @@ impl Query {
                 let _ = write!(out, " {op} ");
                 right.write_operand(out);
             }
-            Query::With { recursive, ctes, body } => {
-                out.push_str(if *recursive { "WITH RECURSIVE " } else { "WITH " });
+            Query::With {
+                recursive,
+                ctes,
+                body,
+            } => {
+                out.push_str(if *recursive {
+                    "WITH RECURSIVE "
+                } else {
+                    "WITH "
+                });
                 for (i, (name, q)) in ctes.iter().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
@@ -324,7 +348,9 @@ impl Query {
     /// as it is, anything else in parentheses.
     fn write_operand(&self, out: &mut String) {
         match self {
-            Query::Select(s) if s.order.is_empty() && s.limit.is_none() && s.order_raw.is_empty() => {
+            Query::Select(s)
+                if s.order.is_empty() && s.limit.is_none() && s.order_raw.is_empty() =>
+            {
                 s.write(out)
             }
             _ => {
@@ -360,11 +386,21 @@ impl Query {
                     })
                     .sum();
                 from + s.items.iter().map(|i| i.expr.table_refs()).sum::<usize>()
-                    + s.where_.iter().chain(&s.having).map(Expr::table_refs).sum::<usize>()
+                    + s.where_
+                        .iter()
+                        .chain(&s.having)
+                        .map(Expr::table_refs)
+                        .sum::<usize>()
             }
             Query::SetOp { left, right, .. } => left.table_refs() + right.table_refs(),
             // A CTE body counts too: it is read at least once.
-            Query::With { ctes, body, .. } => body.table_refs() + ctes.iter().map(|(_, q)| q.table_refs().max(1)).sum::<usize>(),
+            Query::With { ctes, body, .. } => {
+                body.table_refs()
+                    + ctes
+                        .iter()
+                        .map(|(_, q)| q.table_refs().max(1))
+                        .sum::<usize>()
+            }
         }
     }
 
@@ -388,10 +424,17 @@ impl Query {
                         }
                     })
                     .sum();
-                exprs + from + s.order.len() + usize::from(s.limit.is_some()) + usize::from(s.distinct) + usize::from(s.rollup)
+                exprs
+                    + from
+                    + s.order.len()
+                    + usize::from(s.limit.is_some())
+                    + usize::from(s.distinct)
+                    + usize::from(s.rollup)
             }
             Query::SetOp { left, right, .. } => 1 + left.size() + right.size(),
-            Query::With { ctes, body, .. } => 1 + body.size() + ctes.iter().map(|(_, q)| q.size()).sum::<usize>(),
+            Query::With { ctes, body, .. } => {
+                1 + body.size() + ctes.iter().map(|(_, q)| q.size()).sum::<usize>()
+            }
         }
     }
 }
@@ -420,7 +463,11 @@ pub enum Stmt {
         order_limit: Option<(String, u32)>,
     },
     /// `DELETE FROM t WHERE ... [ORDER BY pk LIMIT n]`.
-    Delete { table: String, where_: Vec<Expr>, order_limit: Option<(String, u32)> },
+    Delete {
+        table: String,
+        where_: Vec<Expr>,
+        order_limit: Option<(String, u32)>,
+    },
     /// Any other statement as text (transaction control, SET).
     Raw(String),
 }
@@ -431,7 +478,14 @@ impl Stmt {
         let mut out = String::new();
         match self {
             Stmt::Query(q) => q.write(&mut out),
-            Stmt::Insert { verb, table, cols, rows, select, odku } => {
+            Stmt::Insert {
+                verb,
+                table,
+                cols,
+                rows,
+                select,
+                odku,
+            } => {
                 let _ = write!(out, "{verb} INTO `{table}` ({})", cols.join(", "));
                 if let Some(q) = select {
                     out.push(' ');
@@ -454,13 +508,23 @@ impl Stmt {
                 }
                 write_assignments(&mut out, " ON DUPLICATE KEY UPDATE ", odku);
             }
-            Stmt::Update { verb, table, sets, where_, order_limit } => {
+            Stmt::Update {
+                verb,
+                table,
+                sets,
+                where_,
+                order_limit,
+            } => {
                 let _ = write!(out, "{verb} `{table}`");
                 write_assignments(&mut out, " SET ", sets);
                 write_conjuncts(&mut out, " WHERE ", where_);
                 write_pk_limit(&mut out, order_limit);
             }
-            Stmt::Delete { table, where_, order_limit } => {
+            Stmt::Delete {
+                table,
+                where_,
+                order_limit,
+            } => {
                 let _ = write!(out, "DELETE FROM `{table}`");
                 write_conjuncts(&mut out, " WHERE ", where_);
                 write_pk_limit(&mut out, order_limit);
@@ -487,12 +551,16 @@ impl Stmt {
         let exprs = |v: &[Expr]| v.iter().map(Expr::table_refs).sum::<usize>();
         match self {
             Stmt::Query(q) => q.table_refs(),
-            Stmt::Insert { rows, select, odku, .. } => {
+            Stmt::Insert {
+                rows, select, odku, ..
+            } => {
                 1 + rows.iter().map(|r| exprs(r)).sum::<usize>()
                     + select.as_ref().map_or(0, Query::table_refs)
                     + odku.iter().map(|(_, e)| e.table_refs()).sum::<usize>()
             }
-            Stmt::Update { sets, where_, .. } => 1 + sets.iter().map(|(_, e)| e.table_refs()).sum::<usize>() + exprs(where_),
+            Stmt::Update { sets, where_, .. } => {
+                1 + sets.iter().map(|(_, e)| e.table_refs()).sum::<usize>() + exprs(where_)
+            }
             Stmt::Delete { where_, .. } => 1 + exprs(where_),
             Stmt::Raw(_) => 0,
         }

@@ -92,7 +92,16 @@ pub fn answers(m: &Answer, l: &Answer, order: &Order, fold: bool) -> Option<Mism
     match (&m.outcome, &l.outcome) {
         (_, Outcome::Lost(e)) => mm("Larch connection lost (crash or hang)", e.clone()),
         (Outcome::Lost(e), _) => mm("MariaDB connection lost", e.clone()),
-        (Outcome::Error { code: a, message: ma }, Outcome::Error { code: b, message: mb }) => {
+        (
+            Outcome::Error {
+                code: a,
+                message: ma,
+            },
+            Outcome::Error {
+                code: b,
+                message: mb,
+            },
+        ) => {
             if a == b {
                 None
             } else {
@@ -103,11 +112,17 @@ pub fn answers(m: &Answer, l: &Answer, order: &Order, fold: bool) -> Option<Mism
             }
         }
         (Outcome::Error { code, message }, _) => mm(
-            format!("MariaDB fails with {code}{}, Larch succeeds", error_key(*code, message)),
+            format!(
+                "MariaDB fails with {code}{}, Larch succeeds",
+                error_key(*code, message)
+            ),
             format!("MariaDB: {code} {message}"),
         ),
         (_, Outcome::Error { code, message }) => mm(
-            format!("Larch fails with {code}{}, MariaDB succeeds", error_key(*code, message)),
+            format!(
+                "Larch fails with {code}{}, MariaDB succeeds",
+                error_key(*code, message)
+            ),
             format!("Larch: {code} {message}"),
         ),
         (Outcome::Ok { .. }, Outcome::Rows { .. }) | (Outcome::Rows { .. }, Outcome::Ok { .. }) => {
@@ -131,14 +146,30 @@ pub fn answers(m: &Answer, l: &Answer, order: &Order, fold: bool) -> Option<Mism
                 None
             }
         }
-        (Outcome::Rows { columns: ca, rows: ra }, Outcome::Rows { columns: cb, rows: rb }) => {
+        (
+            Outcome::Rows {
+                columns: ca,
+                rows: ra,
+            },
+            Outcome::Rows {
+                columns: cb,
+                rows: rb,
+            },
+        ) => {
             // Values before metadata: a wrong value matters more than a
             // wrong type code, and must not hide behind one.
             if ca.len() != cb.len() {
-                return mm("column count", format!("MariaDB {}, Larch {}", ca.len(), cb.len()));
+                return mm(
+                    "column count",
+                    format!("MariaDB {}, Larch {}", ca.len(), cb.len()),
+                );
             }
             let values = if fold {
-                let f = |rs: &[Row]| -> Vec<Row> { rs.iter().map(|r| r.iter().map(self::fold).collect()).collect() };
+                let f = |rs: &[Row]| -> Vec<Row> {
+                    rs.iter()
+                        .map(|r| r.iter().map(self::fold).collect())
+                        .collect()
+                };
                 rows(ca, &f(ra), &f(rb), order).map(|mut m| {
                     m.detail = format!("(values compared case- and accent-folded)\n{}", m.detail);
                     m
@@ -176,7 +207,9 @@ fn error_key(code: u16, message: &str) -> String {
         }
         1235 => {
             // "This version of MariaDB doesn't yet support 'WHAT'"
-            let what = message.split_once("support '").map_or(message, |(_, w)| w.trim_end_matches('\''));
+            let what = message
+                .split_once("support '")
+                .map_or(message, |(_, w)| w.trim_end_matches('\''));
             let u = what.to_ascii_uppercase();
             if ["ANY(", "ALL(", "SOME("].iter().any(|k| u.contains(k)) {
                 " (ANY/ALL/SOME subquery)".to_owned()
@@ -190,7 +223,10 @@ fn error_key(code: u16, message: &str) -> String {
 
 fn columns(a: &[Column], b: &[Column]) -> Option<Mismatch> {
     if a.len() != b.len() {
-        return mm("column count", format!("MariaDB {}, Larch {}", a.len(), b.len()));
+        return mm(
+            "column count",
+            format!("MariaDB {}, Larch {}", a.len(), b.len()),
+        );
     }
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         if x.name != y.name {
@@ -256,7 +292,11 @@ fn cell_eq(c: &Column, a: &Cell, b: &Cell) -> bool {
 }
 
 fn row_eq(cols: &[Column], a: &Row, b: &Row) -> bool {
-    a.len() == b.len() && cols.iter().zip(a.iter().zip(b)).all(|(c, (x, y))| cell_eq(c, x, y))
+    a.len() == b.len()
+        && cols
+            .iter()
+            .zip(a.iter().zip(b))
+            .all(|(c, (x, y))| cell_eq(c, x, y))
 }
 
 /// A value folded the way the case-insensitive collations compare: lower
@@ -290,7 +330,13 @@ fn describe_rows(rows: &[Row]) -> String {
 }
 
 fn rows(cols: &[Column], a: &[Row], b: &[Row], order: &Order) -> Option<Mismatch> {
-    let both = || format!("MariaDB:\n{}\nLarch:\n{}", describe_rows(a), describe_rows(b));
+    let both = || {
+        format!(
+            "MariaDB:\n{}\nLarch:\n{}",
+            describe_rows(a),
+            describe_rows(b)
+        )
+    };
     if a.len() != b.len() {
         return mm("row count", both());
     }
@@ -300,7 +346,10 @@ fn rows(cols: &[Column], a: &[Row], b: &[Row], order: &Order) -> Option<Mismatch
         return if fa.iter().zip(&fb).all(|(x, y)| row_eq(cols, x, y)) {
             None
         } else {
-            mm(values_category(cols, &fa, &fb, "rows differ (ORDER BY ... LIMIT)"), both())
+            mm(
+                values_category(cols, &fa, &fb, "rows differ (ORDER BY ... LIMIT)"),
+                both(),
+            )
         };
     }
     let mut sa = a.to_vec();
@@ -311,9 +360,18 @@ fn rows(cols: &[Column], a: &[Row], b: &[Row], order: &Order) -> Option<Mismatch
         return mm(values_category(cols, &sa, &sb, "values differ"), both());
     }
     if let Order::Keys(keys) = order {
-        let key = |r: &Row| -> Row { keys.iter().map(|&k| r.get(k).cloned().flatten()).map(|c| fold(&c)).collect() };
+        let key = |r: &Row| -> Row {
+            keys.iter()
+                .map(|&k| r.get(k).cloned().flatten())
+                .map(|c| fold(&c))
+                .collect()
+        };
         let kcols: Vec<Column> = keys.iter().filter_map(|&k| cols.get(k).cloned()).collect();
-        if !a.iter().zip(b).all(|(x, y)| row_eq(&kcols, &key(x), &key(y))) {
+        if !a
+            .iter()
+            .zip(b)
+            .all(|(x, y)| row_eq(&kcols, &key(x), &key(y)))
+        {
             return mm("row order", both());
         }
     }
@@ -408,14 +466,22 @@ mod tests {
     use super::*;
 
     fn col(name: &str, code: u8) -> Column {
-        Column { name: name.into(), type_code: code, unsigned: false, binary: false }
+        Column {
+            name: name.into(),
+            type_code: code,
+            unsigned: false,
+            binary: false,
+        }
     }
 
     fn rows_answer(rows: &[&[&str]]) -> Answer {
         Answer {
             outcome: Outcome::Rows {
                 columns: vec![col("c0", 253), col("c1", 3)],
-                rows: rows.iter().map(|r| r.iter().map(|c| Some(c.as_bytes().to_vec())).collect()).collect(),
+                rows: rows
+                    .iter()
+                    .map(|r| r.iter().map(|c| Some(c.as_bytes().to_vec())).collect())
+                    .collect(),
             },
             warnings: 0,
         }
@@ -452,14 +518,26 @@ mod tests {
     #[test]
     fn errors_compare_by_code() {
         let e = |code| Answer {
-            outcome: Outcome::Error { code, message: "FUNCTION test.ROW_NUMBER does not exist".into() },
+            outcome: Outcome::Error {
+                code,
+                message: "FUNCTION test.ROW_NUMBER does not exist".into(),
+            },
             warnings: 0,
         };
         assert_eq!(answers(&e(1064), &e(1064), &Order::Unordered, false), None);
         assert!(answers(&e(1064), &e(1054), &Order::Unordered, false).is_some());
-        let ok = Answer { outcome: Outcome::Ok { affected: 0, insert_id: 0 }, warnings: 0 };
+        let ok = Answer {
+            outcome: Outcome::Ok {
+                affected: 0,
+                insert_id: 0,
+            },
+            warnings: 0,
+        };
         let m = answers(&ok, &e(1305), &Order::Unordered, false).map(|m| m.category);
-        assert_eq!(m, Some("Larch fails with 1305 (ROW_NUMBER), MariaDB succeeds".to_owned()));
+        assert_eq!(
+            m,
+            Some("Larch fails with 1305 (ROW_NUMBER), MariaDB succeeds".to_owned())
+        );
     }
 
     #[test]
@@ -475,7 +553,11 @@ mod tests {
 
     #[test]
     fn warnings_compare_as_sets() {
-        let w = |code| Warning { level: "Warning".into(), code, message: String::new() };
+        let w = |code| Warning {
+            level: "Warning".into(),
+            code,
+            message: String::new(),
+        };
         assert_eq!(warnings(&[w(1292), w(1292)], &[w(1292)]), None);
         assert!(warnings(&[w(1292)], &[]).is_some());
     }

@@ -29,7 +29,10 @@ pub struct Column {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     /// A result set.
-    Rows { columns: Vec<Column>, rows: Vec<Row> },
+    Rows {
+        columns: Vec<Column>,
+        rows: Vec<Row>,
+    },
     /// An OK packet.
     Ok { affected: u64, insert_id: u64 },
     /// An error packet.
@@ -120,7 +123,10 @@ pub fn run(conn: &mut mysql::Conn, sql: &str) -> Answer {
     drop(result);
     let warnings = conn.warnings();
     if let Some(outcome) = failed {
-        return Answer { outcome, warnings: 0 };
+        return Answer {
+            outcome,
+            warnings: 0,
+        };
     }
     let outcome = if columns.is_empty() {
         Outcome::Ok {

@@ -40,14 +40,16 @@ pub fn default_larchd() -> std::path::PathBuf {
     if let Some(t) = std::env::var_os("CARGO_TARGET_DIR") {
         return std::path::Path::new(&t).join("release").join("larchd");
     }
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../target/release/larchd")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release/larchd")
 }
 
 /// The seed of a run: `$LARCH_DIFF_SEED` when set, else a new one from the
 /// clock and the process id.
 pub fn seed_from_env() -> u64 {
-    if let Some(s) = std::env::var("LARCH_DIFF_SEED").ok().and_then(|s| s.trim().parse().ok()) {
+    if let Some(s) = std::env::var("LARCH_DIFF_SEED")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+    {
         return s;
     }
     let nanos = std::time::SystemTime::now()

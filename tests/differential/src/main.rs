@@ -72,8 +72,13 @@ fn main() -> ExitCode {
         }
     }
     let seed = args.seed.unwrap_or_else(larch_differential::seed_from_env);
-    let larchd = args.larchd.unwrap_or_else(larch_differential::default_larchd);
-    println!("larch-differential: seed {seed} (replay with --seed {seed}), larchd {}", larchd.display());
+    let larchd = args
+        .larchd
+        .unwrap_or_else(larch_differential::default_larchd);
+    println!(
+        "larch-differential: seed {seed} (replay with --seed {seed}), larchd {}",
+        larchd.display()
+    );
     let mut cfg = Config::new(seed, larchd);
     cfg.duration = Duration::from_secs(args.duration);
     cfg.max_statements = args.statements.unwrap_or(u64::MAX);
@@ -106,7 +111,10 @@ fn main() -> ExitCode {
     if let Err(e) = runner.stats.write_dir(&args.out) {
         eprintln!("larch-differential: writing {}: {e}", args.out.display());
     } else {
-        println!("larch-differential: reproductions in {}", args.out.display());
+        println!(
+            "larch-differential: reproductions in {}",
+            args.out.display()
+        );
     }
     if let Err(e) = result {
         eprintln!("larch-differential: the run stopped: {e}");

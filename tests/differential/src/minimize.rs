@@ -67,11 +67,21 @@ pub fn insert_sql(t: &Table, rows: &[Row]) -> Option<String> {
     let values: Vec<String> = rows
         .iter()
         .map(|r| {
-            let v: Vec<String> = t.columns.iter().zip(r).map(|(c, cell)| literal(&c.ty, cell)).collect();
+            let v: Vec<String> = t
+                .columns
+                .iter()
+                .zip(r)
+                .map(|(c, cell)| literal(&c.ty, cell))
+                .collect();
             format!("({})", v.join(", "))
         })
         .collect();
-    Some(format!("INSERT INTO `{}` ({}) VALUES\n  {}", t.name, cols.join(", "), values.join(",\n  ")))
+    Some(format!(
+        "INSERT INTO `{}` ({}) VALUES\n  {}",
+        t.name,
+        cols.join(", "),
+        values.join(",\n  ")
+    ))
 }
 
 impl Repro {
@@ -87,7 +97,9 @@ impl Repro {
 
     /// A size measure: statement text plus rows.
     pub fn size(&self) -> usize {
-        self.stmt.sql().len() + self.prefix.iter().map(|s| s.sql().len()).sum::<usize>() + 40 * self.data.iter().map(Vec::len).sum::<usize>()
+        self.stmt.sql().len()
+            + self.prefix.iter().map(|s| s.sql().len()).sum::<usize>()
+            + 40 * self.data.iter().map(Vec::len).sum::<usize>()
     }
 
     /// All statements' text (prefix and statement).
@@ -123,8 +135,14 @@ fn describe(a: &Answer) -> String {
             let _ = write!(s, "({} rows, {} warnings)", rows.len(), a.warnings);
             s
         }
-        Outcome::Ok { affected, insert_id } => {
-            format!("OK, {affected} rows affected, insert id {insert_id}, {} warnings", a.warnings)
+        Outcome::Ok {
+            affected,
+            insert_id,
+        } => {
+            format!(
+                "OK, {affected} rows affected, insert id {insert_id}, {} warnings",
+                a.warnings
+            )
         }
         Outcome::Error { code, message } => format!("ERROR {code}: {message}"),
         Outcome::Lost(e) => format!("connection lost: {e}"),
@@ -137,7 +155,13 @@ fn comment(s: &str) -> String {
         .map(|l| {
             let clean: String = l
                 .chars()
-                .map(|c| if c.is_control() { format!("\\x{:02x}", u32::from(c)) } else { c.to_string() })
+                .map(|c| {
+                    if c.is_control() {
+                        format!("\\x{:02x}", u32::from(c))
+                    } else {
+                        c.to_string()
+                    }
+                })
                 .collect();
             format!("--   {clean}\n")
         })
@@ -147,10 +171,18 @@ fn comment(s: &str) -> String {
 impl Runner {
     /// Creates the scratch database `dr` with `r`'s tables on both servers.
     fn prepare(&mut self, r: &Repro) -> Result<(), Error> {
-        let mut setup = vec!["DROP DATABASE IF EXISTS dr".to_owned(), "CREATE DATABASE dr".to_owned(), "USE dr".to_owned()];
+        let mut setup = vec![
+            "DROP DATABASE IF EXISTS dr".to_owned(),
+            "CREATE DATABASE dr".to_owned(),
+            "USE dr".to_owned(),
+        ];
         setup.extend(r.tables.iter().map(Table::create_sql));
         for larch in [false, true] {
-            let server = if larch { &self.l.server } else { &self.m.server };
+            let server = if larch {
+                &self.l.server
+            } else {
+                &self.m.server
+            };
             let mut c = server.connect()?;
             for s in &setup {
                 if let Err(e) = c.query_drop(s) {
@@ -174,24 +206,43 @@ impl Runner {
         setup.extend(r.setup().into_iter().filter(|s| s.starts_with("INSERT")));
         let mut conns = Vec::new();
         for larch in [false, true] {
-            let server = if larch { &self.l.server } else { &self.m.server };
+            let server = if larch {
+                &self.l.server
+            } else {
+                &self.m.server
+            };
             let mut c = match server.connect() {
                 Ok(c) => c,
                 Err(e) if larch => {
                     self.revive_larch()?;
-                    self.prepare(&Repro { tables: all.to_vec(), ..r.clone() })?;
-                    return Ok(Some(Mismatch { category: "Larch connection lost (crash or hang)".into(), detail: e.to_string() }));
+                    self.prepare(&Repro {
+                        tables: all.to_vec(),
+                        ..r.clone()
+                    })?;
+                    return Ok(Some(Mismatch {
+                        category: "Larch connection lost (crash or hang)".into(),
+                        detail: e.to_string(),
+                    }));
                 }
                 Err(e) => {
                     self.revive_mariadb()?;
-                    self.prepare(&Repro { tables: all.to_vec(), ..r.clone() })?;
-                    return Ok(Some(Mismatch { category: "MariaDB connection lost".into(), detail: e.to_string() }));
+                    self.prepare(&Repro {
+                        tables: all.to_vec(),
+                        ..r.clone()
+                    })?;
+                    return Ok(Some(Mismatch {
+                        category: "MariaDB connection lost".into(),
+                        detail: e.to_string(),
+                    }));
                 }
             };
             for s in &setup {
                 if let Err(e) = c.query_drop(s) {
                     let who = if larch { "Larch" } else { "MariaDB" };
-                    return Ok(Some(Mismatch { category: format!("setup fails on {who}"), detail: e.to_string() }));
+                    return Ok(Some(Mismatch {
+                        category: format!("setup fails on {who}"),
+                        detail: e.to_string(),
+                    }));
                 }
             }
             for p in &r.prefix {
@@ -204,23 +255,32 @@ impl Runner {
             _ => return Err("no connections".into()),
         };
         let mm = compare_stmt(&mut m, &mut l, &r.stmt, &r.tables).mismatch;
-        if mm.as_ref().is_some_and(|x| x.category.contains("connection lost")) {
+        if mm
+            .as_ref()
+            .is_some_and(|x| x.category.contains("connection lost"))
+        {
             drop((m, l));
             self.revive_larch()?;
             self.revive_mariadb()?;
-            self.prepare(&Repro { tables: all.to_vec(), ..r.clone() })?;
+            self.prepare(&Repro {
+                tables: all.to_vec(),
+                ..r.clone()
+            })?;
         }
         Ok(mm)
     }
 
     fn same(&mut self, r: &Repro, all: &[Table]) -> Result<bool, Error> {
-        Ok(self.trial(r, all)?.is_some_and(|m| m.category == r.category))
+        Ok(self
+            .trial(r, all)?
+            .is_some_and(|m| m.category == r.category))
     }
 
     /// Minimizes `r` (whose mismatch was `mm`) into a finding.
     pub fn minimize(&mut self, r: Repro, mm: Mismatch, at: String) -> Result<Finding, Error> {
         // Within the per-mismatch limit, and not far past the run's end.
-        let deadline = (Instant::now() + self.cfg.minimize_time).min(self.run_deadline() + std::time::Duration::from_secs(10));
+        let deadline = (Instant::now() + self.cfg.minimize_time)
+            .min(self.run_deadline() + std::time::Duration::from_secs(10));
         let mut cur = r;
         let all = cur.tables.clone();
         self.prepare(&cur)?;
@@ -243,7 +303,12 @@ impl Runner {
         })
     }
 
-    fn reduce_stmt(&mut self, cur: &mut Repro, all: &[Table], deadline: Instant) -> Result<(), Error> {
+    fn reduce_stmt(
+        &mut self,
+        cur: &mut Repro,
+        all: &[Table],
+        deadline: Instant,
+    ) -> Result<(), Error> {
         // Passes over the variants; after a success the pass goes on from
         // the same position in the new statement's variants.
         loop {
@@ -251,11 +316,16 @@ impl Runner {
             let mut i = 0;
             loop {
                 let vars = crate::reduce::variants(&cur.stmt);
-                let Some(v) = vars.into_iter().nth(i) else { break };
+                let Some(v) = vars.into_iter().nth(i) else {
+                    break;
+                };
                 if Instant::now() >= deadline {
                     return Ok(());
                 }
-                let cand = Repro { stmt: v, ..cur.clone() };
+                let cand = Repro {
+                    stmt: v,
+                    ..cur.clone()
+                };
                 if self.same(&cand, all)? {
                     *cur = cand;
                     changed = true;
@@ -281,7 +351,12 @@ impl Runner {
         Ok(())
     }
 
-    fn reduce_data(&mut self, cur: &mut Repro, all: &[Table], deadline: Instant) -> Result<(), Error> {
+    fn reduce_data(
+        &mut self,
+        cur: &mut Repro,
+        all: &[Table],
+        deadline: Instant,
+    ) -> Result<(), Error> {
         // Tables the statements do not name.
         let text = cur.text();
         let mut i = 0;
@@ -328,7 +403,9 @@ impl Runner {
             let mut i = cur.tables[t].columns.len();
             while i > 0 && Instant::now() < deadline {
                 i -= 1;
-                let Some(table) = cur.tables[t].without_column(i) else { continue };
+                let Some(table) = cur.tables[t].without_column(i) else {
+                    continue;
+                };
                 let mut cand = cur.clone();
                 cand.tables[t] = table;
                 for row in &mut cand.data[t] {
@@ -363,7 +440,12 @@ impl Runner {
         let _ = writeln!(s, "{};", r.stmt.sql());
         // Both answers to the statement, on fresh copies.
         let answers = self.answers(r)?;
-        let _ = write!(s, "-- MariaDB:\n{}-- Larch:\n{}", comment(&answers.0), comment(&answers.1));
+        let _ = write!(
+            s,
+            "-- MariaDB:\n{}-- Larch:\n{}",
+            comment(&answers.0),
+            comment(&answers.1)
+        );
         let _ = write!(s, "-- difference:\n{}", comment(&mm.detail));
         Ok(s)
     }
@@ -372,12 +454,20 @@ impl Runner {
     fn answers(&mut self, r: &Repro) -> Result<(String, String), Error> {
         let mut out = Vec::new();
         for larch in [false, true] {
-            let server = if larch { &self.l.server } else { &self.m.server };
+            let server = if larch {
+                &self.l.server
+            } else {
+                &self.m.server
+            };
             let Ok(mut c) = server.connect() else {
                 out.push("cannot connect".to_owned());
                 continue;
             };
-            let mut setup = vec!["DROP DATABASE IF EXISTS dr".to_owned(), "CREATE DATABASE dr".to_owned(), "USE dr".to_owned()];
+            let mut setup = vec![
+                "DROP DATABASE IF EXISTS dr".to_owned(),
+                "CREATE DATABASE dr".to_owned(),
+                "USE dr".to_owned(),
+            ];
             setup.extend(r.setup());
             for st in &setup {
                 let _ = c.query_drop(st);

@@ -39,7 +39,9 @@ mod tests {
 
     #[test]
     fn patterns_and_prefixes() {
-        let p = patterns("# Open bugs\n\nText.\n\n- `row count` (3)\n- `column type: *` why\n-  not a pattern\n");
+        let p = patterns(
+            "# Open bugs\n\nText.\n\n- `row count` (3)\n- `column type: *` why\n-  not a pattern\n",
+        );
         assert_eq!(p, ["row count", "column type: *"]);
         assert!(is_open(&p, "row count"));
         assert!(!is_open(&p, "row count (x)"));
@@ -51,7 +53,10 @@ mod tests {
     fn the_list_parses() {
         // Every entry is a pattern (a typo would silently open nothing).
         for line in OPEN_BUGS.lines().filter(|l| l.starts_with("- ")) {
-            assert!(line.starts_with("- `") && line[3..].contains('`'), "malformed entry: {line}");
+            assert!(
+                line.starts_with("- `") && line[3..].contains('`'),
+                "malformed entry: {line}"
+            );
         }
     }
 }

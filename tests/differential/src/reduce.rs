@@ -14,8 +14,18 @@ use crate::ast::{Expr, Join, Query, Select, Source, Stmt};
 pub fn variants(s: &Stmt) -> Vec<Stmt> {
     match s {
         Stmt::Query(q) => query_variants(q).into_iter().map(Stmt::Query).collect(),
-        Stmt::Insert { verb, table, cols, rows, select, odku } => {
-            let mk = |rows: Vec<Vec<Expr>>, select: Option<Query>, odku: Vec<(String, Expr)>, verb: &'static str| Stmt::Insert {
+        Stmt::Insert {
+            verb,
+            table,
+            cols,
+            rows,
+            select,
+            odku,
+        } => {
+            let mk = |rows: Vec<Vec<Expr>>,
+                      select: Option<Query>,
+                      odku: Vec<(String, Expr)>,
+                      verb: &'static str| Stmt::Insert {
                 verb,
                 table: table.clone(),
                 cols: cols.clone(),
@@ -62,13 +72,21 @@ pub fn variants(s: &Stmt) -> Vec<Stmt> {
             }
             out
         }
-        Stmt::Update { verb, table, sets, where_, order_limit } => {
-            let mk = |sets: Vec<(String, Expr)>, where_: Vec<Expr>, ol: Option<(String, u32)>| Stmt::Update {
-                verb,
-                table: table.clone(),
-                sets,
-                where_,
-                order_limit: ol,
+        Stmt::Update {
+            verb,
+            table,
+            sets,
+            where_,
+            order_limit,
+        } => {
+            let mk = |sets: Vec<(String, Expr)>, where_: Vec<Expr>, ol: Option<(String, u32)>| {
+                Stmt::Update {
+                    verb,
+                    table: table.clone(),
+                    sets,
+                    where_,
+                    order_limit: ol,
+                }
             };
             let mut out = Vec::new();
             if sets.len() > 1 {
@@ -96,8 +114,16 @@ pub fn variants(s: &Stmt) -> Vec<Stmt> {
             }
             out
         }
-        Stmt::Delete { table, where_, order_limit } => {
-            let mk = |where_: Vec<Expr>, ol: Option<(String, u32)>| Stmt::Delete { table: table.clone(), where_, order_limit: ol };
+        Stmt::Delete {
+            table,
+            where_,
+            order_limit,
+        } => {
+            let mk = |where_: Vec<Expr>, ol: Option<(String, u32)>| Stmt::Delete {
+                table: table.clone(),
+                where_,
+                order_limit: ol,
+            };
             let mut out = Vec::new();
             for w in drop_each(where_) {
                 out.push(mk(w, order_limit.clone()));
@@ -155,7 +181,10 @@ pub fn expr_variants(e: &Expr) -> Vec<Expr> {
                 for v in expr_variants(a) {
                     let mut args2 = args.clone();
                     args2[i] = v;
-                    out.push(Expr::Node { parts: parts.clone(), args: args2 });
+                    out.push(Expr::Node {
+                        parts: parts.clone(),
+                        args: args2,
+                    });
                 }
             }
         }
@@ -163,13 +192,24 @@ pub fn expr_variants(e: &Expr) -> Vec<Expr> {
             out.push((**arg).clone());
             out.extend(lits.iter().map(|l| Expr::leaf(*l)));
             for v in expr_variants(arg) {
-                out.push(Expr::Repeat { parts: parts.clone(), arg: Box::new(v) });
+                out.push(Expr::Repeat {
+                    parts: parts.clone(),
+                    arg: Box::new(v),
+                });
             }
         }
-        Expr::Sub { before, query, after } => {
+        Expr::Sub {
+            before,
+            query,
+            after,
+        } => {
             out.extend(lits.iter().map(|l| Expr::leaf(*l)));
             for q in query_variants(query) {
-                out.push(Expr::Sub { before: before.clone(), query: Box::new(q), after: after.clone() });
+                out.push(Expr::Sub {
+                    before: before.clone(),
+                    query: Box::new(q),
+                    after: after.clone(),
+                });
             }
         }
     }
@@ -183,31 +223,55 @@ pub fn query_variants(q: &Query) -> Vec<Query> {
         Query::SetOp { op, left, right } => {
             let mut out = vec![(**left).clone()];
             for l in query_variants(left) {
-                out.push(Query::SetOp { op, left: Box::new(l), right: right.clone() });
+                out.push(Query::SetOp {
+                    op,
+                    left: Box::new(l),
+                    right: right.clone(),
+                });
             }
             for r in query_variants(right) {
-                out.push(Query::SetOp { op, left: left.clone(), right: Box::new(r) });
+                out.push(Query::SetOp {
+                    op,
+                    left: left.clone(),
+                    right: Box::new(r),
+                });
             }
             out
         }
-        Query::With { recursive, ctes, body } => {
+        Query::With {
+            recursive,
+            ctes,
+            body,
+        } => {
             let mut out = Vec::new();
             if ctes.len() > 1 {
                 for c in drop_each(ctes) {
-                    out.push(Query::With { recursive: *recursive, ctes: c, body: body.clone() });
+                    out.push(Query::With {
+                        recursive: *recursive,
+                        ctes: c,
+                        body: body.clone(),
+                    });
                 }
             }
             if !*recursive {
                 out.push((**body).clone());
             }
             for b in query_variants(body) {
-                out.push(Query::With { recursive: *recursive, ctes: ctes.clone(), body: Box::new(b) });
+                out.push(Query::With {
+                    recursive: *recursive,
+                    ctes: ctes.clone(),
+                    body: Box::new(b),
+                });
             }
             for (i, (name, cq)) in ctes.iter().enumerate() {
                 for v in query_variants(cq) {
                     let mut c = ctes.clone();
                     c[i] = (name.clone(), v);
-                    out.push(Query::With { recursive: *recursive, ctes: c, body: body.clone() });
+                    out.push(Query::With {
+                        recursive: *recursive,
+                        ctes: c,
+                        body: body.clone(),
+                    });
                 }
             }
             out
@@ -225,7 +289,10 @@ fn select_variants(s: &Select) -> Vec<Select> {
     // Drop a select item (positions in ORDER BY follow).
     if s.items.len() > 1 {
         for i in 0..s.items.len() {
-            if s.items[i].grouped && s.items.iter().filter(|x| x.grouped).count() == 1 && s.items.iter().any(|x| !x.grouped) {
+            if s.items[i].grouped
+                && s.items.iter().filter(|x| x.grouped).count() == 1
+                && s.items.iter().any(|x| !x.grouped)
+            {
                 continue; // keep the last GROUP BY key
             }
             out.push(with(&|c: &mut Select| {
@@ -254,7 +321,9 @@ fn select_variants(s: &Select) -> Vec<Select> {
             if let Join::On(kw, e) = &s.from[i].join {
                 if *kw != "JOIN" {
                     let e = e.clone();
-                    out.push(with(&|c: &mut Select| c.from[i].join = Join::On("JOIN", e.clone())));
+                    out.push(with(&|c: &mut Select| {
+                        c.from[i].join = Join::On("JOIN", e.clone())
+                    }));
                 }
             }
         }
@@ -290,12 +359,16 @@ fn select_variants(s: &Select) -> Vec<Select> {
     for (i, f) in s.from.iter().enumerate() {
         if let Join::On(kw, e) = &f.join {
             for v in expr_variants(e) {
-                out.push(with(&|c: &mut Select| c.from[i].join = Join::On(kw, v.clone())));
+                out.push(with(&|c: &mut Select| {
+                    c.from[i].join = Join::On(kw, v.clone())
+                }));
             }
         }
         if let Source::Derived(q) = &f.source {
             for v in query_variants(q) {
-                out.push(with(&|c: &mut Select| c.from[i].source = Source::Derived(Box::new(v.clone()))));
+                out.push(with(&|c: &mut Select| {
+                    c.from[i].source = Source::Derived(Box::new(v.clone()))
+                }));
             }
         }
     }
@@ -308,10 +381,26 @@ mod tests {
     use crate::ast::{From, Item};
 
     fn select() -> Stmt {
-        let add = Expr::node(&["(", " + ", ")"], vec![Expr::leaf("a1.b"), Expr::leaf("2")]);
+        let add = Expr::node(
+            &["(", " + ", ")"],
+            vec![Expr::leaf("a1.b"), Expr::leaf("2")],
+        );
         Stmt::Query(Query::Select(Select {
-            items: vec![Item { expr: add, grouped: false }, Item { expr: Expr::leaf("a1.c"), grouped: false }],
-            from: vec![From { join: Join::First, source: Source::Table("t1".into()), alias: "a1".into() }],
+            items: vec![
+                Item {
+                    expr: add,
+                    grouped: false,
+                },
+                Item {
+                    expr: Expr::leaf("a1.c"),
+                    grouped: false,
+                },
+            ],
+            from: vec![From {
+                join: Join::First,
+                source: Source::Table("t1".into()),
+                alias: "a1".into(),
+            }],
             where_: vec![Expr::leaf("a1.c > 0")],
             order: vec![(1, false)],
             ..Select::default()
@@ -321,10 +410,16 @@ mod tests {
     #[test]
     fn variants_drop_items_and_follow_order_positions() {
         let v: Vec<String> = variants(&select()).iter().map(Stmt::sql).collect();
-        assert!(v.contains(&"SELECT a1.c AS c0 FROM `t1` AS a1 WHERE (a1.c > 0) ORDER BY 1".to_owned()));
+        assert!(
+            v.contains(&"SELECT a1.c AS c0 FROM `t1` AS a1 WHERE (a1.c > 0) ORDER BY 1".to_owned())
+        );
         assert!(v.contains(&"SELECT (a1.b + 2) AS c0 FROM `t1` AS a1 WHERE (a1.c > 0)".to_owned()));
-        assert!(v.contains(&"SELECT (a1.b + 2) AS c0, a1.c AS c1 FROM `t1` AS a1 ORDER BY 2".to_owned()));
-        assert!(v.contains(&"SELECT a1.b AS c0, a1.c AS c1 FROM `t1` AS a1 WHERE (a1.c > 0) ORDER BY 2".to_owned()));
+        assert!(v.contains(
+            &"SELECT (a1.b + 2) AS c0, a1.c AS c1 FROM `t1` AS a1 ORDER BY 2".to_owned()
+        ));
+        assert!(v.contains(
+            &"SELECT a1.b AS c0, a1.c AS c1 FROM `t1` AS a1 WHERE (a1.c > 0) ORDER BY 2".to_owned()
+        ));
     }
 
     #[test]

@@ -107,18 +107,36 @@ impl Stats {
             self.per_million(),
             self.findings.len()
         );
-        let _ = writeln!(s, "- statements both servers rejected (same error; not mismatches): {}", self.both_failed);
-        let _ = writeln!(s, "- larchd restarts (crash or hang): {}", self.larchd_restarts);
-        let _ = writeln!(s, "- MariaDB restarts (crash or hang; not counted as mismatches): {}", self.mariadb_restarts);
+        let _ = writeln!(
+            s,
+            "- statements both servers rejected (same error; not mismatches): {}",
+            self.both_failed
+        );
+        let _ = writeln!(
+            s,
+            "- larchd restarts (crash or hang): {}",
+            self.larchd_restarts
+        );
+        let _ = writeln!(
+            s,
+            "- MariaDB restarts (crash or hang; not counted as mismatches): {}",
+            self.mariadb_restarts
+        );
         for q in &self.mariadb_lost {
             let _ = writeln!(s, "  - MariaDB lost the connection on: `{q}`");
         }
         for (k, n) in &self.known {
-            let _ = writeln!(s, "- intentional difference `{k}` (known-differences.md): {n}");
+            let _ = writeln!(
+                s,
+                "- intentional difference `{k}` (known-differences.md): {n}"
+            );
         }
         if !self.refused.is_empty() {
             let total: u64 = self.refused.values().sum();
-            let _ = writeln!(s, "- refused with 1235, not supported yet (allowed; not mismatches): {total}");
+            let _ = writeln!(
+                s,
+                "- refused with 1235, not supported yet (allowed; not mismatches): {total}"
+            );
             let mut refused: Vec<_> = self.refused.iter().collect();
             refused.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
             for (c, n) in refused {
@@ -134,7 +152,11 @@ impl Stats {
         let _ = writeln!(s, "Per category: the smallest minimized reproduction, then the shapes (function names and keywords of the minimized statements) of the others.\n");
         let mut i = 0;
         for (c, n) in &cats {
-            let mut fs: Vec<&Finding> = self.findings.values().filter(|f| &f.category == c).collect();
+            let mut fs: Vec<&Finding> = self
+                .findings
+                .values()
+                .filter(|f| &f.category == c)
+                .collect();
             if fs.is_empty() {
                 continue;
             }
@@ -164,7 +186,11 @@ impl Stats {
 
     /// Categories by mismatch count, most frequent first.
     pub fn sorted_categories(&self) -> Vec<(String, u64)> {
-        let mut cats: Vec<(String, u64)> = self.by_category.iter().map(|(c, n)| (c.clone(), *n)).collect();
+        let mut cats: Vec<(String, u64)> = self
+            .by_category
+            .iter()
+            .map(|(c, n)| (c.clone(), *n))
+            .collect();
         cats.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         cats
     }
@@ -175,7 +201,9 @@ impl Stats {
         v.sort_by(|a, b| {
             let ca = self.by_category.get(&a.category).copied().unwrap_or(0);
             let cb = self.by_category.get(&b.category).copied().unwrap_or(0);
-            cb.cmp(&ca).then(b.count.cmp(&a.count)).then(a.signature.cmp(&b.signature))
+            cb.cmp(&ca)
+                .then(b.count.cmp(&a.count))
+                .then(a.signature.cmp(&b.signature))
         });
         v
     }
@@ -188,9 +216,19 @@ impl Stats {
             let slug: String = f
                 .category
                 .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        '-'
+                    }
+                })
                 .collect();
-            let slug: String = slug.split('-').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("-");
+            let slug: String = slug
+                .split('-')
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join("-");
             let name = format!("{:03}-{}.sql", i + 1, &slug[..slug.len().min(60)]);
             std::fs::write(dir.join(name), &f.repro)?;
         }
@@ -202,11 +240,46 @@ impl Stats {
 /// keywords that select a code path, sorted and deduplicated.
 pub fn signature(sql: &str) -> String {
     const KEYWORDS: [&str; 40] = [
-        "LEFT JOIN", "RIGHT JOIN", "NATURAL", "USING", "CROSS JOIN", "JOIN", "UNION ALL", "UNION",
-        "INTERSECT", "EXCEPT", "WITH RECURSIVE", "WITH", "ROLLUP", "DISTINCT", "GROUP BY", "HAVING",
-        "ORDER BY", "LIMIT", "EXISTS", " IN (", " ANY ", " ALL ", " SOME ", "CASE", "BETWEEN", "LIKE",
-        "ESCAPE", "REGEXP", "RLIKE", "COLLATE", "BINARY", "INTERVAL", " DIV ", " MOD ", " XOR ",
-        " IS ", "OVER", "ON DUPLICATE KEY", "SAVEPOINT", "ROLLBACK",
+        "LEFT JOIN",
+        "RIGHT JOIN",
+        "NATURAL",
+        "USING",
+        "CROSS JOIN",
+        "JOIN",
+        "UNION ALL",
+        "UNION",
+        "INTERSECT",
+        "EXCEPT",
+        "WITH RECURSIVE",
+        "WITH",
+        "ROLLUP",
+        "DISTINCT",
+        "GROUP BY",
+        "HAVING",
+        "ORDER BY",
+        "LIMIT",
+        "EXISTS",
+        " IN (",
+        " ANY ",
+        " ALL ",
+        " SOME ",
+        "CASE",
+        "BETWEEN",
+        "LIKE",
+        "ESCAPE",
+        "REGEXP",
+        "RLIKE",
+        "COLLATE",
+        "BINARY",
+        "INTERVAL",
+        " DIV ",
+        " MOD ",
+        " XOR ",
+        " IS ",
+        "OVER",
+        "ON DUPLICATE KEY",
+        "SAVEPOINT",
+        "ROLLBACK",
     ];
     let upper = sql.to_ascii_uppercase();
     let mut words: Vec<String> = Vec::new();
@@ -228,7 +301,13 @@ pub fn signature(sql: &str) -> String {
             while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
                 i += 1;
             }
-            if i < bytes.len() && bytes[i] == b'(' && !matches!(&upper[start..i], "AS" | "IN" | "VALUES" | "EXISTS" | "ANY" | "ALL" | "SOME") {
+            if i < bytes.len()
+                && bytes[i] == b'('
+                && !matches!(
+                    &upper[start..i],
+                    "AS" | "IN" | "VALUES" | "EXISTS" | "ANY" | "ALL" | "SOME"
+                )
+            {
                 words.push(upper[start..i].to_owned());
             }
         } else if bytes[i] == b'\'' {
@@ -243,7 +322,20 @@ pub fn signature(sql: &str) -> String {
         }
     }
     // Types a CAST converts to.
-    for t in ["AS SIGNED", "AS UNSIGNED", "AS DECIMAL", "AS DOUBLE", "AS FLOAT", "AS CHAR", "AS BINARY", "AS DATETIME", "AS DATE)", "AS TIME", "AS NCHAR", "AS INTEGER"] {
+    for t in [
+        "AS SIGNED",
+        "AS UNSIGNED",
+        "AS DECIMAL",
+        "AS DOUBLE",
+        "AS FLOAT",
+        "AS CHAR",
+        "AS BINARY",
+        "AS DATETIME",
+        "AS DATE)",
+        "AS TIME",
+        "AS NCHAR",
+        "AS INTEGER",
+    ] {
         if upper.contains(t) {
             words.push(t.trim_end_matches(')').to_owned());
         }

@@ -126,7 +126,9 @@ pub fn order_of(stmt: &Stmt) -> Order {
     fn q(q: &Query) -> Order {
         match q {
             Query::Select(s) if s.limit.is_some() && !s.order.is_empty() => Order::Limited,
-            Query::Select(s) if !s.order.is_empty() => Order::Keys(s.order.iter().map(|(k, _)| *k).collect()),
+            Query::Select(s) if !s.order.is_empty() => {
+                Order::Keys(s.order.iter().map(|(k, _)| *k).collect())
+            }
             Query::With { body, .. } => self::order_of(&Stmt::Query((**body).clone())),
             _ => Order::Unordered,
         }
@@ -141,9 +143,17 @@ pub fn order_of(stmt: &Stmt) -> Order {
 /// under the collation (see `compare::answers`).
 pub fn needs_fold(sql: &str) -> bool {
     let u = sql.to_ascii_uppercase();
-    ["GROUP BY", "DISTINCT", "UNION", "INTERSECT", "EXCEPT", "MIN(", "MAX("]
-        .iter()
-        .any(|k| u.contains(k))
+    [
+        "GROUP BY",
+        "DISTINCT",
+        "UNION",
+        "INTERSECT",
+        "EXCEPT",
+        "MIN(",
+        "MAX(",
+    ]
+    .iter()
+    .any(|k| u.contains(k))
 }
 
 /// Runs `stmt` on both connections and compares everything: the answers,
@@ -161,23 +171,39 @@ pub fn compare_stmt(
     let mut mm = compare::answers(&am, &al, &order_of(stmt), needs_fold(&sql));
     let both_failed = am.is_error() && al.is_error();
     if am.is_lost() || al.is_lost() {
-        return Compared { mismatch: mm, back: None, both_failed };
+        return Compared {
+            mismatch: mm,
+            back: None,
+            both_failed,
+        };
     }
     // Warnings of a statement over several tables depend on the join order
     // and access paths the optimizer picks (which rows and pairs of rows
     // an expression is evaluated on), so they are compared only for
     // statements that read at most one table.
-    if mm.is_none() && !am.is_error() && (am.warnings > 0 || al.warnings > 0) && stmt.table_refs() <= 1 {
+    if mm.is_none()
+        && !am.is_error()
+        && (am.warnings > 0 || al.warnings > 0)
+        && stmt.table_refs() <= 1
+    {
         match (exec::warnings(m), exec::warnings(l)) {
             (Ok(wm), Ok(wl)) => mm = compare::warnings(&wm, &wl),
-            (Ok(_), Err(e)) => mm = Some(Mismatch { category: "SHOW WARNINGS fails on Larch".into(), detail: e.to_string() }),
+            (Ok(_), Err(e)) => {
+                mm = Some(Mismatch {
+                    category: "SHOW WARNINGS fails on Larch".into(),
+                    detail: e.to_string(),
+                })
+            }
             _ => {}
         }
     }
     if mm.is_none() && stmt.is_insert() && !am.is_error() {
         if let (Ok(a), Ok(b)) = (exec::last_insert_id(m), exec::last_insert_id(l)) {
             if a != b {
-                mm = Some(Mismatch { category: "LAST_INSERT_ID()".into(), detail: format!("MariaDB {a:?}, Larch {b:?}") });
+                mm = Some(Mismatch {
+                    category: "LAST_INSERT_ID()".into(),
+                    detail: format!("MariaDB {a:?}, Larch {b:?}"),
+                });
             }
         }
     }
@@ -193,7 +219,13 @@ pub fn compare_stmt(
                     let types: Vec<String> = t
                         .columns
                         .iter()
-                        .map(|c| if c.auto_inc { "AUTO_INCREMENT".to_owned() } else { c.ty.sql() })
+                        .map(|c| {
+                            if c.auto_inc {
+                                "AUTO_INCREMENT".to_owned()
+                            } else {
+                                c.ty.sql()
+                            }
+                        })
                         .collect();
                     let d = compare::table_state(&t.name, &types, &a, &b);
                     diverged |= d.is_some();
@@ -204,7 +236,10 @@ pub fn compare_stmt(
                 Err(e) => {
                     diverged = true;
                     if mm.is_none() {
-                        mm = Some(Mismatch { category: "reading a table back fails on Larch".into(), detail: e });
+                        mm = Some(Mismatch {
+                            category: "reading a table back fails on Larch".into(),
+                            detail: e,
+                        });
                     }
                 }
             }
@@ -212,7 +247,11 @@ pub fn compare_stmt(
         }
         back = Some((all, diverged));
     }
-    Compared { mismatch: mm, back, both_failed }
+    Compared {
+        mismatch: mm,
+        back,
+        both_failed,
+    }
 }
 
 impl Runner {
@@ -221,10 +260,19 @@ impl Runner {
         let mariadbd = server::mariadbd_program().ok_or("mariadbd is not installed")?;
         let ms = Server::start_mariadb(&mariadbd)?;
         let ls = Server::start_larchd(&cfg.larchd)?;
-        let m = Side { conn: ms.connect()?, server: ms };
-        let l = Side { conn: ls.connect()?, server: ls };
+        let m = Side {
+            conn: ms.connect()?,
+            server: ms,
+        };
+        let l = Side {
+            conn: ls.connect()?,
+            server: ls,
+        };
         let gen = Gen::new(StdRng::seed_from_u64(cfg.seed), cfg.disabled.clone());
-        let stats = Stats { seed: cfg.seed, ..Stats::default() };
+        let stats = Stats {
+            seed: cfg.seed,
+            ..Stats::default()
+        };
         Ok(Runner {
             cfg,
             gen,
@@ -268,7 +316,10 @@ impl Runner {
     pub fn revive_larch(&mut self) -> Result<(), Error> {
         let alive = self.l.server.alive() && self.l.server.connect().is_ok();
         if !alive {
-            eprintln!("larch-differential: larchd died or hangs; restarting it\n{}", self.l.server.log_tail());
+            eprintln!(
+                "larch-differential: larchd died or hangs; restarting it\n{}",
+                self.l.server.log_tail()
+            );
             let program = self.l.server.program().to_owned();
             self.l.server.stop();
             self.l.server = Server::start_larchd(&program)?;
@@ -283,7 +334,10 @@ impl Runner {
     pub fn revive_mariadb(&mut self) -> Result<(), Error> {
         let alive = self.m.server.alive() && self.m.server.connect().is_ok();
         if !alive {
-            eprintln!("larch-differential: MariaDB died or hangs; restarting it\n{}", self.m.server.log_tail());
+            eprintln!(
+                "larch-differential: MariaDB died or hangs; restarting it\n{}",
+                self.m.server.log_tail()
+            );
             let program = self.m.server.program().to_owned();
             self.m.server.stop();
             self.m.server = Server::start_mariadb(&program)?;
@@ -297,17 +351,25 @@ impl Runner {
         use mysql::prelude::Queryable;
         if let Err(e) = self.m.conn.query_drop(sql) {
             self.revive_mariadb()?;
-            self.m.conn.query_drop(sql).map_err(|e2| format!("MariaDB: {sql}: {e} / {e2}"))?;
+            self.m
+                .conn
+                .query_drop(sql)
+                .map_err(|e2| format!("MariaDB: {sql}: {e} / {e2}"))?;
         }
         if let Err(e) = self.l.conn.query_drop(sql) {
             self.revive_larch()?;
-            self.l.conn.query_drop(sql).map_err(|e2| format!("Larch: {sql}: {e} / {e2}"))?;
+            self.l
+                .conn
+                .query_drop(sql)
+                .map_err(|e2| format!("Larch: {sql}: {e} / {e2}"))?;
         }
         Ok(())
     }
 
     fn progress(&mut self) {
-        let Some(every) = self.cfg.progress else { return };
+        let Some(every) = self.cfg.progress else {
+            return;
+        };
         if self.last_progress.elapsed() < every {
             return;
         }
@@ -376,7 +438,11 @@ impl Runner {
     fn next_statement(&mut self) -> Stmt {
         for attempt in 0.. {
             self.gen.start_statement();
-            let w = if self.txn.open { [50, 35, 15] } else { [62, 30, if self.gen.on("txn") { 8 } else { 0 }] };
+            let w = if self.txn.open {
+                [50, 35, 15]
+            } else {
+                [62, 30, if self.gen.on("txn") { 8 } else { 0 }]
+            };
             let stmt = match self.gen.weighted(&w) {
                 0 => Stmt::Query(self.gen.top_query().0),
                 1 => self.gen.dml(),
@@ -400,9 +466,17 @@ impl Runner {
 
     /// Runs and compares one statement; false when the round must end.
     fn step(&mut self, stmt: Stmt) -> Result<bool, Error> {
-        let pre = if stmt.changes_data() { Some(self.snapshot.clone()) } else { None };
+        let pre = if stmt.changes_data() {
+            Some(self.snapshot.clone())
+        } else {
+            None
+        };
         let tables = self.gen.tables.clone();
-        let Compared { mismatch: mm, back, both_failed } = compare_stmt(&mut self.m.conn, &mut self.l.conn, &stmt, &tables);
+        let Compared {
+            mismatch: mm,
+            back,
+            both_failed,
+        } = compare_stmt(&mut self.m.conn, &mut self.l.conn, &stmt, &tables);
         self.stats.statements += 1;
         self.stats.both_failed += u64::from(both_failed && mm.is_none());
         let mut diverged = false;
@@ -434,7 +508,11 @@ impl Runner {
         }
         self.stats.mismatches += 1;
         let count = {
-            let c = self.stats.by_category.entry(mm.category.clone()).or_default();
+            let c = self
+                .stats
+                .by_category
+                .entry(mm.category.clone())
+                .or_default();
             *c += 1;
             *c
         };
@@ -465,11 +543,20 @@ impl Runner {
                 Some((base, prefix)) => (base, prefix),
                 None => (pre.unwrap_or_else(|| self.snapshot.clone()), Vec::new()),
             };
-            let repro = crate::minimize::Repro { tables, data, prefix, stmt, category: mm.category.clone() };
+            let repro = crate::minimize::Repro {
+                tables,
+                data,
+                prefix,
+                stmt,
+                category: mm.category.clone(),
+            };
             let at = format!("seed {} statement {}", self.cfg.seed, self.stats.statements);
             let finding = self.minimize(repro, mm, at)?;
             if self.cfg.print_findings {
-                eprintln!("\n=== mismatch: {} ({})\n{}", finding.category, finding.signature, finding.repro);
+                eprintln!(
+                    "\n=== mismatch: {} ({})\n{}",
+                    finding.category, finding.signature, finding.repro
+                );
             }
             self.stats.add_finding(finding);
             // Minimizing used other connections and databases; start over.
@@ -516,14 +603,24 @@ impl Runner {
         }
         if let Some(f) = &mut self.log {
             let flat = |s: &str| s.replace(['\n', '\t'], " ");
-            let _ = writeln!(f, "{}\t{}\t{}", mm.category, flat(&stmt.sql()), flat(&mm.detail));
+            let _ = writeln!(
+                f,
+                "{}\t{}\t{}",
+                mm.category,
+                flat(&stmt.sql()),
+                flat(&mm.detail)
+            );
         }
     }
 
     /// Records a mismatch of a statement that needs no minimizing (DDL).
     fn record_unminimized(&mut self, stmt: &Stmt, mm: Mismatch) -> Result<(), Error> {
         self.stats.mismatches += 1;
-        *self.stats.by_category.entry(mm.category.clone()).or_default() += 1;
+        *self
+            .stats
+            .by_category
+            .entry(mm.category.clone())
+            .or_default() += 1;
         if mm.category.starts_with("Larch connection lost") {
             self.revive_larch()?;
         }

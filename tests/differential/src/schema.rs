@@ -63,7 +63,12 @@ pub enum ColType {
     /// YEAR.
     Year,
     /// CHAR(n) / VARCHAR(n) / TEXT with a collation (None: the default).
-    Char { n: u16, var: bool, text: bool, collation: Option<&'static str> },
+    Char {
+        n: u16,
+        var: bool,
+        text: bool,
+        collation: Option<&'static str>,
+    },
     /// BINARY(n) / VARBINARY(n) / BLOB.
     Binary { n: u16, var: bool, blob: bool },
     /// ENUM('a','b','c').
@@ -102,7 +107,10 @@ impl ColType {
                 format!("{name}{}", if *unsigned { " UNSIGNED" } else { "" })
             }
             ColType::Decimal { p, s, unsigned } => {
-                format!("DECIMAL({p},{s}){}", if *unsigned { " UNSIGNED" } else { "" })
+                format!(
+                    "DECIMAL({p},{s}){}",
+                    if *unsigned { " UNSIGNED" } else { "" }
+                )
             }
             ColType::Float { double } => (if *double { "DOUBLE" } else { "FLOAT" }).to_owned(),
             ColType::Bit(n) => format!("BIT({n})"),
@@ -111,7 +119,12 @@ impl ColType {
             ColType::DateTime(f) => format!("DATETIME({f})"),
             ColType::Timestamp(f) => format!("TIMESTAMP({f})"),
             ColType::Year => "YEAR".to_owned(),
-            ColType::Char { n, var, text, collation } => {
+            ColType::Char {
+                n,
+                var,
+                text,
+                collation,
+            } => {
                 let base = if *text {
                     "TEXT".to_owned()
                 } else if *var {
@@ -179,7 +192,9 @@ impl ColType {
                     unsigned: rng.random_bool(0.2),
                 }
             }
-            35..=41 => ColType::Float { double: rng.random_bool(0.6) },
+            35..=41 => ColType::Float {
+                double: rng.random_bool(0.6),
+            },
             42..=43 => ColType::Bit(*[1u8, 5, 8, 16, 64].choose(rng).unwrap_or(&8)),
             44..=49 => ColType::Date,
             50..=53 => ColType::Time(rng.random_range(0..=6)),
@@ -268,7 +283,9 @@ impl Table {
             vec![0]
         } else {
             // A natural key: one or two indexable columns, made NOT NULL.
-            let cands: Vec<usize> = (0..columns.len()).filter(|&i| columns[i].ty.indexable()).collect();
+            let cands: Vec<usize> = (0..columns.len())
+                .filter(|&i| columns[i].ty.indexable())
+                .collect();
             let mut pk: Vec<usize> = Vec::new();
             let k = rng.random_range(1..=2);
             for &c in cands.choose_multiple(rng, k) {
@@ -277,7 +294,10 @@ impl Table {
             if pk.is_empty() {
                 columns.push(ColumnDef {
                     name: "id".to_owned(),
-                    ty: ColType::Int { bytes: 4, unsigned: false },
+                    ty: ColType::Int {
+                        bytes: 4,
+                        unsigned: false,
+                    },
                     not_null: true,
                     auto_inc: false,
                 });
@@ -339,7 +359,10 @@ impl Table {
             })
             .collect();
         let names = |cols: &[usize]| -> String {
-            let v: Vec<String> = cols.iter().map(|&i| format!("`{}`", self.columns[i].name)).collect();
+            let v: Vec<String> = cols
+                .iter()
+                .map(|&i| format!("`{}`", self.columns[i].name))
+                .collect();
             v.join(", ")
         };
         parts.push(format!("PRIMARY KEY ({})", names(&self.pk)));
@@ -350,12 +373,20 @@ impl Table {
                 names(cols)
             ));
         }
-        format!("CREATE TABLE `{}` (\n  {}\n)", self.name, parts.join(",\n  "))
+        format!(
+            "CREATE TABLE `{}` (\n  {}\n)",
+            self.name,
+            parts.join(",\n  ")
+        )
     }
 
     /// `SELECT * FROM t ORDER BY <primary key>`.
     pub fn read_back_sql(&self) -> String {
-        let v: Vec<String> = self.pk.iter().map(|&i| format!("`{}`", self.columns[i].name)).collect();
+        let v: Vec<String> = self
+            .pk
+            .iter()
+            .map(|&i| format!("`{}`", self.columns[i].name))
+            .collect();
         format!("SELECT * FROM `{}` ORDER BY {}", self.name, v.join(", "))
     }
 }
@@ -363,9 +394,34 @@ impl Table {
 /// Strings for data and literals: case and accent variants, trailing
 /// spaces, numbers, temporals and JSON in text, LIKE metacharacters.
 pub const STRINGS: [&str; 28] = [
-    "", "a", "A", "a ", "ab", "abc", "Abc", "b", "B", "é", "e", "É", "ß", "ss", "x%y", "a_b", "10",
-    "2", "1e2", " 5", "-3.5", "0x1F", "2024-01-15", "12:30:00", "2001-02-03 04:05:06.5", "[1, 2]",
-    "{\"a\": 1}", "abc def",
+    "",
+    "a",
+    "A",
+    "a ",
+    "ab",
+    "abc",
+    "Abc",
+    "b",
+    "B",
+    "é",
+    "e",
+    "É",
+    "ß",
+    "ss",
+    "x%y",
+    "a_b",
+    "10",
+    "2",
+    "1e2",
+    " 5",
+    "-3.5",
+    "0x1F",
+    "2024-01-15",
+    "12:30:00",
+    "2001-02-03 04:05:06.5",
+    "[1, 2]",
+    "{\"a\": 1}",
+    "abc def",
 ];
 
 /// JSON documents for data and literals.
@@ -415,15 +471,23 @@ fn fraction(rng: &mut impl Rng, fsp: u8) -> String {
         return String::new();
     }
     let digits = rng.random_range(1..=6);
-    let v: String = (0..digits).map(|_| char::from(b'0' + rng.random_range(0..10u8))).collect();
+    let v: String = (0..digits)
+        .map(|_| char::from(b'0' + rng.random_range(0..10u8)))
+        .collect();
     format!(".{v}")
 }
 
 /// A random DATE text.
 pub fn date_text(rng: &mut impl Rng) -> String {
     const FIXED: [&str; 8] = [
-        "2024-02-29", "1999-12-31", "2000-01-01", "1970-01-01", "2038-01-19", "2024-01-15",
-        "1000-01-01", "9999-12-31",
+        "2024-02-29",
+        "1999-12-31",
+        "2000-01-01",
+        "1970-01-01",
+        "2038-01-19",
+        "2024-01-15",
+        "1000-01-01",
+        "9999-12-31",
     ];
     if rng.random_bool(0.6) {
         return (*FIXED.choose(rng).unwrap_or(&"2000-01-01")).to_owned();
@@ -438,7 +502,14 @@ pub fn date_text(rng: &mut impl Rng) -> String {
 
 /// A random TIME text (with a fraction maybe longer than `fsp`).
 pub fn time_text(rng: &mut impl Rng, fsp: u8) -> String {
-    const FIXED: [&str; 6] = ["00:00:00", "12:30:00", "23:59:59", "-01:02:03", "838:59:59", "-838:59:59"];
+    const FIXED: [&str; 6] = [
+        "00:00:00",
+        "12:30:00",
+        "23:59:59",
+        "-01:02:03",
+        "838:59:59",
+        "-838:59:59",
+    ];
     if rng.random_bool(0.4) {
         return (*FIXED.choose(rng).unwrap_or(&"00:00:00")).to_owned();
     }
@@ -454,7 +525,11 @@ pub fn time_text(rng: &mut impl Rng, fsp: u8) -> String {
 
 /// A random DATETIME text within the TIMESTAMP range when `ts`.
 pub fn datetime_text(rng: &mut impl Rng, fsp: u8, ts: bool) -> String {
-    let year = if ts { rng.random_range(1971..2037) } else { rng.random_range(1960..2040) };
+    let year = if ts {
+        rng.random_range(1971..2037)
+    } else {
+        rng.random_range(1960..2040)
+    };
     format!(
         "{year:04}-{:02}-{:02} {:02}:{:02}:{:02}{}",
         rng.random_range(1..=12),
@@ -502,7 +577,10 @@ pub fn value(ty: &ColType, rng: &mut impl Rng) -> String {
         }
         ColType::Float { double } => {
             if *double && rng.random_bool(0.1) {
-                (*["1e300", "-2.5e-10", "1e15", "123456789.125"].choose(rng).unwrap_or(&"1e15")).to_owned()
+                (*["1e300", "-2.5e-10", "1e15", "123456789.125"]
+                    .choose(rng)
+                    .unwrap_or(&"1e15"))
+                .to_owned()
             } else {
                 // Quarters: exact in binary, so sums do not depend on order.
                 let k: i32 = rng.random_range(-400..400);
@@ -510,7 +588,11 @@ pub fn value(ty: &ColType, rng: &mut impl Rng) -> String {
             }
         }
         ColType::Bit(n) => {
-            let max: u128 = if *n >= 64 { u128::from(u64::MAX) } else { (1u128 << n) - 1 };
+            let max: u128 = if *n >= 64 {
+                u128::from(u64::MAX)
+            } else {
+                (1u128 << n) - 1
+            };
             let v = match rng.random_range(0..4) {
                 0 => 0,
                 1 => max,
@@ -522,9 +604,10 @@ pub fn value(ty: &ColType, rng: &mut impl Rng) -> String {
         ColType::Time(f) => quote(&time_text(rng, *f)),
         ColType::DateTime(f) => quote(&datetime_text(rng, *f, false)),
         ColType::Timestamp(f) => quote(&datetime_text(rng, *f, true)),
-        ColType::Year => {
-            (*["1901", "2155", "2000", "1999", "2024", "1970", "0"].choose(rng).unwrap_or(&"2000")).to_owned()
-        }
+        ColType::Year => (*["1901", "2155", "2000", "1999", "2024", "1970", "0"]
+            .choose(rng)
+            .unwrap_or(&"2000"))
+        .to_owned(),
         ColType::Char { n, .. } => {
             let fits: Vec<&str> = STRINGS
                 .iter()
@@ -536,7 +619,9 @@ pub fn value(ty: &ColType, rng: &mut impl Rng) -> String {
         ColType::Binary { n, .. } => {
             if rng.random_bool(0.3) {
                 let len = rng.random_range(0..=usize::from(*n).min(4));
-                let bytes: Vec<u8> = (0..len).map(|_| *[0u8, 1, 0x41, 0x61, 0xff, 0x7f].choose(rng).unwrap_or(&0)).collect();
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| *[0u8, 1, 0x41, 0x61, 0xff, 0x7f].choose(rng).unwrap_or(&0))
+                    .collect();
                 return format!("X'{}'", crate::exec::hex(&bytes));
             }
             let fits: Vec<&str> = STRINGS
@@ -547,7 +632,12 @@ pub fn value(ty: &ColType, rng: &mut impl Rng) -> String {
             quote(fits.choose(rng).copied().unwrap_or(""))
         }
         ColType::Enum => quote(["a", "b", "c"].choose(rng).copied().unwrap_or("a")),
-        ColType::Set => quote(["", "a", "b", "a,c", "a,b,c", "c"].choose(rng).copied().unwrap_or("a")),
+        ColType::Set => quote(
+            ["", "a", "b", "a,c", "a,b,c", "c"]
+                .choose(rng)
+                .copied()
+                .unwrap_or("a"),
+        ),
         ColType::Json => quote(JSONS.choose(rng).copied().unwrap_or("{}")),
     }
 }

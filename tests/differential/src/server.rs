@@ -95,7 +95,9 @@ fn running_as_root() -> bool {
 impl Server {
     /// Initialises a data directory and starts MariaDB on it.
     pub fn start_mariadb(mariadbd: &Path) -> Result<Server, Error> {
-        let dir = tempfile::Builder::new().prefix("larch-diff-mariadb").tempdir_in(scratch_base())?;
+        let dir = tempfile::Builder::new()
+            .prefix("larch-diff-mariadb")
+            .tempdir_in(scratch_base())?;
         let data = dir.path().join("data");
         let mut install = Command::new("mariadb-install-db");
         install
@@ -127,7 +129,10 @@ impl Server {
             .arg(format!("--port={port}"))
             .arg(format!("--socket={}", dir.path().join("m.sock").display()))
             .arg(format!("--pid-file={}", dir.path().join("m.pid").display()))
-            .arg(format!("--log-error={}", dir.path().join("error.log").display()))
+            .arg(format!(
+                "--log-error={}",
+                dir.path().join("error.log").display()
+            ))
             .args([
                 "--bind-address=127.0.0.1",
                 "--skip-log-bin",
@@ -153,13 +158,21 @@ impl Server {
         if !larchd.is_file() {
             return Err(format!("larchd not found at {}", larchd.display()).into());
         }
-        let dir = tempfile::Builder::new().prefix("larch-diff-larchd").tempdir_in(scratch_base())?;
+        let dir = tempfile::Builder::new()
+            .prefix("larch-diff-larchd")
+            .tempdir_in(scratch_base())?;
         let port = free_port()?;
         let mut cmd = Command::new(larchd);
         cmd.arg(format!("--datadir={}", dir.path().join("data").display()))
             .arg(format!("--port={port}"))
-            .arg(format!("--socket={}", dir.path().join("larchd.sock").display()))
-            .arg(format!("--log-error={}", dir.path().join("error.log").display()))
+            .arg(format!(
+                "--socket={}",
+                dir.path().join("larchd.sock").display()
+            ))
+            .arg(format!(
+                "--log-error={}",
+                dir.path().join("error.log").display()
+            ))
             .args([
                 "--bind-address=127.0.0.1",
                 "--innodb-flush-log-at-trx-commit=2",
@@ -203,7 +216,11 @@ impl Server {
     fn wait_ready(&mut self) -> Result<(), Error> {
         let start = Instant::now();
         loop {
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+            if let Some(status) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
                 self.child = None;
                 return Err(format!(
                     "{} exited during start-up ({status}); log:\n{}",
@@ -217,7 +234,9 @@ impl Server {
             }
             if start.elapsed() > START_TIMEOUT {
                 self.stop();
-                return Err(format!("{} did not answer within {START_TIMEOUT:?}", self.kind).into());
+                return Err(
+                    format!("{} did not answer within {START_TIMEOUT:?}", self.kind).into(),
+                );
             }
             std::thread::sleep(Duration::from_millis(200));
         }

@@ -24,7 +24,10 @@ use larch_differential::runner::{Config, Runner};
 use larch_differential::server::mariadbd_program;
 
 fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
 }
 
 fn required() -> bool {
@@ -45,10 +48,16 @@ fn larch_answers_like_mariadb() {
     }
     let larchd = larch_differential::default_larchd();
     if !larchd.is_file() {
-        return skip(&format!("no larchd binary at {} (build it: cargo build --release -p larchd)", larchd.display()));
+        return skip(&format!(
+            "no larchd binary at {} (build it: cargo build --release -p larchd)",
+            larchd.display()
+        ));
     }
     let seed = larch_differential::seed_from_env();
-    println!("differential test: seed {seed} (replay: LARCH_DIFF_SEED={seed}), larchd {}", larchd.display());
+    println!(
+        "differential test: seed {seed} (replay: LARCH_DIFF_SEED={seed}), larchd {}",
+        larchd.display()
+    );
     let mut cfg = Config::new(seed, larchd);
     cfg.duration = Duration::from_secs(env_u64("LARCH_DIFF_SECONDS", 90));
     cfg.max_statements = env_u64("LARCH_DIFF_STATEMENTS", 20_000);
@@ -56,10 +65,18 @@ fn larch_answers_like_mariadb() {
     cfg.minimize_per_category = 1;
     cfg.print_findings = false;
     if let Ok(w) = std::env::var("LARCH_DIFF_WITHOUT") {
-        cfg.disabled = w.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect();
+        cfg.disabled = w
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect();
     }
     if let Ok(a) = std::env::var("LARCH_DIFF_AVOID") {
-        cfg.avoid = a.split(';').map(|s| s.trim().to_ascii_uppercase()).filter(|s| !s.is_empty()).collect();
+        cfg.avoid = a
+            .split(';')
+            .map(|s| s.trim().to_ascii_uppercase())
+            .filter(|s| !s.is_empty())
+            .collect();
     }
     let mut runner = match Runner::start(cfg) {
         Ok(r) => r,

@@ -370,7 +370,6 @@ fn filter_rows(
     }
 }
 
-
 /// SQL LIKE with `%`, `_` and `\` escapes, case-insensitive (the
 /// utf8mb4_general_ci comparison of names): the one LIKE matcher
 /// (`eval::like`, iterative).

@@ -508,7 +508,8 @@ pub(super) fn cast(
                                 "Got overflow when converting '' to DECIMAL. Value truncated",
                             );
                         }
-                        Decimal::from_parts(f < 0.0, &[9; 65], 0).unwrap_or_else(|_| Decimal::zero())
+                        Decimal::from_parts(f < 0.0, &[9; 65], 0)
+                            .unwrap_or_else(|_| Decimal::zero())
                     }
                     n => n.to_decimal(),
                 },

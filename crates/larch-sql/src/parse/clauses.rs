@@ -176,8 +176,7 @@ impl VisitorMut for ClauseCheck {
                 if version.is_some() {
                     return not_yet("FOR SYSTEM_TIME");
                 }
-                if args.is_some() || *with_ordinality || json_path.is_some() || sample.is_some()
-                {
+                if args.is_some() || *with_ordinality || json_path.is_some() || sample.is_some() {
                     return not_mariadb(&t.to_string());
                 }
             }

@@ -81,10 +81,7 @@ impl VisitorMut for Bound {
         rebalance_unions(&mut q.body);
         self.query_depth += 1;
         if self.query_depth > MAX_QUERY_DEPTH {
-            return ControlFlow::Break(SqlError::new(
-                1473,
-                "Too high level of nesting for select",
-            ));
+            return ControlFlow::Break(SqlError::new(1473, "Too high level of nesting for select"));
         }
         ControlFlow::Continue(())
     }
@@ -120,7 +117,10 @@ pub fn stack_overrun() -> SqlError {
 fn associative(op: &BinaryOperator) -> bool {
     matches!(
         op,
-        BinaryOperator::And | BinaryOperator::Or | BinaryOperator::Xor | BinaryOperator::StringConcat
+        BinaryOperator::And
+            | BinaryOperator::Or
+            | BinaryOperator::Xor
+            | BinaryOperator::StringConcat
     )
 }
 
@@ -165,7 +165,9 @@ fn rebalance_chain(e: &mut Expr) {
 /// A tree of `op` over `operands` (at least one), as shallow as possible.
 pub(crate) fn balanced(mut operands: Vec<Expr>, op: &BinaryOperator) -> Expr {
     if operands.len() == 1 {
-        return operands.pop().unwrap_or_else(|| Expr::value(ast::Value::Null));
+        return operands
+            .pop()
+            .unwrap_or_else(|| Expr::value(ast::Value::Null));
     }
     let right = operands.split_off(operands.len() / 2);
     Expr::BinaryOp {
@@ -278,7 +280,10 @@ pub fn dismantle(statement: &mut Statement) {
 
 /// Drops a chain of set operations from the top, one link at a time.
 fn dismantle_set(body: &mut Box<SetExpr>) {
-    let mut pending = vec![std::mem::replace(body.as_mut(), SetExpr::Values(empty_values()))];
+    let mut pending = vec![std::mem::replace(
+        body.as_mut(),
+        SetExpr::Values(empty_values()),
+    )];
     while let Some(x) = pending.pop() {
         if let SetExpr::SetOperation { left, right, .. } = x {
             pending.push(*left);

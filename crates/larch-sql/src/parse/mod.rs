@@ -92,8 +92,8 @@ mod alter;
 mod attrs;
 mod cache;
 mod clauses;
-pub mod depth;
 mod compound;
+pub mod depth;
 pub mod dialect;
 mod extra;
 mod join_commas;
@@ -407,7 +407,12 @@ fn parse_tokens(
             .name("larch-parse".into())
             .stack_size(LONG_CHAIN_STACK)
             .spawn_scoped(scope, move || parse_tokens_here(text, original, tokens))
-            .map_err(|e| SqlError::new(crate::error::code::UNKNOWN, format!("cannot start a parser thread: {e}")))?
+            .map_err(|e| {
+                SqlError::new(
+                    crate::error::code::UNKNOWN,
+                    format!("cannot start a parser thread: {e}"),
+                )
+            })?
             .join()
             .unwrap_or_else(|_| Err(depth::stack_overrun()))
     })
@@ -435,7 +440,10 @@ fn chain_and_nesting(tokens: &[sqlparser::tokenizer::TokenWithSpan]) -> (usize, 
                     *r = 0;
                 }
             }
-            Token::Whitespace(_) | Token::Word(_) | Token::Number(..) | Token::SingleQuotedString(_) => {
+            Token::Whitespace(_)
+            | Token::Word(_)
+            | Token::Number(..)
+            | Token::SingleQuotedString(_) => {
                 // Operands (and the keyword operators AND, OR, XOR, DIV...).
                 if let Token::Word(w) = &t.token {
                     if w.quote_style.is_none()
@@ -518,8 +526,7 @@ fn with_into(
     s: Statement,
     clause: Vec<sqlparser::tokenizer::TokenWithSpan>,
 ) -> Result<Statement, ParserError> {
-    let mut p =
-        Parser::new(&dialect::LarchDialect::MYSQL).with_tokens_with_locations(clause);
+    let mut p = Parser::new(&dialect::LarchDialect::MYSQL).with_tokens_with_locations(clause);
     let into = select_into::parse_target(&mut p)?;
     let next = p.peek_token();
     if next.token != Token::EOF {

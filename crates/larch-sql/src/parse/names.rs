@@ -145,7 +145,9 @@ impl<'a> OffsetCursor<'a> {
     fn offset(&mut self, l: Location) -> Option<usize> {
         if (l.line, l.column) < (self.line, self.column) || l.line != self.line {
             // Another line, or backwards: start from that line's first byte.
-            self.byte = *self.lines.get(usize::try_from(l.line).ok()?.checked_sub(1)?)?;
+            self.byte = *self
+                .lines
+                .get(usize::try_from(l.line).ok()?.checked_sub(1)?)?;
             self.line = l.line;
             self.column = 1;
         }

@@ -176,7 +176,6 @@ pub fn format_float(v: f32) -> String {
     gcvt(f64::from(v), Some(6))
 }
 
-
 /// SQL truth of a WHERE, HAVING or ON result: NULL is false, a number is
 /// true when it is not zero, a string by its numeric prefix, a temporal
 /// value unless it is all zeros (`0000-00-00`, `00:00:00`: the number 0).

@@ -27,7 +27,11 @@ impl Gen {
             cols: t
                 .columns
                 .iter()
-                .map(|c| ScopeCol { sql: c.name.clone(), ty: c.ty.ty(), decl: Some(c.ty.clone()) })
+                .map(|c| ScopeCol {
+                    sql: c.name.clone(),
+                    ty: c.ty.ty(),
+                    decl: Some(c.ty.clone()),
+                })
                 .collect(),
             outer: Vec::new(),
             grouped: None,
@@ -47,7 +51,9 @@ impl Gen {
 
     /// Rows of valid literals for `t` (initial data and refills).
     pub fn fill(&mut self, t: &Table, rows: usize) -> Stmt {
-        let cols: Vec<usize> = (0..t.columns.len()).filter(|&i| !t.columns[i].auto_inc).collect();
+        let cols: Vec<usize> = (0..t.columns.len())
+            .filter(|&i| !t.columns[i].auto_inc)
+            .collect();
         let rows = (0..rows)
             .map(|_| {
                 cols.iter()
@@ -75,7 +81,14 @@ impl Gen {
     /// A random data-changing statement.
     pub fn dml(&mut self) -> Stmt {
         let t = self.pick(&self.tables.clone()).clone();
-        let w = [35, if self.on("replace") { 6 } else { 0 }, 25, 14, if self.on("insert-select") { 5 } else { 0 }, 8];
+        let w = [
+            35,
+            if self.on("replace") { 6 } else { 0 },
+            25,
+            14,
+            if self.on("insert-select") { 5 } else { 0 },
+            8,
+        ];
         match self.weighted(&w) {
             0 => {
                 let verb = *self.pick(&["INSERT", "INSERT", "INSERT IGNORE"]);
@@ -143,10 +156,20 @@ impl Gen {
     fn insert_select(&mut self, t: &Table) -> Stmt {
         let src = self.pick(&self.tables.clone()).clone();
         let alias = "s".to_owned();
-        let scope = Scope { cols: Gen::table_scope(&src, &alias), outer: Vec::new(), grouped: None };
-        let cols: Vec<usize> = (0..t.columns.len()).filter(|&i| !t.columns[i].auto_inc).collect();
+        let scope = Scope {
+            cols: Gen::table_scope(&src, &alias),
+            outer: Vec::new(),
+            grouped: None,
+        };
+        let cols: Vec<usize> = (0..t.columns.len())
+            .filter(|&i| !t.columns[i].auto_inc)
+            .collect();
         let mut s = Select {
-            from: vec![From { join: Join::First, source: Source::Table(src.name.clone()), alias: alias.clone() }],
+            from: vec![From {
+                join: Join::First,
+                source: Source::Table(src.name.clone()),
+                alias: alias.clone(),
+            }],
             ..Select::default()
         };
         for &c in &cols {
@@ -156,13 +179,20 @@ impl Gen {
             } else {
                 self.expr(ty, 1, &scope)
             };
-            s.items.push(Item { expr: e, grouped: false });
+            s.items.push(Item {
+                expr: e,
+                grouped: false,
+            });
         }
         if self.chance(0.5) {
             let p = self.pred(1, &scope);
             s.where_.push(p);
         }
-        let pk: Vec<String> = src.pk.iter().map(|&i| format!("{alias}.{}", src.columns[i].name)).collect();
+        let pk: Vec<String> = src
+            .pk
+            .iter()
+            .map(|&i| format!("{alias}.{}", src.columns[i].name))
+            .collect();
         s.order_raw = pk.join(", ");
         Stmt::Insert {
             verb: self.pick_str(&["INSERT IGNORE", "INSERT"]),
@@ -176,11 +206,16 @@ impl Gen {
 
     fn pk_limit(&mut self, t: &Table) -> Option<(String, u32)> {
         if self.chance(0.2) {
-            let pk: Vec<String> = t
-                .pk
-                .iter()
-                .map(|&i| format!("{}{}", t.columns[i].name, if self.chance(0.3) { " DESC" } else { "" }))
-                .collect();
+            let pk: Vec<String> =
+                t.pk.iter()
+                    .map(|&i| {
+                        format!(
+                            "{}{}",
+                            t.columns[i].name,
+                            if self.chance(0.3) { " DESC" } else { "" }
+                        )
+                    })
+                    .collect();
             Some((pk.join(", "), 1 + self.below(3) as u32))
         } else {
             None
@@ -200,7 +235,11 @@ impl Gen {
             where_.push(self.pred(2, &sc));
         }
         Stmt::Update {
-            verb: if self.chance(0.15) { "UPDATE IGNORE" } else { "UPDATE" },
+            verb: if self.chance(0.15) {
+                "UPDATE IGNORE"
+            } else {
+                "UPDATE"
+            },
             table: t.name.clone(),
             sets,
             where_,
@@ -214,7 +253,11 @@ impl Gen {
         if self.chance(0.9) {
             where_.push(self.pred(2, &sc));
         }
-        Stmt::Delete { table: t.name.clone(), where_, order_limit: self.pk_limit(t) }
+        Stmt::Delete {
+            table: t.name.clone(),
+            where_,
+            order_limit: self.pk_limit(t),
+        }
     }
 
     /// A transaction-control statement fitting `st` (updated).
@@ -225,7 +268,13 @@ impl Gen {
             return Stmt::Raw((*self.pick(&["BEGIN", "START TRANSACTION"])).to_owned());
         }
         let sp = !st.savepoints.is_empty();
-        let w = [if self.on("savepoint") { 4 } else { 0 }, if sp { 3 } else { 0 }, if sp { 1 } else { 0 }, 3, 2];
+        let w = [
+            if self.on("savepoint") { 4 } else { 0 },
+            if sp { 3 } else { 0 },
+            if sp { 1 } else { 0 },
+            3,
+            2,
+        ];
         match self.weighted(&w) {
             0 => {
                 st.seq += 1;

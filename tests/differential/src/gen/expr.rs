@@ -49,7 +49,11 @@ impl Gen {
         if cols.is_empty() {
             return None;
         }
-        let same: Vec<&str> = cols.iter().filter(|c| c.ty == ty).map(|c| c.sql.as_str()).collect();
+        let same: Vec<&str> = cols
+            .iter()
+            .filter(|c| c.ty == ty)
+            .map(|c| c.sql.as_str())
+            .collect();
         let name = if !same.is_empty() && self.chance(0.8) {
             (*self.pick(&same)).to_owned()
         } else {
@@ -143,7 +147,10 @@ impl Gen {
             let w1 = self.expr(vty, d, sc);
             let r1 = self.expr(ty, d, sc);
             let r2 = self.expr(ty, d, sc);
-            Expr::node(&["CASE ", " WHEN ", " THEN ", " ELSE ", " END"], vec![v, w1, r1, r2])
+            Expr::node(
+                &["CASE ", " WHEN ", " THEN ", " ELSE ", " END"],
+                vec![v, w1, r1, r2],
+            )
         }
     }
 
@@ -182,7 +189,14 @@ impl Gen {
             }
             4 => {
                 let s = e(self, Ty::Str);
-                let f = *self.pick(&["LENGTH", "CHAR_LENGTH", "OCTET_LENGTH", "BIT_LENGTH", "ASCII", "CHARACTER_LENGTH"]);
+                let f = *self.pick(&[
+                    "LENGTH",
+                    "CHAR_LENGTH",
+                    "OCTET_LENGTH",
+                    "BIT_LENGTH",
+                    "ASCII",
+                    "CHARACTER_LENGTH",
+                ]);
                 Expr::call(f, vec![s])
             }
             5 => {
@@ -210,7 +224,18 @@ impl Gen {
             }
             8 => {
                 let x = e(self, Ty::Date);
-                let f = *self.pick(&["YEAR", "MONTH", "DAY", "DAYOFWEEK", "DAYOFYEAR", "WEEKDAY", "QUARTER", "TO_DAYS", "WEEK", "DAYOFMONTH"]);
+                let f = *self.pick(&[
+                    "YEAR",
+                    "MONTH",
+                    "DAY",
+                    "DAYOFWEEK",
+                    "DAYOFYEAR",
+                    "WEEKDAY",
+                    "QUARTER",
+                    "TO_DAYS",
+                    "WEEK",
+                    "DAYOFMONTH",
+                ]);
                 Expr::call(f, vec![x])
             }
             9 => {
@@ -310,7 +335,13 @@ impl Gen {
             }
             3 => {
                 let (x, _) = self.any_expr(d, sc);
-                Expr::node(&["CAST(", &format!(" AS {})", self.pick(&["DOUBLE", "FLOAT", "DOUBLE"]))], vec![x])
+                Expr::node(
+                    &[
+                        "CAST(",
+                        &format!(" AS {})", self.pick(&["DOUBLE", "FLOAT", "DOUBLE"])),
+                    ],
+                    vec![x],
+                )
             }
             _ => Expr::leaf("PI()"),
         }
@@ -339,7 +370,10 @@ impl Gen {
                 match self.below(4) {
                     0 => {
                         let j = self.small_int();
-                        Expr::call(self.pick_str(&["SUBSTRING", "SUBSTR", "MID"]), vec![x, i, j])
+                        Expr::call(
+                            self.pick_str(&["SUBSTRING", "SUBSTR", "MID"]),
+                            vec![x, i, j],
+                        )
                     }
                     1 => Expr::call("SUBSTRING", vec![x, i]),
                     2 => Expr::call("LEFT", vec![x, i]),
@@ -361,7 +395,10 @@ impl Gen {
                         Expr::node(&[&format!("TRIM({w} "), " FROM ", ")"], vec![r, x])
                     }
                     _ => {
-                        let (n, p) = (self.small_int(), Expr::leaf(*self.pick(&["'*'", "'ab'", "''", "' '"])));
+                        let (n, p) = (
+                            self.small_int(),
+                            Expr::leaf(*self.pick(&["'*'", "'ab'", "''", "' '"])),
+                        );
                         Expr::call(self.pick_str(&["LPAD", "RPAD"]), vec![x, n, p])
                     }
                 }
@@ -394,7 +431,14 @@ impl Gen {
             }
             11 => {
                 let (x, _) = self.any_expr(d, sc);
-                let t = *self.pick(&["CHAR", "CHAR(3)", "BINARY", "BINARY(4)", "CHAR CHARACTER SET latin1", "NCHAR"]);
+                let t = *self.pick(&[
+                    "CHAR",
+                    "CHAR(3)",
+                    "BINARY",
+                    "BINARY(4)",
+                    "CHAR CHARACTER SET latin1",
+                    "NCHAR",
+                ]);
                 Expr::node(&["CAST(", &format!(" AS {t})")], vec![x])
             }
             12 if self.on("collate") => {
@@ -422,7 +466,10 @@ impl Gen {
                 let x = s(self);
                 if self.chance(0.5) {
                     let r = Expr::leaf(*self.pick(&["'X'", "''", "'\\\\1'"]));
-                    Expr::call("REGEXP_REPLACE", vec![x, Expr::leaf(*self.pick(&REGEXPS)), r])
+                    Expr::call(
+                        "REGEXP_REPLACE",
+                        vec![x, Expr::leaf(*self.pick(&REGEXPS)), r],
+                    )
                 } else {
                     Expr::call("REGEXP_SUBSTR", vec![x, Expr::leaf(*self.pick(&REGEXPS))])
                 }
@@ -453,11 +500,17 @@ impl Gen {
         match self.below(3) {
             0 => {
                 let f = *self.pick(&["DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE"]);
-                Expr::node(&[&format!("{f}("), ", INTERVAL ", &format!(" {unit})")], vec![x, v])
+                Expr::node(
+                    &[&format!("{f}("), ", INTERVAL ", &format!(" {unit})")],
+                    vec![x, v],
+                )
             }
             1 => {
                 let op = *self.pick(&["+", "-"]);
-                Expr::node(&["(", &format!(" {op} INTERVAL "), &format!(" {unit})")], vec![x, v])
+                Expr::node(
+                    &["(", &format!(" {op} INTERVAL "), &format!(" {unit})")],
+                    vec![x, v],
+                )
             }
             _ => {
                 let f = *self.pick(&["ADDDATE", "SUBDATE"]);
@@ -503,7 +556,10 @@ impl Gen {
             _ => {
                 let t = self.expr(Ty::Time, d, sc);
                 let (v, unit) = self.interval(d, sc);
-                Expr::node(&["DATE_ADD(", ", INTERVAL ", &format!(" {unit})")], vec![t, v])
+                Expr::node(
+                    &["DATE_ADD(", ", INTERVAL ", &format!(" {unit})")],
+                    vec![t, v],
+                )
             }
         }
     }
@@ -550,7 +606,13 @@ impl Gen {
             }
             3 => {
                 let (x, p, v) = (j(self), path(self), val(self));
-                let f = *self.pick(&["JSON_SET", "JSON_INSERT", "JSON_REPLACE", "JSON_ARRAY_APPEND", "JSON_ARRAY_INSERT"]);
+                let f = *self.pick(&[
+                    "JSON_SET",
+                    "JSON_INSERT",
+                    "JSON_REPLACE",
+                    "JSON_ARRAY_APPEND",
+                    "JSON_ARRAY_INSERT",
+                ]);
                 Expr::call(f, vec![x, p, v])
             }
             4 => {
@@ -559,15 +621,30 @@ impl Gen {
             }
             5 => {
                 let (a, b) = (j(self), j(self));
-                Expr::call(self.pick_str(&["JSON_MERGE_PATCH", "JSON_MERGE_PRESERVE", "JSON_MERGE"]), vec![a, b])
+                Expr::call(
+                    self.pick_str(&["JSON_MERGE_PATCH", "JSON_MERGE_PRESERVE", "JSON_MERGE"]),
+                    vec![a, b],
+                )
             }
             6 => {
                 let x = j(self);
-                Expr::call(self.pick_str(&["JSON_KEYS", "JSON_COMPACT", "JSON_LOOSE", "JSON_DETAILED", "JSON_PRETTY"]), vec![x])
+                Expr::call(
+                    self.pick_str(&[
+                        "JSON_KEYS",
+                        "JSON_COMPACT",
+                        "JSON_LOOSE",
+                        "JSON_DETAILED",
+                        "JSON_PRETTY",
+                    ]),
+                    vec![x],
+                )
             }
             7 => {
                 let (x, s) = (j(self), self.expr(Ty::Str, d, sc));
-                Expr::call("JSON_SEARCH", vec![x, Expr::leaf(*self.pick(&["'one'", "'all'"])), s])
+                Expr::call(
+                    "JSON_SEARCH",
+                    vec![x, Expr::leaf(*self.pick(&["'one'", "'all'"])), s],
+                )
             }
             _ => self.leaf(Ty::Json, sc),
         }

@@ -24,10 +24,30 @@ use crate::schema::{ColType, Table, Ty};
 /// Generator features that can be switched off (`--without NAME`), e.g.
 /// to stop rediscovering a bug that is already reported.
 pub const FEATURES: [&str; 24] = [
-    "window", "rollup", "intersect", "except", "union", "cte", "recursive-cte", "derived",
-    "subquery", "correlated", "right-join", "natural-join", "using-join", "json", "txn",
-    "savepoint", "odku", "replace", "insert-select", "group-concat", "collate", "regexp",
-    "variance", "any-all",
+    "window",
+    "rollup",
+    "intersect",
+    "except",
+    "union",
+    "cte",
+    "recursive-cte",
+    "derived",
+    "subquery",
+    "correlated",
+    "right-join",
+    "natural-join",
+    "using-join",
+    "json",
+    "txn",
+    "savepoint",
+    "odku",
+    "replace",
+    "insert-select",
+    "group-concat",
+    "collate",
+    "regexp",
+    "variance",
+    "any-all",
 ];
 
 /// One column visible in a scope.
@@ -134,7 +154,9 @@ impl Gen {
 
     /// Replaces the round's tables with `n` new random ones.
     pub fn new_tables(&mut self, n: usize) {
-        self.tables = (1..=n).map(|i| Table::random(&format!("t{i}"), &mut self.rng)).collect();
+        self.tables = (1..=n)
+            .map(|i| Table::random(&format!("t{i}"), &mut self.rng))
+            .collect();
     }
 
     /// The scope of base table `t` under `alias`.

@@ -18,7 +18,21 @@ impl Gen {
         }
         let d = depth - 1;
         let sub = sc.grouped.is_none() && self.on("subquery");
-        match self.weighted(&[30, 12, 4, 5, 4, 4, 5, 5, 3, if sub { 4 } else { 0 }, if sub { 3 } else { 0 }, if sub && self.on("any-all") { 2 } else { 0 }, 1]) {
+        match self.weighted(&[
+            30,
+            12,
+            4,
+            5,
+            4,
+            4,
+            5,
+            5,
+            3,
+            if sub { 4 } else { 0 },
+            if sub { 3 } else { 0 },
+            if sub && self.on("any-all") { 2 } else { 0 },
+            1,
+        ]) {
             0 => self.comparison(d, sc),
             1 => {
                 let (a, b) = (self.pred(d, sc), self.pred(d, sc));
@@ -37,7 +51,14 @@ impl Gen {
             }
             4 => {
                 let x = self.pred(d, sc);
-                let t = *self.pick(&["IS TRUE", "IS NOT TRUE", "IS FALSE", "IS NOT FALSE", "IS UNKNOWN", "IS NOT UNKNOWN"]);
+                let t = *self.pick(&[
+                    "IS TRUE",
+                    "IS NOT TRUE",
+                    "IS FALSE",
+                    "IS NOT FALSE",
+                    "IS UNKNOWN",
+                    "IS NOT UNKNOWN",
+                ]);
                 if self.chance(0.5) {
                     Expr::node(&["(", &format!(") {t}")], vec![x])
                 } else {
@@ -46,9 +67,16 @@ impl Gen {
             }
             5 => {
                 let ty = self.random_ty();
-                let (x, lo, hi) = (self.expr(ty, d, sc), self.expr(ty, d, sc), self.expr(ty, d, sc));
+                let (x, lo, hi) = (
+                    self.expr(ty, d, sc),
+                    self.expr(ty, d, sc),
+                    self.expr(ty, d, sc),
+                );
                 let not = if self.chance(0.3) { " NOT" } else { "" };
-                Expr::node(&["(", &format!("{not} BETWEEN "), " AND ", ")"], vec![x, lo, hi])
+                Expr::node(
+                    &["(", &format!("{not} BETWEEN "), " AND ", ")"],
+                    vec![x, lo, hi],
+                )
             }
             6 => {
                 let ty = self.random_ty();
@@ -58,7 +86,11 @@ impl Gen {
                 let mut parts = vec!["(".to_owned(), format!(" {not}IN (")];
                 let mut args = vec![x];
                 for i in 0..n {
-                    let t = if self.chance(0.8) { ty } else { self.random_ty() };
+                    let t = if self.chance(0.8) {
+                        ty
+                    } else {
+                        self.random_ty()
+                    };
                     args.push(self.expr(t, 0, sc));
                     parts.push(if i + 1 < n { ", " } else { "))" }.to_owned());
                 }
@@ -68,7 +100,11 @@ impl Gen {
                 let x = self.expr(Ty::Str, d, sc);
                 let pat = *self.pick(&LIKE_PATTERNS);
                 let not = if self.chance(0.2) { " NOT" } else { "" };
-                let esc = if pat.contains('|') || self.chance(0.1) { " ESCAPE '|'" } else { "" };
+                let esc = if pat.contains('|') || self.chance(0.1) {
+                    " ESCAPE '|'"
+                } else {
+                    ""
+                };
                 Expr::node(&["(", &format!("{not} LIKE {pat}{esc})")], vec![x])
             }
             8 if self.on("regexp") => {
@@ -111,7 +147,11 @@ impl Gen {
     /// `a <op> b` of one type family, or of two when converting.
     pub fn comparison(&mut self, d: u32, sc: &Scope) -> Expr {
         let ta = self.random_ty();
-        let tb = if self.chance(0.75) { ta } else { self.random_ty() };
+        let tb = if self.chance(0.75) {
+            ta
+        } else {
+            self.random_ty()
+        };
         let (a, b) = (self.expr(ta, d, sc), self.expr(tb, d, sc));
         let op = *self.pick(&CMP);
         self.bin(a, op, b)
@@ -150,10 +190,21 @@ impl Gen {
                 let t = *self.pick(&[Ty::Int, Ty::Dec, Ty::Float]);
                 let x = arg(self, t);
                 if self.chance_of("variance", 0.2) {
-                    let f = *self.pick(&["STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"]);
+                    let f = *self.pick(&[
+                        "STD",
+                        "STDDEV",
+                        "STDDEV_POP",
+                        "STDDEV_SAMP",
+                        "VARIANCE",
+                        "VAR_POP",
+                        "VAR_SAMP",
+                    ]);
                     Expr::call(f, vec![x])
                 } else if self.chance(0.2) {
-                    Expr::node(&[&format!("{}(DISTINCT ", self.pick(&["SUM", "AVG"])), ")"], vec![x])
+                    Expr::node(
+                        &[&format!("{}(DISTINCT ", self.pick(&["SUM", "AVG"])), ")"],
+                        vec![x],
+                    )
                 } else {
                     Expr::call(self.pick_str(&["SUM", "AVG", "MIN", "MAX"]), vec![x])
                 }

@@ -21,7 +21,11 @@ impl Gen {
             55,
             15,
             if self.on("union") { 6 } else { 0 },
-            if self.on("intersect") || self.on("except") { 4 } else { 0 },
+            if self.on("intersect") || self.on("except") {
+                4
+            } else {
+                0
+            },
             if self.on("cte") { 5 } else { 0 },
             if self.on("recursive-cte") { 3 } else { 0 },
             5,
@@ -37,7 +41,10 @@ impl Gen {
                 let mut s = Select::default();
                 for _ in 0..1 + self.below(4) {
                     let (e, _) = self.any_expr(4, &Scope::default());
-                    s.items.push(Item { expr: e, grouped: false });
+                    s.items.push(Item {
+                        expr: e,
+                        grouped: false,
+                    });
                 }
                 (Query::Select(s), Order::Unordered)
             }
@@ -54,7 +61,14 @@ impl Gen {
             if self.chance(0.3) {
                 // LIMIT: order by every item, so only ties may differ.
                 s.order = (0..n).map(|i| (i, self.chance(0.3))).collect();
-                s.limit = Some((self.below(6) as u32, if self.chance(0.3) { self.below(4) as u32 } else { 0 }));
+                s.limit = Some((
+                    self.below(6) as u32,
+                    if self.chance(0.3) {
+                        self.below(4) as u32
+                    } else {
+                        0
+                    },
+                ));
                 order = Order::Limited;
             } else {
                 let k = 1 + self.below(n);
@@ -71,7 +85,12 @@ impl Gen {
     }
 
     /// A FROM clause of one to three elements; returns it and its scope.
-    fn gen_from(&mut self, depth: u32, outer: &[ScopeCol], ctes: &[Cte]) -> (Vec<From>, Vec<ScopeCol>) {
+    fn gen_from(
+        &mut self,
+        depth: u32,
+        outer: &[ScopeCol],
+        ctes: &[Cte],
+    ) -> (Vec<From>, Vec<ScopeCol>) {
         let n = 1 + self.weighted(&[55, 35, 10]);
         let mut from = Vec::new();
         let mut scope: Vec<ScopeCol> = Vec::new();
@@ -105,7 +124,9 @@ impl Gen {
                         Join::Comma
                     }
                     4 => Join::Cross,
-                    5 if names.len() == 1 => Join::Natural(self.pick_str(&["JOIN", "LEFT JOIN", "RIGHT JOIN"])),
+                    5 if names.len() == 1 => {
+                        Join::Natural(self.pick_str(&["JOIN", "LEFT JOIN", "RIGHT JOIN"]))
+                    }
                     6 if !common.is_empty() => {
                         let c = self.pick(&common).clone();
                         Join::Using(self.pick_str(&["JOIN", "LEFT JOIN", "RIGHT JOIN"]), vec![c])
@@ -118,11 +139,19 @@ impl Gen {
                         };
                         let mut all = since_comma.clone();
                         all.extend(cols.iter().cloned());
-                        let sc = Scope { cols: all, outer: outer.to_vec(), grouped: None };
-                        let cond = if self.chance(0.6) && !since_comma.is_empty() && !cols.is_empty() {
+                        let sc = Scope {
+                            cols: all,
+                            outer: outer.to_vec(),
+                            grouped: None,
+                        };
+                        let cond = if self.chance(0.6)
+                            && !since_comma.is_empty()
+                            && !cols.is_empty()
+                        {
                             let a = self.pick(&cols).sql.clone();
                             let b = self.pick(&since_comma).sql.clone();
-                            let eq = Expr::node(&["", " = ", ""], vec![Expr::Leaf(a), Expr::Leaf(b)]);
+                            let eq =
+                                Expr::node(&["", " = ", ""], vec![Expr::Leaf(a), Expr::Leaf(b)]);
                             if self.chance(0.3) {
                                 let p = self.pred(1, &sc);
                                 self.bin(eq, "AND", p)
@@ -136,7 +165,11 @@ impl Gen {
                     }
                 }
             };
-            from.push(From { join, source, alias });
+            from.push(From {
+                join,
+                source,
+                alias,
+            });
             since_comma.extend(cols.iter().cloned());
             scope.extend(cols);
             names.push(colnames);
@@ -145,12 +178,21 @@ impl Gen {
     }
 
     /// One FROM source: a base table, a CTE or a derived table.
-    fn source(&mut self, depth: u32, alias: &str, ctes: &[Cte]) -> (Source, Vec<ScopeCol>, Vec<String>) {
+    fn source(
+        &mut self,
+        depth: u32,
+        alias: &str,
+        ctes: &[Cte],
+    ) -> (Source, Vec<ScopeCol>, Vec<String>) {
         let derived = depth > 0 && self.chance_of("derived", 0.1);
         if !ctes.is_empty() && self.chance(0.6) {
             let (name, tys) = self.pick(ctes).clone();
             let cols = Self::derived_scope(alias, &tys);
-            return (Source::Table(name), cols, (0..tys.len()).map(|i| format!("c{i}")).collect());
+            return (
+                Source::Table(name),
+                cols,
+                (0..tys.len()).map(|i| format!("c{i}")).collect(),
+            );
         }
         if derived {
             let (s, tys) = if self.chance(0.3) {
@@ -174,15 +216,32 @@ impl Gen {
     fn derived_scope(alias: &str, tys: &[Ty]) -> Vec<ScopeCol> {
         tys.iter()
             .enumerate()
-            .map(|(i, &ty)| ScopeCol { sql: format!("{alias}.c{i}"), ty, decl: None })
+            .map(|(i, &ty)| ScopeCol {
+                sql: format!("{alias}.c{i}"),
+                ty,
+                decl: None,
+            })
             .collect()
     }
 
     /// A plain SELECT with a FROM clause; `want` fixes the item types.
-    pub fn select(&mut self, depth: u32, outer: &[ScopeCol], ctes: &[Cte], want: Option<&[Ty]>) -> (Select, Vec<Ty>) {
+    pub fn select(
+        &mut self,
+        depth: u32,
+        outer: &[ScopeCol],
+        ctes: &[Cte],
+        want: Option<&[Ty]>,
+    ) -> (Select, Vec<Ty>) {
         let (from, cols) = self.gen_from(depth, outer, ctes);
-        let sc = Scope { cols, outer: outer.to_vec(), grouped: None };
-        let mut s = Select { from, ..Select::default() };
+        let sc = Scope {
+            cols,
+            outer: outer.to_vec(),
+            grouped: None,
+        };
+        let mut s = Select {
+            from,
+            ..Select::default()
+        };
         let tys: Vec<Ty> = match want {
             Some(w) => w.to_vec(),
             None => (0..1 + self.below(4)).map(|_| self.random_ty()).collect(),
@@ -193,7 +252,10 @@ impl Gen {
             } else {
                 self.expr(ty, depth.min(3), &sc)
             };
-            s.items.push(Item { expr: e, grouped: false });
+            s.items.push(Item {
+                expr: e,
+                grouped: false,
+            });
         }
         self.where_clause(&mut s, depth, &sc);
         s.distinct = self.chance(0.1);
@@ -213,10 +275,21 @@ impl Gen {
     /// WITH ROLLUP sometimes.
     pub fn grouped_select(&mut self, outer: &[ScopeCol], ctes: &[Cte]) -> (Select, Vec<Ty>) {
         let (from, cols) = self.gen_from(1, outer, ctes);
-        let sc = Scope { cols, outer: outer.to_vec(), grouped: None };
-        let mut s = Select { from, ..Select::default() };
+        let sc = Scope {
+            cols,
+            outer: outer.to_vec(),
+            grouped: None,
+        };
+        let mut s = Select {
+            from,
+            ..Select::default()
+        };
         let mut tys = Vec::new();
-        let ngroup = if self.chance(0.15) { 0 } else { 1 + self.below(2) };
+        let ngroup = if self.chance(0.15) {
+            0
+        } else {
+            1 + self.below(2)
+        };
         for _ in 0..ngroup {
             let ty = self.random_ty();
             let e = if self.chance(0.6) {
@@ -224,23 +297,43 @@ impl Gen {
             } else {
                 self.expr(ty, 2, &sc)
             };
-            s.items.push(Item { expr: e, grouped: true });
+            s.items.push(Item {
+                expr: e,
+                grouped: true,
+            });
             tys.push(ty);
         }
-        let agg_scope = Scope { grouped: Some(Vec::new()), ..sc.clone() };
+        let agg_scope = Scope {
+            grouped: Some(Vec::new()),
+            ..sc.clone()
+        };
         for _ in 0..1 + self.below(3) {
             let ty = self.random_ty();
             let e = self.expr(ty, 1, &agg_scope);
-            let e = if matches!(e, Expr::Leaf(_)) { self.aggregate(ty, &agg_scope) } else { e };
-            s.items.push(Item { expr: e, grouped: false });
+            let e = if matches!(e, Expr::Leaf(_)) {
+                self.aggregate(ty, &agg_scope)
+            } else {
+                e
+            };
+            s.items.push(Item {
+                expr: e,
+                grouped: false,
+            });
             tys.push(ty);
         }
         self.where_clause(&mut s, 2, &sc);
         if self.chance(0.3) {
             let aliases: Vec<ScopeCol> = (0..ngroup)
-                .map(|i| ScopeCol { sql: format!("c{i}"), ty: tys[i], decl: None })
+                .map(|i| ScopeCol {
+                    sql: format!("c{i}"),
+                    ty: tys[i],
+                    decl: None,
+                })
                 .collect();
-            let having = Scope { grouped: Some(aliases), ..sc };
+            let having = Scope {
+                grouped: Some(aliases),
+                ..sc
+            };
             s.having.push(self.pred(2, &having));
         }
         s.rollup = ngroup > 0 && self.chance_of("rollup", 0.15);
@@ -252,15 +345,29 @@ impl Gen {
         let t = self.pick(&self.tables.clone()).clone();
         let alias = self.alias();
         let cols = Gen::table_scope(&t, &alias);
-        let sc = Scope { cols: cols.clone(), outer: Vec::new(), grouped: None };
-        let pk: Vec<String> = t.pk.iter().map(|&i| format!("{alias}.{}", t.columns[i].name)).collect();
+        let sc = Scope {
+            cols: cols.clone(),
+            outer: Vec::new(),
+            grouped: None,
+        };
+        let pk: Vec<String> =
+            t.pk.iter()
+                .map(|&i| format!("{alias}.{}", t.columns[i].name))
+                .collect();
         let mut s = Select {
-            from: vec![From { join: Join::First, source: Source::Table(t.name.clone()), alias }],
+            from: vec![From {
+                join: Join::First,
+                source: Source::Table(t.name.clone()),
+                alias,
+            }],
             ..Select::default()
         };
         let mut tys = Vec::new();
         for c in cols.iter().take(2) {
-            s.items.push(Item { expr: Expr::Leaf(c.sql.clone()), grouped: false });
+            s.items.push(Item {
+                expr: Expr::Leaf(c.sql.clone()),
+                grouped: false,
+            });
             tys.push(c.ty);
         }
         let part = if self.chance(0.5) {
@@ -274,8 +381,14 @@ impl Gen {
             0 => ("ROW_NUMBER()".to_owned(), Ty::Int),
             1 => ("RANK()".to_owned(), Ty::Int),
             2 => ("DENSE_RANK()".to_owned(), Ty::Int),
-            3 => (format!("LAG({key})"), cols.iter().find(|c| c.sql == key).map_or(Ty::Int, |c| c.ty)),
-            4 => (format!("LEAD({key}, 1)"), cols.iter().find(|c| c.sql == key).map_or(Ty::Int, |c| c.ty)),
+            3 => (
+                format!("LAG({key})"),
+                cols.iter().find(|c| c.sql == key).map_or(Ty::Int, |c| c.ty),
+            ),
+            4 => (
+                format!("LEAD({key}, 1)"),
+                cols.iter().find(|c| c.sql == key).map_or(Ty::Int, |c| c.ty),
+            ),
             5 => (format!("FIRST_VALUE({key})"), Ty::Str),
             6 => ("NTILE(2)".to_owned(), Ty::Int),
             _ => {
@@ -288,7 +401,10 @@ impl Gen {
             s if s.starts_with("SUM") && self.chance(0.5) => format!("({part})"),
             _ => format!("({part}{total})"),
         };
-        s.items.push(Item { expr: Expr::Leaf(format!("{f} OVER {over}")), grouped: false });
+        s.items.push(Item {
+            expr: Expr::Leaf(format!("{f} OVER {over}")),
+            grouped: false,
+        });
         tys.push(ty);
         self.where_clause(&mut s, 1, &sc);
         (s, tys)
@@ -311,9 +427,22 @@ impl Gen {
         }
         let op = *self.pick(&ops);
         let (l, tys) = self.select(1, outer, ctes, None);
-        let rt: Vec<Ty> = tys.iter().map(|&t| if self.chance(0.8) { t } else { self.random_ty() }).collect();
+        let rt: Vec<Ty> = tys
+            .iter()
+            .map(|&t| {
+                if self.chance(0.8) {
+                    t
+                } else {
+                    self.random_ty()
+                }
+            })
+            .collect();
         let (r, _) = self.select(1, outer, ctes, Some(&rt));
-        Query::SetOp { op, left: Box::new(Query::Select(l)), right: Box::new(Query::Select(r)) }
+        Query::SetOp {
+            op,
+            left: Box::new(Query::Select(l)),
+            right: Box::new(Query::Select(r)),
+        }
     }
 
     /// `WITH [RECURSIVE] ...` around a query over the CTEs.
@@ -343,7 +472,14 @@ impl Gen {
                 g.select(2, &[], &visible, None)
             }
         });
-        (Query::With { recursive, ctes, body: Box::new(body) }, order)
+        (
+            Query::With {
+                recursive,
+                ctes,
+                body: Box::new(body),
+            },
+            order,
+        )
     }
 
     /// A linear recursive CTE: a counter and a value derived step by step.
@@ -355,28 +491,62 @@ impl Gen {
             _ => (Expr::leaf("DATE '2024-01-31'"), Ty::Date),
         };
         let anchor = Select {
-            items: vec![Item { expr: start, grouped: false }, Item { expr: seed, grouped: false }],
+            items: vec![
+                Item {
+                    expr: start,
+                    grouped: false,
+                },
+                Item {
+                    expr: seed,
+                    grouped: false,
+                },
+            ],
             ..Select::default()
         };
         let alias = "rr".to_owned();
         let step = match ty {
-            Ty::Str => format!("CONCAT({alias}.c1, {})", self.pick(&["'b'", "'A'", "c0", "' '"]).replace("c0", &format!("{alias}.c0"))),
+            Ty::Str => format!(
+                "CONCAT({alias}.c1, {})",
+                self.pick(&["'b'", "'A'", "c0", "' '"])
+                    .replace("c0", &format!("{alias}.c0"))
+            ),
             Ty::Dec => format!("{alias}.c1 * {}", self.pick(&["2", "0.5", "-1", "1.1"])),
-            _ => format!("{alias}.c1 + INTERVAL 1 {}", self.pick(&["MONTH", "DAY", "YEAR"])),
+            _ => format!(
+                "{alias}.c1 + INTERVAL 1 {}",
+                self.pick(&["MONTH", "DAY", "YEAR"])
+            ),
         };
         let limit = 2 + self.below(6);
         let rec = Select {
             items: vec![
-                Item { expr: Expr::Leaf(format!("{alias}.c0 + 1")), grouped: false },
-                Item { expr: Expr::Leaf(step), grouped: false },
+                Item {
+                    expr: Expr::Leaf(format!("{alias}.c0 + 1")),
+                    grouped: false,
+                },
+                Item {
+                    expr: Expr::Leaf(step),
+                    grouped: false,
+                },
             ],
-            from: vec![From { join: Join::First, source: Source::Table(name.to_owned()), alias: alias.clone() }],
+            from: vec![From {
+                join: Join::First,
+                source: Source::Table(name.to_owned()),
+                alias: alias.clone(),
+            }],
             where_: vec![Expr::Leaf(format!("{alias}.c0 < {limit}"))],
             ..Select::default()
         };
-        let op = if self.chance(0.8) { "UNION ALL" } else { "UNION" };
+        let op = if self.chance(0.8) {
+            "UNION ALL"
+        } else {
+            "UNION"
+        };
         (
-            Query::SetOp { op, left: Box::new(Query::Select(anchor)), right: Box::new(Query::Select(rec)) },
+            Query::SetOp {
+                op,
+                left: Box::new(Query::Select(anchor)),
+                right: Box::new(Query::Select(rec)),
+            },
             vec![Ty::Int, ty],
         )
     }
@@ -387,11 +557,24 @@ impl Gen {
         let mut outer = sc.cols.clone();
         outer.extend(sc.outer.iter().cloned());
         let (from, cols) = self.gen_from(0, &outer, &[]);
-        let inner = Scope { cols, outer, grouped: Some(Vec::new()) };
+        let inner = Scope {
+            cols,
+            outer,
+            grouped: Some(Vec::new()),
+        };
         let agg = self.aggregate(ty, &inner);
-        let mut s = Select { from, ..Select::default() };
-        s.items.push(Item { expr: agg, grouped: false });
-        let plain = Scope { grouped: None, ..inner };
+        let mut s = Select {
+            from,
+            ..Select::default()
+        };
+        s.items.push(Item {
+            expr: agg,
+            grouped: false,
+        });
+        let plain = Scope {
+            grouped: None,
+            ..inner
+        };
         self.where_clause(&mut s, depth.min(1), &plain);
         Expr::sub("(", Query::Select(s), ")")
     }

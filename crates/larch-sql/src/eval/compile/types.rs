@@ -671,7 +671,11 @@ fn more_type(
 fn time_precision(a: &Typed) -> u8 {
     if let Expr::Literal(Value::Str(text)) = &a.expr {
         let fraction = text.split_once('.').map_or("", |(_, f)| f);
-        return fraction.chars().take_while(char::is_ascii_digit).count().min(6) as u8;
+        return fraction
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .count()
+            .min(6) as u8;
     }
     match &a.ty.ty {
         ColumnType::Time { fsp } | ColumnType::Datetime { fsp } | ColumnType::Timestamp { fsp } => {

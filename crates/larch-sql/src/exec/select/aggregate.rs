@@ -618,7 +618,11 @@ impl Groups {
             }
             let mut key = Vec::new();
             for (v, g) in values.iter().zip(group_by) {
-                value_key_into(v, g.ty.ty.collation().unwrap_or(Collation::Binary), &mut key);
+                value_key_into(
+                    v,
+                    g.ty.ty.collation().unwrap_or(Collation::Binary),
+                    &mut key,
+                );
             }
             let found = self.index.get(&key).copied();
             (key, found)

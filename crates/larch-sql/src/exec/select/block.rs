@@ -363,7 +363,13 @@ fn plan_block(
     // Window values follow the aggregate values.
     let windows = {
         let mut ctx = s.eval_context(&[]);
-        window::compile(&window_calls, &resolve_select, &opts("SELECT"), &[], &mut ctx)?
+        window::compile(
+            &window_calls,
+            &resolve_select,
+            &opts("SELECT"),
+            &[],
+            &mut ctx,
+        )?
     };
     let window_base = width + if aggregating { aggs.len() } else { 0 };
     let window_slot = |parts: &[ast::Ident]| match parts {
@@ -374,7 +380,8 @@ fn plan_block(
             .and_then(|n| windows.get(n).map(|w| (window_base + n, w.ty.clone()))),
         _ => None,
     };
-    let resolve_select = |parts: &[ast::Ident]| window_slot(parts).or_else(|| resolve_select(parts));
+    let resolve_select =
+        |parts: &[ast::Ident]| window_slot(parts).or_else(|| resolve_select(parts));
     // HAVING and ORDER BY also see the select list's aliases: they read
     // rows of the source row (and aggregate and window values), then the
     // outputs.

@@ -16,13 +16,13 @@ use larch_engine::record::value::Value;
 use sqlparser::ast;
 
 use super::aggregate;
-use super::rollup::Rollup;
 use super::block::{BlockPlan, Output, ROWS_HINT_MAX};
 use super::block_access::{self, BlockAccess};
 use super::explain;
 use super::join;
 use super::order::{apply_limit, distinct_rows, sort_rows, OUTPUT_TAIL};
 use super::project::{plain_columns, project_into, project_sorted};
+use super::rollup::Rollup;
 use crate::error::SqlError;
 use crate::eval;
 use crate::exec::rows;
@@ -95,10 +95,8 @@ pub(super) fn run_plan(
         });
     }
     let windowed = !windows.is_empty();
-    let streaming = !aggregating
-        && !windowed
-        && (order_keys.is_empty() || sorted)
-        && sel.distinct.is_none();
+    let streaming =
+        !aggregating && !windowed && (order_keys.is_empty() || sorted) && sel.distinct.is_none();
     let stop_after = match (streaming, limit) {
         (true, Some((off, n))) => Some(off.saturating_add(n)),
         _ => None,
@@ -106,10 +104,8 @@ pub(super) fn run_plan(
 
     // Without aggregation, HAVING or a sort, a row is projected as it
     // arrives: only the output values are kept.
-    let project_early = !aggregating
-        && !windowed
-        && having_c.is_none()
-        && (order_keys.is_empty() || sorted);
+    let project_early =
+        !aggregating && !windowed && having_c.is_none() && (order_keys.is_empty() || sorted);
     // With a sort on input columns and a select list of plain columns, the
     // rows are sorted as read and projected after (the output values moved,
     // not copied).
@@ -241,7 +237,12 @@ pub(super) fn run_plan(
     if sel.distinct.is_some() {
         let colls: Vec<_> = outputs
             .iter()
-            .map(|o| o.column.ty.collation().unwrap_or(larch_engine::record::collation::Collation::Binary))
+            .map(|o| {
+                o.column
+                    .ty
+                    .collation()
+                    .unwrap_or(larch_engine::record::collation::Collation::Binary)
+            })
             .collect();
         distinct_rows(&mut out_rows, &colls);
     }

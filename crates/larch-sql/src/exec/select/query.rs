@@ -107,9 +107,7 @@ fn run_body(
         }
         ast::SetExpr::SetOperation {
             op:
-                op @ (ast::SetOperator::Union
-                | ast::SetOperator::Intersect
-                | ast::SetOperator::Except),
+                op @ (ast::SetOperator::Union | ast::SetOperator::Intersect | ast::SetOperator::Except),
             set_quantifier,
             left,
             right,

@@ -61,9 +61,9 @@ pub(crate) fn literal_of(v: &Value, ty: Option<&ColumnType>) -> Option<ast::Expr
                 kind: ast::CastKind::Cast,
                 expr: Box::new(ast::Expr::value(match std::str::from_utf8(b) {
                     Ok(s) => ast::Value::SingleQuotedString(s.to_owned()),
-                    Err(_) => ast::Value::HexStringLiteral(
-                        b.iter().map(|x| format!("{x:02X}")).collect(),
-                    ),
+                    Err(_) => {
+                        ast::Value::HexStringLiteral(b.iter().map(|x| format!("{x:02X}")).collect())
+                    }
                 })),
                 data_type: ast::DataType::Binary(None),
                 format: None,

@@ -80,11 +80,7 @@ impl WindowCall {
             .iter_mut()
             .chain(self.partition.iter_mut())
             .chain(self.order.iter_mut().map(|o| &mut o.expr))
-            .chain(
-                self.aggregate
-                    .iter_mut()
-                    .flat_map(|a| a.args.iter_mut()),
-            )
+            .chain(self.aggregate.iter_mut().flat_map(|a| a.args.iter_mut()))
     }
 }
 
@@ -291,15 +287,20 @@ fn window_spec(
             .iter()
             .find(|d| d.0.value.eq_ignore_ascii_case(&name.value))
             .ok_or_else(|| {
-                SqlError::new(4004, format!("Window specification with name '{name}' is not defined"))
+                SqlError::new(
+                    4004,
+                    format!("Window specification with name '{name}' is not defined"),
+                )
             })?;
         match &def.1 {
             ast::NamedWindowExpr::WindowSpec(spec) => {
                 window_spec(&ast::WindowType::WindowSpec(spec.clone()), named, depth + 1)
             }
-            ast::NamedWindowExpr::NamedWindow(other) => {
-                window_spec(&ast::WindowType::NamedWindow(other.clone()), named, depth + 1)
-            }
+            ast::NamedWindowExpr::NamedWindow(other) => window_spec(
+                &ast::WindowType::NamedWindow(other.clone()),
+                named,
+                depth + 1,
+            ),
         }
     };
     match over {
@@ -412,9 +413,7 @@ pub(crate) fn compile(
                 nullable: false,
             };
             let ty = match c.function {
-                Function::RowNumber | Function::Rank | Function::DenseRank | Function::Ntile => {
-                    int
-                }
+                Function::RowNumber | Function::Rank | Function::DenseRank | Function::Ntile => int,
                 Function::PercentRank | Function::CumeDist => ExprType {
                     ty: ColumnType::Double,
                     nullable: false,
@@ -493,7 +492,10 @@ fn frame_of(
     if matches!(f.start_bound, ast::WindowFrameBound::Following(None))
         || matches!(f.end_bound, Some(ast::WindowFrameBound::Preceding(None)))
     {
-        return Err(SqlError::new(4009, "Unacceptable combination of window frame bound specifications"));
+        return Err(SqlError::new(
+            4009,
+            "Unacceptable combination of window frame bound specifications",
+        ));
     }
     Ok((range, start, end))
 }
@@ -544,8 +546,13 @@ pub(crate) fn compute(
         while start < n {
             let mut end = start + 1;
             while end < n
-                && compare_list(&keys[order[start]].0, &keys[order[end]].0, &pcolls, None, ctx)
-                    == Ordering::Equal
+                && compare_list(
+                    &keys[order[start]].0,
+                    &keys[order[end]].0,
+                    &pcolls,
+                    None,
+                    ctx,
+                ) == Ordering::Equal
             {
                 end += 1;
             }
@@ -617,9 +624,8 @@ fn partition_values(
         }
         j = k;
     }
-    let arg = |j: usize, i: usize| -> Value {
-        args[part[j]].get(i).cloned().unwrap_or(Value::Null)
-    };
+    let arg =
+        |j: usize, i: usize| -> Value { args[part[j]].get(i).cloned().unwrap_or(Value::Null) };
     let int = |v: usize| Value::Int(v as i64);
     let mut out = Vec::with_capacity(m);
     match w.function {
@@ -641,18 +647,15 @@ fn partition_values(
                 0.0
             })
         })),
-        Function::CumeDist => {
-            out.extend(peers.iter().map(|p| Value::Double((p.1 + 1) as f64 / m as f64)))
-        }
+        Function::CumeDist => out.extend(
+            peers
+                .iter()
+                .map(|p| Value::Double((p.1 + 1) as f64 / m as f64)),
+        ),
         Function::Ntile => {
             let buckets = match eval::convert::to_f64(&arg(0, 0), ctx) {
                 b if b >= 1.0 && b.fract() == 0.0 => b as usize,
-                _ => {
-                    return Err(SqlError::new(
-                        1210,
-                        "Incorrect arguments to NTILE",
-                    ))
-                }
+                _ => return Err(SqlError::new(1210, "Incorrect arguments to NTILE")),
             };
             let (size, extra) = (m / buckets, m % buckets);
             for j in 0..m {
@@ -687,8 +690,9 @@ fn partition_values(
             }
         }
         Function::FirstValue | Function::LastValue | Function::NthValue | Function::Aggregate => {
-            let frames: Vec<Option<(usize, usize)>> =
-                (0..m).map(|j| frame_rows(w, j, &peers, part, keys, ctx)).collect();
+            let frames: Vec<Option<(usize, usize)>> = (0..m)
+                .map(|j| frame_rows(w, j, &peers, part, keys, ctx))
+                .collect();
             if w.function == Function::Aggregate {
                 aggregate_frames(w, &frames, part, args, ctx, &mut out)?;
             } else {
@@ -700,7 +704,10 @@ fn partition_values(
                         (_, Some((lo, hi))) => {
                             let nth = eval::convert::to_f64(&arg(j, 1), ctx);
                             if nth < 1.0 || nth.fract() != 0.0 {
-                                return Err(SqlError::new(1210, "Incorrect arguments to NTH_VALUE"));
+                                return Err(SqlError::new(
+                                    1210,
+                                    "Incorrect arguments to NTH_VALUE",
+                                ));
                             }
                             let k = lo + nth as usize - 1;
                             if k <= *hi {
