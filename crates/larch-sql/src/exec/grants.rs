@@ -372,13 +372,13 @@ pub(crate) fn grant_lines(acl: &AclData, user: &str, host: &str) -> Option<Vec<S
     Some(out)
 }
 
-/// SHOW CREATE USER: `CREATE USER `u`@`h` [IDENTIFIED ...] [REQUIRE ...]
-/// [WITH MAX_...]`; another account needs the global SELECT privilege
-/// (1044 on `mysql`); a missing account is 1396.
-pub(crate) fn show_create_user(
+/// The account SHOW CREATE USER or SHOW GRANTS names (the current one when
+/// none is named): another account needs the global SELECT privilege (1044
+/// on `mysql` otherwise).
+fn readable_account(
     s: &mut Session,
     user: Option<&UserName>,
-) -> Result<QueryResult, SqlError> {
+) -> Result<(String, String), SqlError> {
     let (u, h) = name_or_current(s, user);
     if (u.as_str(), h.as_str()) != (s.account.user.as_str(), s.account.host.as_str()) {
         let c = Checker::of(s);
@@ -386,6 +386,17 @@ pub(crate) fn show_create_user(
             return Err(c.db_denied("mysql"));
         }
     }
+    Ok((u, h))
+}
+
+/// SHOW CREATE USER: `CREATE USER `u`@`h` [IDENTIFIED ...] [REQUIRE ...]
+/// [WITH MAX_...]`; another account needs the global SELECT privilege
+/// (1044 on `mysql`); a missing account is 1396.
+pub(crate) fn show_create_user(
+    s: &mut Session,
+    user: Option<&UserName>,
+) -> Result<QueryResult, SqlError> {
+    let (u, h) = readable_account(s, user)?;
     let acl = s.db.acl.snapshot();
     let a = acl.account(&u, &h).ok_or_else(|| {
         SqlError::new(
@@ -413,13 +424,7 @@ pub(crate) fn show_create_user(
 /// SHOW GRANTS [FOR user]: another account's grants need the global SELECT
 /// privilege (1044 on `mysql` otherwise); a missing account is 1141.
 pub(crate) fn show(s: &mut Session, user: Option<&UserName>) -> Result<QueryResult, SqlError> {
-    let (u, h) = name_or_current(s, user);
-    if (u.as_str(), h.as_str()) != (s.account.user.as_str(), s.account.host.as_str()) {
-        let c = Checker::of(s);
-        if !c.privs.global.contains(Privs::SELECT) {
-            return Err(c.db_denied("mysql"));
-        }
-    }
+    let (u, h) = readable_account(s, user)?;
     let acl = s.db.acl.snapshot();
     let lines = grant_lines(&acl, &u, &h).ok_or_else(|| {
         SqlError::new(
