@@ -484,6 +484,20 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
     };
     let (ty, coerce, nullable) = func_type(func, &args, default);
     let collation = pick_collation(args.iter(), default);
+    let mut args = args;
+    if func == Func::UnixTimestamp && args.len() == 1 {
+        // The fractional digits of the result are the argument's (a hidden
+        // second argument, which no user call can have).
+        let digits = super::compile::types::time_precision(&args[0]);
+        args.push(Typed::computed(
+            Expr::Literal(Value::Int(i64::from(digits))),
+            ColumnType::Int {
+                bytes: 8,
+                unsigned: false,
+            },
+            false,
+        ));
+    }
     let numeric_args = matches!(
         func,
         Func::Abs

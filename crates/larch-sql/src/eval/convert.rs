@@ -101,6 +101,31 @@ pub fn str_to_num(s: &str, ctx: &mut EvalContext<'_>) -> Num {
     Num::Dbl(prefix_to_f64(&p))
 }
 
+/// Reads a string as a DECIMAL, as MariaDB does when it compares a string
+/// with an integer: 1292 "Truncated incorrect DECIMAL value" for anything
+/// left over; beyond DECIMAL's 65 digits, 1916 and 1292 and the largest
+/// DECIMAL of its sign.
+pub fn str_to_decimal(s: &str, ctx: &mut EvalContext<'_>) -> Decimal {
+    let p = parse_number_prefix(s);
+    let d = prefix_to_decimal(&p);
+    if d.is_none() {
+        ctx.warn(
+            code::DATA_OVERFLOW,
+            "Got overflow when converting '' to DECIMAL. Value truncated",
+        );
+    }
+    if p.truncated || d.is_none() {
+        ctx.warn(
+            code::TRUNCATED_WRONG_VALUE,
+            format!("Truncated incorrect DECIMAL value: '{s}'"),
+        );
+    }
+    d.unwrap_or_else(|| {
+        let negative = p.text.starts_with('-');
+        Decimal::from_parts(negative, &[9; 65], 0).unwrap_or_else(|_| Decimal::zero())
+    })
+}
+
 /// Any non-NULL value as a number (strings become doubles, temporal values
 /// their `YYYYMMDDhhmmss` numbers, ENUM its index, SET and BIT their bits).
 pub fn to_num(v: &Value, ctx: &mut EvalContext<'_>) -> Num {
@@ -260,15 +285,39 @@ pub fn to_time(v: &Value, ctx: &mut EvalContext<'_>) -> Option<i64> {
         other => {
             let s = value_to_string(other);
             match parse_time(&s) {
-                Some((us, _, _)) => Some(us),
+                Some((us, out_of_range, truncated)) => {
+                    if out_of_range || truncated {
+                        ctx.warn(
+                            code::TRUNCATED_WRONG_VALUE,
+                            format!("Truncated incorrect time value: '{s}'"),
+                        );
+                    }
+                    Some(us)
+                }
                 None => {
                     ctx.warn(
                         code::TRUNCATED_WRONG_VALUE,
-                        format!("Truncated incorrect time value: '{s}'"),
+                        format!("Incorrect time value: '{s}'"),
                     );
                     None
                 }
             }
+        }
+    }
+}
+
+/// A string compared with a TIME, as TIME microseconds: what is no time
+/// compares as 00:00:00, with MariaDB's "Truncated incorrect time value".
+pub fn to_time_for_comparison(v: &Value, ctx: &mut EvalContext<'_>) -> i64 {
+    let s = value_to_string(v);
+    match parse_time(&s) {
+        Some((us, false, false)) => us,
+        parsed => {
+            ctx.warn(
+                code::TRUNCATED_WRONG_VALUE,
+                format!("Truncated incorrect time value: '{s}'"),
+            );
+            parsed.map_or(0, |(us, _, _)| us)
         }
     }
 }

@@ -211,9 +211,19 @@ pub(super) fn date_add(
         (months, micros)
     };
     if let Value::Time(t) = d {
-        if months == 0 {
-            return Ok(Value::Time(t + micros));
-        }
+        // A TIME moves by days and smaller units only, within ±838:59:59.
+        let months_unit = matches!(
+            unit,
+            IntervalUnit::Month | IntervalUnit::Quarter | IntervalUnit::Year | IntervalUnit::YearMonth
+        );
+        const TIME_MAX: i64 = (838 * 3600 + 59 * 60 + 59) * 1_000_000 + 999_999;
+        return Ok(match t.checked_add(micros) {
+            Some(r) if !months_unit && r.abs() <= TIME_MAX => Value::Time(r),
+            _ => {
+                ctx.warn(1441, "Datetime function: time field overflow");
+                Value::Null
+            }
+        });
     }
     // A DATE, or a string without a time part, stays a date for day units.
     let date_only = !unit.has_time()
@@ -327,14 +337,13 @@ pub(super) fn call(f: Func, v: &[Value], ctx: &mut EvalContext<'_>) -> Result<Va
             Some(Value::Null) => Value::Null,
             Some(x) => match to_datetime(x, ctx).and_then(|dt| datetime_micros(&dt)) {
                 Some(us) if (1_000_000..=i64::from(i32::MAX) * 1_000_000).contains(&us) => {
-                    // The fraction keeps the digits the argument has.
-                    let digits = match x {
-                        Value::Str(_) | Value::Bytes(_) => {
-                            temporal::parse_datetime(&to_str(x)).map_or(6, |p| p.frac_digits)
-                        }
+                    // The fraction keeps the digits the argument's type has
+                    // (the hidden second argument the compiler adds).
+                    let digits = match v.get(1) {
+                        Some(Value::Int(n)) => (*n).clamp(0, 6) as u8,
                         _ => 6,
                     };
-                    if us % 1_000_000 == 0 && digits == 0 {
+                    if digits == 0 {
                         Value::Int(us / 1_000_000)
                     } else {
                         Value::Decimal(Decimal::from_i128(i128::from(us), 6).rescale(digits))

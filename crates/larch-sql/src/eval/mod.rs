@@ -198,6 +198,12 @@ pub struct EvalContext<'a> {
     pub division_by_zero: DivisionByZero,
     /// Set by `KILL QUERY`: long functions (SLEEP) stop early.
     pub kill: Option<&'a std::sync::atomic::AtomicBool>,
+    /// A warning fails the statement instead (MariaDB's `abort_on_warning`:
+    /// a strict INSERT, REPLACE, UPDATE or LOAD DATA without IGNORE). The
+    /// first such warning is held in `escalated` until the expression
+    /// evaluating returns it as the error.
+    pub warnings_are_errors: bool,
+    escalated: Option<Warning>,
     warnings: Vec<Warning>,
     warning_count: usize,
     rand_state: (u64, u64),
@@ -225,15 +231,33 @@ impl<'a> EvalContext<'a> {
             now_micros,
             division_by_zero: DivisionByZero::Warn,
             kill: None,
+            warnings_are_errors: false,
+            escalated: None,
             warnings: Vec::new(),
             warning_count: 0,
             rand_state: (seed % 0x3FFF_FFFF, (seed / 7) % 0x3FFF_FFFF),
         }
     }
 
-    /// Records a warning.
+    /// Records a warning; in a statement whose warnings are errors
+    /// ([`warnings_are_errors`](Self::warnings_are_errors)) the first one
+    /// becomes the error the evaluation returns.
     pub fn warn(&mut self, code: u16, message: impl Into<String>) {
+        if self.warnings_are_errors {
+            if self.escalated.is_none() {
+                self.escalated = Some(Warning::warn(code, message));
+            }
+            return;
+        }
         self.push(Warning::warn(code, message));
+    }
+
+    /// The warning that fails the statement, if one was raised (see
+    /// [`warn`](Self::warn)); code that warns outside an expression's
+    /// evaluation returns it itself.
+    pub fn escalated_error(&mut self) -> Option<SqlError> {
+        let w = self.escalated.take()?;
+        Some(SqlError::new(w.code, w.message))
     }
 
     /// Records a note.
@@ -318,6 +342,12 @@ pub enum Coerce {
     Double,
     Text,
     Binary,
+    /// To DATE, DATETIME or TIME (LEAST and GREATEST with a temporal
+    /// argument compare and return that type); a value that is none gives
+    /// the zero value with MariaDB's warning.
+    Date,
+    Datetime,
+    Time,
 }
 
 /// Target of CAST / CONVERT.
@@ -477,6 +507,10 @@ impl Compiled {
 impl Expr {
     /// Evaluates the expression against a row.
     pub fn eval(&self, row: &[Value], ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
-        ops::eval(self, row, ctx)
+        let v = ops::eval(self, row, ctx)?;
+        match ctx.escalated_error() {
+            Some(e) => Err(e),
+            None => Ok(v),
+        }
     }
 }

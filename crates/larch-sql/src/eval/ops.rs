@@ -136,11 +136,19 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             negated,
             collation,
         } => {
-            let v = arg.eval(row, ctx)?;
+            let mut v = Probe::new(arg.eval(row, ctx)?);
             let lo = low.eval(row, ctx)?;
             let hi = high.eval(row, ctx)?;
-            let ge = compare(&v, &lo, *collation, ctx).map(|o| o != Ordering::Less);
-            let le = compare(&v, &hi, *collation, ctx).map(|o| o != Ordering::Greater);
+            // A string between numbers is read once: as a DOUBLE when a
+            // bound is a DECIMAL or DOUBLE, else as a DECIMAL.
+            let inexact = |x: &Value| matches!(x, Value::Decimal(_) | Value::Double(_) | Value::Float(_));
+            let partner = match (&lo, &hi) {
+                (x, _) | (_, x) if inexact(x) => x,
+                (x, y) => if x.is_null() { y } else { x },
+            };
+            let probe = v.against(partner, ctx);
+            let ge = compare(probe, &lo, *collation, ctx).map(|o| o != Ordering::Less);
+            let le = compare(probe, &hi, *collation, ctx).map(|o| o != Ordering::Greater);
             let r = match (ge, le) {
                 (Some(false), _) | (_, Some(false)) => Some(false),
                 (Some(true), Some(true)) => Some(true),
@@ -159,9 +167,14 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
                 return Ok(Value::Null);
             }
             let mut saw_null = false;
+            let mut v = Probe::new(v);
             for item in list {
                 let x = item.eval(row, ctx)?;
-                match compare(&v, &x, *collation, ctx) {
+                if x.is_null() {
+                    saw_null = true;
+                    continue;
+                }
+                match compare(v.against(&x, ctx), &x, *collation, ctx) {
                     Some(Ordering::Equal) => return Ok(Value::Int(i64::from(!*negated))),
                     None => saw_null = true,
                     _ => {}
@@ -291,7 +304,7 @@ pub fn compare(
         }
         (Value::Time(x), Value::Time(y)) => x.cmp(y),
         (Value::Time(x), y) | (y, Value::Time(x)) if is_stringish(y) => {
-            let t = convert::to_time(y, ctx)?;
+            let t = convert::to_time_for_comparison(y, ctx);
             let o = x.cmp(&t);
             if matches!(a, Value::Time(_)) {
                 o
@@ -307,11 +320,59 @@ pub fn compare(
             let dy = convert::to_datetime(y, ctx)?;
             dx.cmp(&dy)
         }
+        (x, y) if is_stringish(x) && is_integer(y) => {
+            let d = convert::str_to_decimal(&to_str(x), ctx);
+            compare_num(&Num::Dec(d), &to_num(y, ctx))
+        }
+        (x, y) if is_integer(x) && is_stringish(y) => {
+            let d = convert::str_to_decimal(&to_str(y), ctx);
+            compare_num(&to_num(x, ctx), &Num::Dec(d))
+        }
         _ => {
             let (x, y) = (to_num(a, ctx), to_num(b, ctx));
             compare_num(&x, &y)
         }
     })
+}
+
+fn is_integer(v: &Value) -> bool {
+    matches!(v, Value::Int(_) | Value::UInt(_))
+}
+
+/// The left side of BETWEEN or IN, read once as a number when it is a
+/// string compared with numbers (MariaDB converts it once, so warns once):
+/// as a DECIMAL against integers, as a DOUBLE against other numbers.
+struct Probe {
+    value: Value,
+    as_decimal: Option<Value>,
+    as_double: Option<Value>,
+}
+
+impl Probe {
+    fn new(value: Value) -> Probe {
+        Probe {
+            value,
+            as_decimal: None,
+            as_double: None,
+        }
+    }
+
+    /// The probe as it is compared with `other`.
+    fn against(&mut self, other: &Value, ctx: &mut EvalContext<'_>) -> &Value {
+        if !is_stringish(&self.value) {
+            return &self.value;
+        }
+        let text = || to_str(&self.value);
+        match other {
+            Value::Int(_) | Value::UInt(_) => self
+                .as_decimal
+                .get_or_insert_with(|| Value::Decimal(convert::str_to_decimal(&text(), ctx))),
+            Value::Decimal(_) | Value::Double(_) | Value::Float(_) => self
+                .as_double
+                .get_or_insert_with(|| Value::Double(convert::str_to_num(&text(), ctx).to_f64())),
+            _ => &self.value,
+        }
+    }
 }
 
 /// Numeric comparison: integers exactly, decimals exactly, else as doubles.
@@ -503,7 +564,29 @@ pub(super) fn apply_coerce(v: Value, c: Coerce, ctx: &mut EvalContext<'_>) -> Va
             other => Value::Str(to_str(&other)),
         },
         Coerce::Binary => Value::Bytes(convert::to_bytes(&v)),
+        Coerce::Date => Value::Date(temporal_or_zero(&v, ctx).date),
+        Coerce::Datetime => Value::Datetime(temporal_or_zero(&v, ctx)),
+        Coerce::Time => Value::Time(convert::to_time(&v, ctx).unwrap_or(0)),
     }
+}
+
+/// A value as a datetime for LEAST and GREATEST: a TIME on today's date, a
+/// string or number that is no datetime the zero datetime, with MariaDB's
+/// 1292 "Truncated incorrect datetime value".
+fn temporal_or_zero(v: &Value, ctx: &mut EvalContext<'_>) -> larch_engine::record::value::DateTime {
+    let (kept, count) = (ctx.warnings.len(), ctx.warning_count);
+    let strict = std::mem::replace(&mut ctx.warnings_are_errors, false);
+    let dt = convert::to_datetime(v, ctx);
+    ctx.warnings_are_errors = strict;
+    if ctx.warning_count > count {
+        ctx.warnings.truncate(kept);
+        ctx.warning_count = count;
+        ctx.warn(
+            code::TRUNCATED_WRONG_VALUE,
+            format!("Truncated incorrect datetime value: '{}'", to_str(v)),
+        );
+    }
+    dt.unwrap_or_default()
 }
 
 /// One element of a LIKE pattern.

@@ -387,6 +387,7 @@ impl Session {
         let mut ctx = eval::EvalContext::new(self, params, self.now_micros());
         ctx.kill = Some(&self.process.kill_query);
         ctx.division_by_zero = self.division_by_zero();
+        ctx.warnings_are_errors = self.strict_statement;
         ctx
     }
 

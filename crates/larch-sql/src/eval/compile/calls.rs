@@ -72,6 +72,10 @@ impl Compiler<'_, '_> {
             ColumnType::Time { fsp } => ColumnType::Time {
                 fsp: if micro { 6 } else { *fsp },
             },
+            // A string literal keeps the fractional digits it has.
+            _ if matches!(d.expr, Expr::Literal(Value::Str(_))) => ColumnType::Datetime {
+                fsp: if micro { 6 } else { time_precision(&d) },
+            },
             other => ColumnType::Datetime {
                 fsp: if micro { 6 } else { temporal_fsp(other) },
             },

@@ -293,6 +293,35 @@ pub(super) fn merge_types(branches: &[&Typed], default: Collation) -> (ColumnTyp
     (ColumnType::Int { bytes: 8, unsigned }, Coerce::Int)
 }
 
+/// LEAST and GREATEST with a DATE, TIME, DATETIME or TIMESTAMP argument
+/// compare and return that type, as in MariaDB: DATE or TIME when every
+/// temporal argument is one, else DATETIME, with the largest fraction.
+fn temporal_min_max(args: &[Typed]) -> Option<(ColumnType, Coerce)> {
+    let temporal: Vec<&ColumnType> = args
+        .iter()
+        .filter(|a| !a.null_lit && is_temporal(&a.ty.ty))
+        .map(|a| &a.ty.ty)
+        .collect();
+    if temporal.is_empty() {
+        return None;
+    }
+    let fsp = temporal
+        .iter()
+        .map(|t| match t {
+            ColumnType::Time { fsp } | ColumnType::Datetime { fsp } | ColumnType::Timestamp { fsp } => *fsp,
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    Some(if temporal.iter().all(|t| **t == ColumnType::Date) {
+        (ColumnType::Date, Coerce::Date)
+    } else if temporal.iter().all(|t| matches!(t, ColumnType::Time { .. })) {
+        (ColumnType::Time { fsp }, Coerce::Time)
+    } else {
+        (ColumnType::Datetime { fsp }, Coerce::Datetime)
+    })
+}
+
 /// CAST target and result type of a sqlparser data type.
 pub(super) fn cast_target(
     dt: &DataType,
@@ -451,6 +480,9 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             (t, c, args.iter().all(|a| a.ty.nullable))
         }
         Func::Greatest | Func::Least => {
+            if let Some((t, c)) = temporal_min_max(args) {
+                return (t, c, any_null);
+            }
             let refs: Vec<&Typed> = args.iter().collect();
             let (t, c) = merge_types(&refs, coll);
             // Mixed strings and numbers compare (and return) as numbers.
@@ -585,9 +617,18 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
         | Func::DayOfYear
         | Func::DateDiff => (int, Coerce::Keep, true),
         Func::DateFormat => (string_type(255, false, coll), Coerce::Keep, true),
-        Func::UnixTimestamp => (int, Coerce::Keep, !args.is_empty()),
+        Func::UnixTimestamp => match args.first().map(time_precision) {
+            Some(fsp) if fsp > 0 => (decimal(11 + u16::from(fsp), u16::from(fsp)), Coerce::Keep, true),
+            first => (int, Coerce::Keep, first.is_some()),
+        },
         Func::FromUnixtime if args.len() > 1 => (string_type(255, false, coll), Coerce::Keep, true),
-        Func::FromUnixtime => (ColumnType::Datetime { fsp: 0 }, Coerce::Keep, true),
+        Func::FromUnixtime => (
+            ColumnType::Datetime {
+                fsp: args.first().map_or(0, time_precision),
+            },
+            Coerce::Keep,
+            true,
+        ),
         Func::Database => (
             ColumnType::Varchar {
                 max_len: 64,
@@ -668,7 +709,7 @@ fn more_type(
 /// counts them (`time_precision`): a temporal column's own, a DECIMAL's
 /// scale, none for integers, the digits written in a string literal, and
 /// all six for other strings and for floating-point numbers.
-fn time_precision(a: &Typed) -> u8 {
+pub(in crate::eval) fn time_precision(a: &Typed) -> u8 {
     if let Expr::Literal(Value::Str(text)) = &a.expr {
         let fraction = text.split_once('.').map_or("", |(_, f)| f);
         return fraction

@@ -712,9 +712,14 @@ impl Groups {
             }
             out.push(first);
         }
-        Ok(match rollup {
+        let out = match rollup {
             Some(r) => r.interleave(out, width, aggs, max_len, &mut written, ctx),
             None => out,
-        })
+        };
+        // A value cut in a strict data change fails it (1260).
+        match ctx.escalated_error() {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 }
