@@ -106,7 +106,10 @@ fn a_cut_group_concat_fails_a_strict_insert() -> R<()> {
     ])?;
     let mut s = t.session(5)?;
     s.execute("SET SESSION group_concat_max_len = 4")?;
-    let (c, m) = error(&mut s, "INSERT INTO joined SELECT GROUP_CONCAT(w) FROM words")?;
+    let (c, m) = error(
+        &mut s,
+        "INSERT INTO joined SELECT GROUP_CONCAT(w) FROM words",
+    )?;
     assert_eq!((c, m.as_str()), (1260, "Row 1 was cut by GROUP_CONCAT()"));
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM joined")?, "0");
     assert_eq!(one(&mut s, "SELECT GROUP_CONCAT(w) FROM words")?, "abcd");

@@ -214,7 +214,10 @@ pub(super) fn date_add(
         // A TIME moves by days and smaller units only, within ±838:59:59.
         let months_unit = matches!(
             unit,
-            IntervalUnit::Month | IntervalUnit::Quarter | IntervalUnit::Year | IntervalUnit::YearMonth
+            IntervalUnit::Month
+                | IntervalUnit::Quarter
+                | IntervalUnit::Year
+                | IntervalUnit::YearMonth
         );
         const TIME_MAX: i64 = (838 * 3600 + 59 * 60 + 59) * 1_000_000 + 999_999;
         return Ok(match t.checked_add(micros) {

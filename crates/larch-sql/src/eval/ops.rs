@@ -141,10 +141,17 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             let hi = high.eval(row, ctx)?;
             // A string between numbers is read once: as a DOUBLE when a
             // bound is a DECIMAL or DOUBLE, else as a DECIMAL.
-            let inexact = |x: &Value| matches!(x, Value::Decimal(_) | Value::Double(_) | Value::Float(_));
+            let inexact =
+                |x: &Value| matches!(x, Value::Decimal(_) | Value::Double(_) | Value::Float(_));
             let partner = match (&lo, &hi) {
                 (x, _) | (_, x) if inexact(x) => x,
-                (x, y) => if x.is_null() { y } else { x },
+                (x, y) => {
+                    if x.is_null() {
+                        y
+                    } else {
+                        x
+                    }
+                }
             };
             let probe = v.against(partner, ctx);
             let ge = compare(probe, &lo, *collation, ctx).map(|o| o != Ordering::Less);

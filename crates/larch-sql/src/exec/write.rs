@@ -22,6 +22,7 @@ use larch_engine::record::value::{ColumnType, Value};
 use larch_engine::table::{ReadContext, RowRef, Table, TxnContext};
 use sqlparser::ast;
 
+mod auto_increment;
 pub(crate) mod foreign;
 mod generated;
 mod insert;
@@ -63,6 +64,7 @@ pub(super) fn execute(
         // UPDATE: NULL into NOT NULL warns outside strict mode (INSERT
         // decides per statement form).
         nulls_warn: matches!(stmt, ast::Statement::Update(_)) && !s.strict(),
+        auto_increment: auto_increment::AutoIncrementRun::default(),
     };
     // Division by zero fails INSERT, REPLACE and UPDATE in strict mode
     // (without IGNORE); DELETE only warns, as in MariaDB.
@@ -101,6 +103,8 @@ struct Writer {
     /// several rows and INSERT ... SELECT (a single-row INSERT still fails,
     /// as in MariaDB).
     nulls_warn: bool,
+    /// The AUTO_INCREMENT intervals of the statement.
+    auto_increment: auto_increment::AutoIncrementRun,
 }
 
 /// The engine transaction of the statement (opened by `statement_mark`).

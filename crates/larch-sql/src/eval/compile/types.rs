@@ -308,14 +308,19 @@ fn temporal_min_max(args: &[Typed]) -> Option<(ColumnType, Coerce)> {
     let fsp = temporal
         .iter()
         .map(|t| match t {
-            ColumnType::Time { fsp } | ColumnType::Datetime { fsp } | ColumnType::Timestamp { fsp } => *fsp,
+            ColumnType::Time { fsp }
+            | ColumnType::Datetime { fsp }
+            | ColumnType::Timestamp { fsp } => *fsp,
             _ => 0,
         })
         .max()
         .unwrap_or(0);
     Some(if temporal.iter().all(|t| **t == ColumnType::Date) {
         (ColumnType::Date, Coerce::Date)
-    } else if temporal.iter().all(|t| matches!(t, ColumnType::Time { .. })) {
+    } else if temporal
+        .iter()
+        .all(|t| matches!(t, ColumnType::Time { .. }))
+    {
         (ColumnType::Time { fsp }, Coerce::Time)
     } else {
         (ColumnType::Datetime { fsp }, Coerce::Datetime)
@@ -618,7 +623,11 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
         | Func::DateDiff => (int, Coerce::Keep, true),
         Func::DateFormat => (string_type(255, false, coll), Coerce::Keep, true),
         Func::UnixTimestamp => match args.first().map(time_precision) {
-            Some(fsp) if fsp > 0 => (decimal(11 + u16::from(fsp), u16::from(fsp)), Coerce::Keep, true),
+            Some(fsp) if fsp > 0 => (
+                decimal(11 + u16::from(fsp), u16::from(fsp)),
+                Coerce::Keep,
+                true,
+            ),
             first => (int, Coerce::Keep, first.is_some()),
         },
         Func::FromUnixtime if args.len() > 1 => (string_type(255, false, coll), Coerce::Keep, true),

@@ -45,6 +45,7 @@ pub(crate) fn insert_selected(
         warnings: Vec::new(),
         ignore,
         nulls_warn: !s.strict(),
+        auto_increment: Default::default(),
     };
     let name = ast::ObjectName::from(vec![ast::Ident::new(db), ast::Ident::new(table)]);
     let r = target(s, &name).and_then(|t| {
@@ -111,6 +112,10 @@ pub(super) fn insert(
         };
         match q.body.as_ref() {
             ast::SetExpr::Values(v) => {
+                // InnoDB reserves as many AUTO_INCREMENT values as VALUES
+                // has rows.
+                w.auto_increment =
+                    super::auto_increment::AutoIncrementRun::new(v.rows.len() as u64);
                 Src::Exprs(v.rows.iter().map(|r| r.content.clone()).collect())
             }
             _ => {
@@ -261,6 +266,7 @@ impl BulkInsert {
                 warnings: Vec::new(),
                 ignore,
                 nulls_warn: false,
+                auto_increment: Default::default(),
             },
             replace,
             ignore,
@@ -369,9 +375,6 @@ fn insert_counted(
     let no_auto_on_zero = s.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
     let (mut affected, mut first_id, mut dups, mut skipped) = (0u64, 0u64, 0u64, 0u64);
     let mut last_value = 0u64;
-    // A value generated for a row that did not go in (IGNORE, a failed
-    // CHECK) is the next row's, as InnoDB hands it out again.
-    let mut unused_id: Option<u64> = None;
     let mut nulls = NullChecks::new(t, Event::Insert);
     for (n, vals) in rows_in.into_iter().enumerate() {
         let row_no = how.rows_before + n as u64 + 1;
@@ -412,13 +415,13 @@ fn insert_counted(
         if let Some(a) = auto {
             let zero = matches!(full[a], Value::Int(0) | Value::UInt(0)) && !no_auto_on_zero;
             if full[a].is_null() || zero {
-                let id = match unused_id.take() {
-                    Some(id) => id,
-                    None => t.table.allocate_auto_increment(1)?,
-                };
+                let id = w.auto_increment.take(&t.table)?;
                 full[a] = convert(s, t, a, &Value::UInt(id), row_no, w)?;
                 generated = Some(id);
+            } else {
+                w.auto_increment.explicit(auto_value(&full[a]));
             }
+            w.auto_increment.row_done();
         }
         // What the row's AUTO_INCREMENT value counts for once it is in.
         let went_in = |full: &[Value], first_id: &mut u64, last_value: &mut u64| {
@@ -439,7 +442,9 @@ fn insert_counted(
             || (!conflicting && !t.verify_references(s, None, &full, w)?)
         {
             skipped += 1;
-            unused_id = generated;
+            if let Some(id) = generated {
+                w.auto_increment.give_back(id);
+            }
             continue;
         }
         match t.table.insert(txn_ctx(s)?, &full) {
@@ -453,7 +458,9 @@ fn insert_counted(
                     w.warnings
                         .push(Warning::warn(1062, SqlError::from(e).message()));
                     skipped += 1;
-                    unused_id = generated;
+                    if let Some(id) = generated {
+                        w.auto_increment.give_back(id);
+                    }
                     continue;
                 }
                 let conflicts = conflicts(t, &full, s)?;
@@ -468,7 +475,9 @@ fn insert_counted(
                     }
                     if !t.verify_references(s, None, &full, w)? {
                         skipped += 1;
-                        unused_id = generated;
+                        if let Some(id) = generated {
+                            w.auto_increment.give_back(id);
+                        }
                         continue;
                     }
                     t.table.insert(txn_ctx(s)?, &full)?;

@@ -108,6 +108,7 @@ fn scratch() -> Writer {
         warnings: Vec::new(),
         ignore: true,
         nulls_warn: true,
+        auto_increment: Default::default(),
     }
 }
 
