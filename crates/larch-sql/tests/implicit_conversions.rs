@@ -259,3 +259,42 @@ fn unix_time_functions_keep_their_arguments_digits() -> R<()> {
     );
     Ok(())
 }
+
+#[test]
+fn constant_conditions_are_evaluated_once_before_rows_are_read() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t (a BIGINT NOT NULL, c INT NOT NULL)",
+        "INSERT INTO t VALUES (9, 1), (10, 2), (11, 3)",
+    ])?;
+    let mut s = t.session(5)?;
+    // A constant WHERE warns once and, evaluated before the strict UPDATE
+    // starts, stays a warning.
+    s.execute("UPDATE t SET c = 0 WHERE 1 <> 'a'")?;
+    assert_eq!(
+        warnings(&mut s)?,
+        ["1292 Truncated incorrect DECIMAL value: 'a'"]
+    );
+    assert_eq!(one(&mut s, "SELECT SUM(c) FROM t")?, "0");
+    s.execute("DELETE FROM t WHERE 1 <> 'zz' AND a = 1")?;
+    assert_eq!(
+        warnings(&mut s)?,
+        ["1292 Truncated incorrect DECIMAL value: 'zz'"]
+    );
+    // Its error fails the statement even when no row matches.
+    let (c, m) = error(
+        &mut s,
+        "UPDATE t SET a = a + 1 WHERE 1 + 18446744073709551615 > 0 AND a > 1000",
+    )?;
+    assert_eq!(
+        (c, m.as_str()),
+        (
+            1690,
+            "BIGINT UNSIGNED value is out of range in '1 + 18446744073709551615'"
+        )
+    );
+    // A condition on a column is still evaluated per row, strictly.
+    let (c, _) = error(&mut s, "UPDATE t SET c = 5 WHERE a = 'x'")?;
+    assert_eq!(c, 1292);
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t WHERE c = 5")?, "0");
+    Ok(())
+}

@@ -39,6 +39,7 @@
 mod compile;
 pub(crate) mod convert;
 pub mod decimal;
+mod fold;
 mod func;
 mod func_more;
 mod func_str;
@@ -57,6 +58,7 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, DateTime, Value};
 
 pub use compile::{compile, compile_with_params, CompileOptions, Resolver};
+pub use fold::fold_constant_conditions;
 pub(crate) use func::lookup as builtin_function;
 pub use func::Func;
 pub use func_time::IntervalUnit;

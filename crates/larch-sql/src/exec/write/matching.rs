@@ -65,6 +65,10 @@ pub(super) fn matching_rows(
         _ => None,
     };
     let mut ctx = s.eval_context(params);
+    let mut cond = cond;
+    if let Some(c) = cond.as_mut() {
+        eval::fold_constant_conditions(&mut c.expr, &mut ctx)?;
+    }
     let access = crate::exec::access::choose_access(&t.table, &conds, &column_of, &mut ctx);
     let limit_n = match limit {
         Some(e) => {
