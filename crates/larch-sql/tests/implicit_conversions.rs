@@ -298,3 +298,30 @@ fn constant_conditions_are_evaluated_once_before_rows_are_read() -> R<()> {
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t WHERE c = 5")?, "0");
     Ok(())
 }
+
+#[test]
+fn rows_found_in_a_first_pass_only_warn() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t (id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, a VARBINARY(1), \
+         PRIMARY KEY (id), KEY k0 (a))",
+        "INSERT INTO t VALUES (8, X''), (9, 'x')",
+    ])?;
+    let mut s = t.session(5)?;
+    let both = [
+        "1292 Truncated incorrect DECIMAL value: ''",
+        "1292 Truncated incorrect DECIMAL value: 'x'",
+    ];
+    // Changing the primary key or ordering: MariaDB finds the rows before
+    // its strict checks start.
+    s.execute("UPDATE t SET id = 0 WHERE a < 0")?;
+    assert_eq!(warnings(&mut s)?, both);
+    s.execute("UPDATE t SET a = 'y' WHERE a < 0 ORDER BY id")?;
+    assert_eq!(warnings(&mut s)?, both);
+    let (c, _) = error(&mut s, "UPDATE t SET a = 'z' WHERE a < 0")?;
+    assert_eq!(c, 1292);
+    assert_eq!(
+        rows(&mut s, "SELECT id, HEX(a) FROM t")?,
+        [["8", ""], ["9", "78"]]
+    );
+    Ok(())
+}

@@ -254,6 +254,15 @@ impl<'a> EvalContext<'a> {
         self.push(Warning::warn(code, message));
     }
 
+    /// Warnings stay warnings and division by zero only warns (a strict
+    /// statement's part MariaDB evaluates before its strict checks start).
+    pub fn warnings_only(&mut self) {
+        self.warnings_are_errors = false;
+        if self.division_by_zero == DivisionByZero::Error {
+            self.division_by_zero = DivisionByZero::Warn;
+        }
+    }
+
     /// The warning that fails the statement, if one was raised (see
     /// [`warn`](Self::warn)); code that warns outside an expression's
     /// evaluation returns it itself.

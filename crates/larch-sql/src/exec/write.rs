@@ -65,6 +65,7 @@ pub(super) fn execute(
         // decides per statement form).
         nulls_warn: matches!(stmt, ast::Statement::Update(_)) && !s.strict(),
         auto_increment: auto_increment::AutoIncrementRun::default(),
+        where_warns_only: false,
     };
     // Division by zero fails INSERT, REPLACE and UPDATE in strict mode
     // (without IGNORE); DELETE only warns, as in MariaDB.
@@ -105,6 +106,10 @@ struct Writer {
     nulls_warn: bool,
     /// The AUTO_INCREMENT intervals of the statement.
     auto_increment: auto_increment::AutoIncrementRun,
+    /// WHERE only warns, also in a strict UPDATE: MariaDB finds the rows
+    /// of an UPDATE with ORDER BY or of one that changes the primary key in
+    /// a first pass, before its strict checks start.
+    where_warns_only: bool,
 }
 
 /// The engine transaction of the statement (opened by `statement_mark`).
@@ -447,6 +452,12 @@ fn update(
         .iter()
         .map(|(c, e)| eval::compile(e, &resolve, &opts).map(|x| (*c, x)))
         .collect::<Result<_, _>>()?;
+    let changes_primary_key = def.primary_key.as_ref().is_some_and(|pk| {
+        pk.columns
+            .iter()
+            .any(|k| sets.iter().any(|(c, _)| *c == k.column))
+    });
+    w.where_warns_only = !u.order_by.is_empty() || changes_primary_key;
     let found = matching_rows(
         s,
         &t,

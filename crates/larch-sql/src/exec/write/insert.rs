@@ -46,6 +46,7 @@ pub(crate) fn insert_selected(
         ignore,
         nulls_warn: !s.strict(),
         auto_increment: Default::default(),
+        where_warns_only: false,
     };
     let name = ast::ObjectName::from(vec![ast::Ident::new(db), ast::Ident::new(table)]);
     let r = target(s, &name).and_then(|t| {
@@ -267,6 +268,7 @@ impl BulkInsert {
                 ignore,
                 nulls_warn: false,
                 auto_increment: Default::default(),
+                where_warns_only: false,
             },
             replace,
             ignore,

@@ -65,6 +65,9 @@ pub(super) fn matching_rows(
         _ => None,
     };
     let mut ctx = s.eval_context(params);
+    if w.where_warns_only {
+        ctx.warnings_only();
+    }
     let mut cond = cond;
     if let Some(c) = cond.as_mut() {
         eval::fold_constant_conditions(&mut c.expr, &mut ctx)?;

@@ -109,6 +109,7 @@ fn scratch() -> Writer {
         ignore: true,
         nulls_warn: true,
         auto_increment: Default::default(),
+        where_warns_only: false,
     }
 }
 
