@@ -33,6 +33,22 @@ fn operator_precedence_is_mariadbs() -> R<()> {
         ("-2 ^ 2", "18446744073709551612"),
         ("~1 ^ 1", "18446744073709551615"),
         ("3 - -1", "4"),
+        ("!!1", "1"),
+        ("!(!(1))", "1"),
+        ("! !0", "0"),
+        ("!!!1", "0"),
+        ("!~1", "0"),
+        ("!-1", "0"),
+        ("-!1", "0"),
+        ("!1 + 1", "1"),
+        ("!!1 = 1", "1"),
+        (
+            "COLLATION(CAST('a' AS CHAR CHARACTER SET latin1))",
+            "latin1_swedish_ci",
+        ),
+        ("CAST('abcd' AS CHAR(2) CHARSET latin1)", "ab"),
+        ("CONVERT('abc', CHAR(2) CHARACTER SET latin1)", "ab"),
+        ("1 FROM DUAL", "1"),
     ];
     for (expr, want) in cases {
         assert_eq!(one(&mut s, &format!("SELECT {expr}"))?, want, "{expr}");

@@ -267,13 +267,33 @@ impl Compiler<'_, '_> {
             } => self.case(operand.as_deref(), conditions, else_result.as_deref())?,
             A::Cast {
                 expr, data_type, ..
-            } => self.cast(expr, data_type)?,
+            } => self.cast(expr, data_type, None)?,
             A::Convert {
                 expr,
                 data_type: Some(dt),
                 charset: None,
                 ..
-            } => self.cast(expr, dt)?,
+            } => self.cast(expr, dt, None)?,
+            A::Convert {
+                expr,
+                data_type: Some(dt),
+                charset: Some(cs),
+                ..
+            } if matches!(
+                dt,
+                DataType::Char(_) | DataType::Character(_) | DataType::Varchar(_)
+            ) =>
+            {
+                let name = cs.to_string();
+                let collation =
+                    Collation::from_name(&default_collation_name(&name)).ok_or_else(|| {
+                        SqlError::new(
+                            code::UNKNOWN_CHARACTER_SET,
+                            format!("Unknown character set: '{name}'"),
+                        )
+                    })?;
+                self.cast(expr, dt, Some(collation))?
+            }
             A::Convert {
                 expr,
                 data_type: None,

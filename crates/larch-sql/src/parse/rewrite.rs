@@ -25,6 +25,7 @@ const COMPOUND_UNITS: [(&str, &str, &str); 11] = [
 /// parser skips them anyway), which keeps the look-behind simple.
 pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     toks.retain(|t| !matches!(t.token, Token::Whitespace(_)));
+    split_negations(&mut toks);
     let first = word_upper(toks.first());
     if matches!(first.as_deref(), Some("DESC" | "DESCRIBE" | "EXPLAIN")) {
         if let Some(show) = describe_column(&toks) {
@@ -37,6 +38,7 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         let or = with_token(&toks[1], word("OR"));
         toks.insert(1, or);
     }
+    cast_with_charset(&mut toks);
     if !toks.iter().any(|t| needs_look(t, update)) {
         return toks;
     }
@@ -78,6 +80,12 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
                     continue;
                 }
             }
+        }
+        // SELECT ... FROM DUAL -> SELECT ... (DUAL is MariaDB's name for
+        // no table; a quoted `dual` is a table).
+        if w.as_deref() == Some("FROM") && word_upper(toks.get(i + 1)).as_deref() == Some("DUAL") {
+            i += 2;
+            continue;
         }
         // EXPLAIN EXTENDED|PARTITIONS -> EXPLAIN
         if i == 1
@@ -173,7 +181,7 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             if let Some(end) = operand_end(&toks, i + 1) {
                 out.push(with_token(t, Token::LParen));
                 out.push(with_token(t, word("NOT")));
-                out.extend(toks[i + 1..end].iter().cloned());
+                out.extend(negations(&toks[i + 1..end]));
                 out.push(with_token(&toks[end - 1], Token::RParen));
                 depth += toks[i + 1..end]
                     .iter()
@@ -191,6 +199,78 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         i += 1;
     }
     out
+}
+
+/// `!!x` and `!~x` are `!` twice and `!` then `~` in MariaDB (sqlparser
+/// reads them as PostgreSQL's operators).
+fn split_negations(toks: &mut Vec<TokenWithSpan>) {
+    let split = |t: &Token| match t {
+        Token::DoubleExclamationMark => Some(Token::ExclamationMark),
+        Token::ExclamationMarkTilde => Some(Token::Tilde),
+        _ => None,
+    };
+    if !toks.iter().any(|t| split(&t.token).is_some()) {
+        return;
+    }
+    let mut out = Vec::with_capacity(toks.len() + 4);
+    for t in toks.drain(..) {
+        match split(&t.token) {
+            Some(second) => {
+                out.push(with_token(&t, Token::ExclamationMark));
+                out.push(with_token(&t, second));
+            }
+            None => out.push(t),
+        }
+    }
+    *toks = out;
+}
+
+/// `CAST(x AS CHAR[(n)] CHARACTER SET|CHARSET cs)` -> `CONVERT(x, CHAR[(n)]
+/// CHARACTER SET cs)`: the same conversion, in the form sqlparser reads.
+fn cast_with_charset(toks: &mut Vec<TokenWithSpan>) {
+    let charset_word = |t: &TokenWithSpan| {
+        matches!(
+            word_upper(Some(t)).as_deref(),
+            Some("CHARSET" | "CHARACTER")
+        )
+    };
+    if !toks.iter().any(charset_word) {
+        return;
+    }
+    let mut i = 0;
+    while i + 1 < toks.len() {
+        if word_upper(toks.get(i)).as_deref() != Some("CAST") || toks[i + 1].token != Token::LParen
+        {
+            i += 1;
+            continue;
+        }
+        // The CAST's own AS and CHARACTER SET are at depth 1 inside it.
+        let (mut depth, mut as_at, mut charset_at) = (0i32, None, None);
+        for (k, t) in toks.iter().enumerate().skip(i + 1) {
+            match t.token {
+                Token::LParen => depth += 1,
+                Token::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ if depth == 1 && word_upper(Some(t)).as_deref() == Some("AS") => as_at = Some(k),
+                _ if depth == 1 && as_at.is_some() && charset_word(t) => charset_at = Some(k),
+                _ => {}
+            }
+        }
+        if let (Some(as_at), Some(at)) = (as_at, charset_at) {
+            toks[i] = with_token(&toks[i], word("CONVERT"));
+            toks[as_at] = with_token(&toks[as_at], Token::Comma);
+            if word_upper(toks.get(at)).as_deref() == Some("CHARSET") {
+                toks[at] = with_token(&toks[at], word("CHARACTER"));
+                let set = with_token(&toks[at], word("SET"));
+                toks.insert(at + 1, set);
+            }
+        }
+        i += 2;
+    }
 }
 
 /// `DESC[RIBE] | EXPLAIN t col|'pattern'` -> `SHOW COLUMNS FROM t LIKE
@@ -241,6 +321,40 @@ fn describe_column(toks: &[TokenWithSpan]) -> Option<Vec<TokenWithSpan>> {
     Some(out)
 }
 
+/// `!x` -> `(NOT x)` inside an operand of `!` (`!!1`, `!(!(1))`).
+fn negations(toks: &[TokenWithSpan]) -> Vec<TokenWithSpan> {
+    let mut out = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        let t = &toks[i];
+        if t.token == Token::ExclamationMark {
+            // A run of `!` is handled in one step (no recursion per `!`).
+            let mut operand = i;
+            while toks
+                .get(operand)
+                .is_some_and(|x| x.token == Token::ExclamationMark)
+            {
+                operand += 1;
+            }
+            if let Some(end) = operand_end(toks, operand) {
+                for bang in &toks[i..operand] {
+                    out.push(with_token(bang, Token::LParen));
+                    out.push(with_token(bang, word("NOT")));
+                }
+                out.extend(negations(&toks[operand..end]));
+                for _ in i..operand {
+                    out.push(with_token(&toks[end - 1], Token::RParen));
+                }
+                i = end;
+                continue;
+            }
+        }
+        out.push(t.clone());
+        i += 1;
+    }
+    out
+}
+
 /// End (exclusive) of the operand starting at `at`: a literal, a (qualified)
 /// name, a function call or a parenthesized expression; nested `!` included.
 fn operand_end(toks: &[TokenWithSpan], at: usize) -> Option<usize> {
@@ -262,7 +376,20 @@ fn operand_end(toks: &[TokenWithSpan], at: usize) -> Option<usize> {
         None
     };
     match &t.token {
-        Token::ExclamationMark => operand_end(toks, at + 1),
+        // Prefix operators (`!`, `~`, unary `-` and `+`) bind tighter than
+        // any binary one: the operand is the one after them.
+        Token::ExclamationMark | Token::Tilde | Token::Minus | Token::Plus => {
+            let mut operand = at;
+            while toks.get(operand).is_some_and(|x| {
+                matches!(
+                    x.token,
+                    Token::ExclamationMark | Token::Tilde | Token::Minus | Token::Plus
+                )
+            }) {
+                operand += 1;
+            }
+            operand_end(toks, operand)
+        }
         Token::LParen => close(at),
         Token::Word(_) => {
             let mut end = at + 1;
@@ -302,6 +429,7 @@ fn needs_look(t: &TokenWithSpan, update: bool) -> bool {
                 "REGEXP",
                 "RLIKE",
                 "PERSISTENT",
+                "DUAL",
             ]
             .iter()
             .any(|k| v.eq_ignore_ascii_case(k))

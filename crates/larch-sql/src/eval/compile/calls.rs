@@ -3,9 +3,17 @@
 use super::*;
 
 impl Compiler<'_, '_> {
-    pub(super) fn cast(&mut self, x: &ast::Expr, dt: &DataType) -> Result<Typed, SqlError> {
+    /// `CAST(x AS dt)`; `charset` is the collation of `CHARACTER SET cs`
+    /// after a CHAR type.
+    pub(super) fn cast(
+        &mut self,
+        x: &ast::Expr,
+        dt: &DataType,
+        charset: Option<Collation>,
+    ) -> Result<Typed, SqlError> {
         let arg = self.expr(x)?;
-        let (target, ty) = cast_target(dt, arg_collation(&arg, self.opts.collation))?;
+        let collation = charset.unwrap_or_else(|| arg_collation(&arg, self.opts.collation));
+        let (target, ty) = cast_target(dt, collation)?;
         let nullable = arg.ty.nullable
             || !matches!(
                 target,

@@ -4,7 +4,9 @@
 //! after it are MariaDB's:
 //!
 //! - The first interval is as long as the statement's row count when it is
-//!   known (INSERT ... VALUES of N rows reserves N), else one value; each
+//!   known (INSERT ... VALUES of N rows reserves N; CREATE TABLE ... SELECT
+//!   the rows its SELECT gave, where MariaDB takes the optimizer's estimate
+//!   of them), else one value; each
 //!   later interval of the statement is twice the previous one (2, 4, ...,
 //!   at most 65,535), or what is left of the first count while rows remain.
 //! - A value whose row did not go in (INSERT IGNORE on a duplicate, a failed

@@ -57,10 +57,13 @@ pub(crate) fn insert_selected(
             bare: false,
             rows_before: 0,
         };
-        let rows = rows
+        let rows: Vec<Vec<Option<Value>>> = rows
             .into_iter()
             .map(|r| r.into_iter().map(Some).collect())
             .collect();
+        // MariaDB reserves AUTO_INCREMENT values for the rows the SELECT
+        // is estimated to give: here, the rows it gave.
+        w.auto_increment = super::auto_increment::AutoIncrementRun::new(rows.len() as u64);
         insert_rows(s, &t, columns, rows, &how, &[], &mut w)
     });
     for warning in std::mem::take(&mut w.warnings) {
