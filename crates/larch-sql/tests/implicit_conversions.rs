@@ -325,3 +325,34 @@ fn rows_found_in_a_first_pass_only_warn() -> R<()> {
     );
     Ok(())
 }
+
+#[test]
+fn a_string_that_is_no_datetime_compares_as_the_zero_datetime() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE dd (d DATE, dt DATETIME(3), ts TIMESTAMP NULL)",
+        "INSERT INTO dd VALUES ('2020-01-01', '1998-10-07 22:17:01.878', '2001-01-01 00:00:00')",
+    ])?;
+    let mut s = t.session(5)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT 'a' <> d, 'a' <> dt, 'a' <> ts, dt > '', d IN ('a', '2020-01-01'), \
+             d BETWEEN 'a' AND 'z' FROM dd"
+        )?,
+        [["1", "1", "1", "1", "1", "0"]]
+    );
+    assert_eq!(
+        warnings(&mut s)?,
+        [
+            "1292 Truncated incorrect datetime value: 'a'",
+            "1292 Truncated incorrect datetime value: 'a'",
+            "1292 Truncated incorrect datetime value: 'a'",
+            "1292 Truncated incorrect datetime value: ''",
+            "1292 Truncated incorrect datetime value: 'a'",
+            "1292 Truncated incorrect datetime value: 'a'",
+            "1292 Truncated incorrect datetime value: 'z'",
+        ]
+    );
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM dd WHERE 'a' <> dt")?, "1");
+    Ok(())
+}

@@ -323,8 +323,8 @@ pub fn compare(
             if (is_temporal(x) && (is_temporal(y) || is_stringish(y)))
                 || (is_temporal(y) && is_stringish(x)) =>
         {
-            let dx = convert::to_datetime(x, ctx)?;
-            let dy = convert::to_datetime(y, ctx)?;
+            let dx = datetime_for_comparison(x, ctx)?;
+            let dy = datetime_for_comparison(y, ctx)?;
             dx.cmp(&dy)
         }
         (x, y) if is_stringish(x) && is_integer(y) => {
@@ -340,6 +340,27 @@ pub fn compare(
             compare_num(&x, &y)
         }
     })
+}
+
+/// A side of a temporal comparison as a datetime: a string that is no
+/// datetime compares as the zero datetime, with MariaDB's "Truncated
+/// incorrect datetime value".
+fn datetime_for_comparison(
+    v: &Value,
+    ctx: &mut EvalContext<'_>,
+) -> Option<larch_engine::record::value::DateTime> {
+    if !is_stringish(v) {
+        return convert::to_datetime(v, ctx);
+    }
+    let text = to_str(v);
+    if crate::value::temporal::parse_datetime(&text).is_none() {
+        ctx.warn(
+            code::TRUNCATED_WRONG_VALUE,
+            format!("Truncated incorrect datetime value: '{text}'"),
+        );
+        return Some(Default::default());
+    }
+    convert::to_datetime(v, ctx)
 }
 
 fn is_integer(v: &Value) -> bool {
