@@ -284,15 +284,7 @@ impl Compiler<'_, '_> {
                 DataType::Char(_) | DataType::Character(_) | DataType::Varchar(_)
             ) =>
             {
-                let name = cs.to_string();
-                let collation =
-                    Collation::from_name(&default_collation_name(&name)).ok_or_else(|| {
-                        SqlError::new(
-                            code::UNKNOWN_CHARACTER_SET,
-                            format!("Unknown character set: '{name}'"),
-                        )
-                    })?;
-                self.cast(expr, dt, Some(collation))?
+                self.cast(expr, dt, Some(charset_collation(cs)?))?
             }
             A::Convert {
                 expr,
@@ -300,14 +292,7 @@ impl Compiler<'_, '_> {
                 charset: Some(cs),
                 ..
             } => {
-                let name = cs.to_string();
-                let collation =
-                    Collation::from_name(&default_collation_name(&name)).ok_or_else(|| {
-                        SqlError::new(
-                            code::UNKNOWN_CHARACTER_SET,
-                            format!("Unknown character set: '{name}'"),
-                        )
-                    })?;
+                let collation = charset_collation(cs)?;
                 let arg = self.expr(expr)?;
                 let nullable = arg.ty.nullable;
                 Typed {
@@ -485,6 +470,18 @@ impl Compiler<'_, '_> {
             other => return Err(SqlError::not_supported(&other.to_string())),
         })
     }
+}
+
+/// The default collation of the character set `cs` names (1115 when
+/// Larch has none).
+fn charset_collation(cs: &ast::ObjectName) -> Result<Collation, SqlError> {
+    let name = cs.to_string();
+    Collation::from_name(&default_collation_name(&name)).ok_or_else(|| {
+        SqlError::new(
+            code::UNKNOWN_CHARACTER_SET,
+            format!("Unknown character set: '{name}'"),
+        )
+    })
 }
 
 /// A function call with its static type.
