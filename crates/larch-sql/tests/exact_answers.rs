@@ -42,6 +42,8 @@ fn operator_precedence_is_mariadbs() -> R<()> {
         ("-!1", "0"),
         ("!1 + 1", "1"),
         ("!!1 = 1", "1"),
+        ("!1 MOD 2", "0"),
+        ("!(1) AND !0", "0"),
         (
             "COLLATION(CAST('a' AS CHAR CHARACTER SET latin1))",
             "latin1_swedish_ci",

@@ -45,8 +45,15 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(toks.len() + 2);
     let mut depth = 0i32;
     let mut set_item_assigned = false;
+    // For `!`: the matching parentheses, and where each `(NOT x` closes.
+    let mut closing: Option<Vec<Option<usize>>> = None;
+    let mut pending_close: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < toks.len() {
+        while pending_close.last().is_some_and(|&end| end <= i) {
+            pending_close.pop();
+            out.push(with_token(&toks[i - 1], Token::RParen));
+        }
         let t = &toks[i];
         match &t.token {
             Token::LParen => depth += 1,
@@ -177,26 +184,35 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             continue;
         }
         // !x -> (NOT x) for a single operand (`!` binds tighter than NOT).
+        // A run of `!` is handled in one step, and the operand's tokens
+        // go through this loop like any others (nested `!` included); the
+        // `)` of each `(NOT` is written when the loop reaches `end`.
         if t.token == Token::ExclamationMark {
-            if let Some(end) = operand_end(&toks, i + 1) {
-                out.push(with_token(t, Token::LParen));
-                out.push(with_token(t, word("NOT")));
-                out.extend(negations(&toks[i + 1..end]));
-                out.push(with_token(&toks[end - 1], Token::RParen));
-                depth += toks[i + 1..end]
-                    .iter()
-                    .map(|x| match x.token {
-                        Token::LParen => 1,
-                        Token::RParen => -1,
-                        _ => 0,
-                    })
-                    .sum::<i32>();
-                i = end;
+            let closing = closing.get_or_insert_with(|| closing_parens(&toks));
+            let mut operand = i;
+            while toks
+                .get(operand)
+                .is_some_and(|x| x.token == Token::ExclamationMark)
+            {
+                operand += 1;
+            }
+            if let Some(end) = operand_end(&toks, operand, closing) {
+                for bang in &toks[i..operand] {
+                    out.push(with_token(bang, Token::LParen));
+                    out.push(with_token(bang, word("NOT")));
+                    pending_close.push(end);
+                }
+                i = operand;
                 continue;
             }
         }
         out.push(t.clone());
         i += 1;
+    }
+    if let Some(last) = toks.last() {
+        for _ in pending_close.drain(..) {
+            out.push(with_token(last, Token::RParen));
+        }
     }
     out
 }
@@ -321,60 +337,13 @@ fn describe_column(toks: &[TokenWithSpan]) -> Option<Vec<TokenWithSpan>> {
     Some(out)
 }
 
-/// `!x` -> `(NOT x)` inside an operand of `!` (`!!1`, `!(!(1))`).
-fn negations(toks: &[TokenWithSpan]) -> Vec<TokenWithSpan> {
-    let mut out = Vec::with_capacity(toks.len());
-    let mut i = 0;
-    while i < toks.len() {
-        let t = &toks[i];
-        if t.token == Token::ExclamationMark {
-            // A run of `!` is handled in one step (no recursion per `!`).
-            let mut operand = i;
-            while toks
-                .get(operand)
-                .is_some_and(|x| x.token == Token::ExclamationMark)
-            {
-                operand += 1;
-            }
-            if let Some(end) = operand_end(toks, operand) {
-                for bang in &toks[i..operand] {
-                    out.push(with_token(bang, Token::LParen));
-                    out.push(with_token(bang, word("NOT")));
-                }
-                out.extend(negations(&toks[operand..end]));
-                for _ in i..operand {
-                    out.push(with_token(&toks[end - 1], Token::RParen));
-                }
-                i = end;
-                continue;
-            }
-        }
-        out.push(t.clone());
-        i += 1;
-    }
-    out
-}
-
 /// End (exclusive) of the operand starting at `at`: a literal, a (qualified)
 /// name, a function call or a parenthesized expression; nested `!` included.
-fn operand_end(toks: &[TokenWithSpan], at: usize) -> Option<usize> {
+/// `closing[k]` is one past the `)` that closes the `(` at `k` (see
+/// [`closing_parens`]).
+fn operand_end(toks: &[TokenWithSpan], at: usize, closing: &[Option<usize>]) -> Option<usize> {
     let t = toks.get(at)?;
-    let close = |from: usize| -> Option<usize> {
-        let mut depth = 0i32;
-        for (k, x) in toks.iter().enumerate().skip(from) {
-            match x.token {
-                Token::LParen => depth += 1,
-                Token::RParen => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(k + 1);
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
-    };
+    let close = |from: usize| closing.get(from).copied().flatten();
     match &t.token {
         // Prefix operators (`!`, `~`, unary `-` and `+`) bind tighter than
         // any binary one: the operand is the one after them.
@@ -388,7 +357,7 @@ fn operand_end(toks: &[TokenWithSpan], at: usize) -> Option<usize> {
             }) {
                 operand += 1;
             }
-            operand_end(toks, operand)
+            operand_end(toks, operand, closing)
         }
         Token::LParen => close(at),
         Token::Word(_) => {
@@ -408,6 +377,25 @@ fn operand_end(toks: &[TokenWithSpan], at: usize) -> Option<usize> {
         _ if is_literal(t) || ends_operand(t) => Some(at + 1),
         _ => None,
     }
+}
+
+/// For each `(`, one past its matching `)` (`None` for other tokens and
+/// for an unclosed `(`): computed once, so finding operands stays linear.
+fn closing_parens(toks: &[TokenWithSpan]) -> Vec<Option<usize>> {
+    let mut closing = vec![None; toks.len()];
+    let mut open = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        match t.token {
+            Token::LParen => open.push(k),
+            Token::RParen => {
+                if let Some(o) = open.pop() {
+                    closing[o] = Some(k + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    closing
 }
 
 /// True when a token may start a rewrite (a cheap pre-check that lets most
