@@ -69,6 +69,14 @@ pub struct ProcessEntry {
     pub kill_query: Arc<AtomicBool>,
     /// Set by `KILL [CONNECTION]`: the connection closes after the statement.
     pub kill_connection: AtomicBool,
+    /// Why `kill_query` was set: a time limit's [`Interruption`] tag (0:
+    /// `KILL`); reset when a statement starts.
+    ///
+    /// [`Interruption`]: crate::statement_timer::Interruption
+    pub(crate) interrupted_by: std::sync::atomic::AtomicU8,
+    /// The token of the running statement's time limit; a new one with
+    /// every arm and disarm (see [`crate::statement_timer`]).
+    pub(crate) timer_token: AtomicU64,
     /// Called by `KILL` so a connection waiting for a client wakes up.
     pub kill_hook: Mutex<Option<KillHook>>,
     /// Set while the connection runs a statement that changes data or the
@@ -151,6 +159,9 @@ pub struct Database {
     server_facts: RwLock<HashMap<&'static str, Value>>,
     /// GET_LOCK's named locks.
     pub(crate) user_locks: Arc<crate::user_locks::UserLocks>,
+    /// Deadlines of statements run under `max_statement_time` or
+    /// `max_execution_time`.
+    pub(crate) statement_timer: crate::statement_timer::StatementTimer,
     /// Tables' metadata locks (DDL against open transactions).
     pub(crate) metadata_locks: Arc<crate::metadata_locks::MetadataLocks>,
     /// Accounts and grants.
@@ -212,6 +223,7 @@ impl Database {
             status: StatusCounters::default(),
             server_facts: RwLock::new(HashMap::new()),
             user_locks: Arc::default(),
+            statement_timer: Default::default(),
             metadata_locks: Arc::default(),
             acl,
             sha2_crypt: RwLock::new(None),
@@ -309,6 +321,8 @@ impl Database {
             }),
             kill_query: Arc::new(AtomicBool::new(false)),
             kill_connection: AtomicBool::new(false),
+            interrupted_by: std::sync::atomic::AtomicU8::new(0),
+            timer_token: AtomicU64::new(0),
             kill_hook: Mutex::new(None),
             running_write: AtomicBool::new(false),
         });

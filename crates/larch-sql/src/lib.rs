@@ -34,6 +34,7 @@ pub mod result;
 pub mod server_hooks;
 pub mod session;
 pub mod stack;
+pub mod statement_timer;
 pub mod user_locks;
 pub mod value;
 

@@ -338,7 +338,7 @@ pub(super) fn call(
         Func::LastInsertId => Value::UInt(ctx.session.last_insert_id()),
         Func::User => Value::Str(ctx.session.current_user()),
         Func::CurrentUser => Value::Str(ctx.session.current_account()),
-        Func::Sleep => sleep(&v[0], ctx),
+        Func::Sleep => sleep(&v[0], ctx)?,
         Func::More(m) => func_more::call(m, v, coll, ctx)?,
         Func::Json(j) => super::json::call(j, v, ctx)?,
         Func::If | Func::IfNull | Func::Coalesce => Value::Null,
@@ -574,16 +574,18 @@ pub(super) fn cast(
     })
 }
 
-/// `SLEEP(seconds)`: 0 after sleeping, 1 when `KILL QUERY` interrupted it,
-/// NULL for NULL (a negative duration is a warning and no sleep).
-fn sleep(secs: &Value, ctx: &mut EvalContext<'_>) -> Value {
+/// `SLEEP(seconds)`: 0 after sleeping, NULL for NULL (a negative duration
+/// is a warning and no sleep). Interrupted by `KILL QUERY` or a time limit,
+/// the statement ends with 1317, as in MariaDB, where the 1 SLEEP returns
+/// then never reaches the client.
+fn sleep(secs: &Value, ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
     if secs.is_null() {
-        return Value::Null;
+        return Ok(Value::Null);
     }
     let s = super::convert::to_f64(secs, ctx);
     if s < 0.0 || !s.is_finite() {
         ctx.warn(1210, "Incorrect arguments to sleep");
-        return Value::Int(0);
+        return Ok(Value::Int(0));
     }
     let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(s.min(1e9));
     larch_engine::io::blocking::blocking(|| loop {
@@ -591,11 +593,11 @@ fn sleep(secs: &Value, ctx: &mut EvalContext<'_>) -> Value {
             .kill
             .is_some_and(|k| k.load(std::sync::atomic::Ordering::Relaxed))
         {
-            return Value::Int(1);
+            return Err(SqlError::new(1317, "Query execution was interrupted"));
         }
         let now = std::time::Instant::now();
         if now >= end {
-            return Value::Int(0);
+            return Ok(Value::Int(0));
         }
         std::thread::sleep((end - now).min(std::time::Duration::from_millis(10)));
     })

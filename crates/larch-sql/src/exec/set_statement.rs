@@ -68,8 +68,11 @@ pub(super) fn execute(
             }
         }
     }
-    let result = super::set::execute(s, set, params)
-        .and_then(|_| super::execute_statement(s, inner, params, None));
+    let result = super::set::execute(s, set, params).and_then(|_| {
+        // The statement runs under the time limits just set.
+        s.arm_time_limit(inner);
+        super::execute_statement(s, inner, params, None)
+    });
     for (name, value) in saved.into_iter().rev() {
         let _ = s.set_var(name, VarScope::Session, value);
     }

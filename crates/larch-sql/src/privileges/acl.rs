@@ -15,9 +15,9 @@ use super::host;
 use super::options::{AccountLimits, AccountOptions, TlsRequirement};
 use crate::error::SqlError;
 
-/// Encoding version of [`AclData::encode`]; version 1 (no account
-/// options) is still read.
-const FORMAT_VERSION: u8 = 2;
+/// Encoding version of [`AclData::encode`]; versions 1 (no account
+/// options) and 2 (no `MAX_STATEMENT_TIME`) are still read.
+const FORMAT_VERSION: u8 = 3;
 
 /// Name of the native password plugin.
 pub const NATIVE: &str = "mysql_native_password";
@@ -262,7 +262,7 @@ impl AclData {
     pub fn decode(bytes: &[u8]) -> Result<AclData, SqlError> {
         let mut r = Reader { bytes, at: 0 };
         let version = r.take(1)?[0];
-        if version != 1 && version != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&version) {
             return Err(corrupt(&format!("unknown format version {version}")));
         }
         let mut acl = AclData::default();
@@ -276,7 +276,7 @@ impl AclData {
                 options: AccountOptions::default(),
             };
             if version >= 2 {
-                account.options = decode_options(&mut r)?;
+                account.options = decode_options(&mut r, version)?;
             }
             acl.accounts.push(account);
         }
@@ -306,7 +306,8 @@ impl AclData {
 
 /// An account's options (version 2): `u8` TLS tag, then for tag 3 the
 /// issuer, subject and cipher strings, then the four limits as `u32`
-/// (the last one signed).
+/// (the last one signed); version 3 adds `MAX_STATEMENT_TIME` as a `u64`
+/// of microseconds.
 fn encode_options(out: &mut Vec<u8>, o: &AccountOptions) {
     out.push(o.tls.tag());
     if let TlsRequirement::Specified {
@@ -329,9 +330,10 @@ fn encode_options(out: &mut Vec<u8>, o: &AccountOptions) {
     ] {
         out.extend_from_slice(&n.to_le_bytes());
     }
+    out.extend_from_slice(&l.statement_time_us.to_le_bytes());
 }
 
-fn decode_options(r: &mut Reader<'_>) -> Result<AccountOptions, SqlError> {
+fn decode_options(r: &mut Reader<'_>, version: u8) -> Result<AccountOptions, SqlError> {
     let tls = match r.take(1)?[0] {
         0 => TlsRequirement::None,
         1 => TlsRequirement::Ssl,
@@ -348,6 +350,7 @@ fn decode_options(r: &mut Reader<'_>) -> Result<AccountOptions, SqlError> {
         updates_per_hour: r.u32()?,
         connections_per_hour: r.u32()?,
         user_connections: r.u32()? as i32,
+        statement_time_us: if version >= 3 { r.u64()? } else { 0 },
     };
     Ok(AccountOptions { tls, limits })
 }

@@ -11,8 +11,10 @@
 //!   negotiated cipher's OpenSSL name.
 //! - [`AccountLimits`]: `MAX_QUERIES_PER_HOUR`, `MAX_UPDATES_PER_HOUR`,
 //!   `MAX_CONNECTIONS_PER_HOUR` (0: unlimited) and `MAX_USER_CONNECTIONS`
-//!   (0: the global `max_user_connections`; MariaDB keeps it signed).
-//!   They are enforced by the server (larchd), which counts per account.
+//!   (0: the global `max_user_connections`; MariaDB keeps it signed),
+//!   enforced by the server (larchd), which counts per account; and
+//!   `MAX_STATEMENT_TIME` (seconds, 0: none), which a login takes as its
+//!   session's `max_statement_time`.
 //!
 //! Both are shown after the account's authentication in SHOW CREATE USER
 //! and SHOW GRANTS ([`AccountOptions::show`]); their bytes are in
@@ -128,6 +130,9 @@ pub struct AccountLimits {
     pub connections_per_hour: u32,
     /// Signed, as MariaDB keeps it.
     pub user_connections: i32,
+    /// `MAX_STATEMENT_TIME` in microseconds (MariaDB keeps 6 decimals of
+    /// a second).
+    pub statement_time_us: u64,
 }
 
 impl AccountLimits {
@@ -152,6 +157,13 @@ impl AccountLimits {
                 out.push(format!("{name} {value}"));
             }
         }
+        if self.statement_time_us != 0 {
+            out.push(format!(
+                "MAX_STATEMENT_TIME {}.{:06}",
+                self.statement_time_us / 1_000_000,
+                self.statement_time_us % 1_000_000
+            ));
+        }
         out
     }
 }
@@ -163,6 +175,8 @@ pub enum LimitSpec {
     UpdatesPerHour(u32),
     ConnectionsPerHour(u32),
     UserConnections(i32),
+    /// Microseconds.
+    StatementTime(u64),
 }
 
 impl AccountLimits {
@@ -174,6 +188,7 @@ impl AccountLimits {
                 LimitSpec::UpdatesPerHour(n) => self.updates_per_hour = n,
                 LimitSpec::ConnectionsPerHour(n) => self.connections_per_hour = n,
                 LimitSpec::UserConnections(n) => self.user_connections = n,
+                LimitSpec::StatementTime(us) => self.statement_time_us = us,
             }
         }
     }
@@ -262,13 +277,14 @@ mod tests {
             limits: AccountLimits {
                 queries_per_hour: 7,
                 user_connections: 5,
+                statement_time_us: 500_000,
                 ..AccountLimits::default()
             },
         };
         assert_eq!(
             o.show_with_grant_option(true),
             " REQUIRE ISSUER '/CN=TestCA' CIPHER 'TLS_AES_256_GCM_SHA384' WITH GRANT OPTION \
-             MAX_QUERIES_PER_HOUR 7 MAX_USER_CONNECTIONS 5"
+             MAX_QUERIES_PER_HOUR 7 MAX_USER_CONNECTIONS 5 MAX_STATEMENT_TIME 0.500000"
         );
         assert_eq!(AccountOptions::default().show(), "");
     }

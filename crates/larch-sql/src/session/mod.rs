@@ -18,6 +18,7 @@ pub(crate) mod plans;
 mod settings;
 pub mod sql_prepared;
 pub(crate) mod temporary;
+mod time_limit;
 use settings::HotVars;
 pub mod transaction;
 pub mod variables;
@@ -470,6 +471,8 @@ impl Session {
             hook(crate::exec::flush::writes(stmt))?;
         }
         self.process.kill_query.store(false, Ordering::SeqCst);
+        self.process.interrupted_by.store(0, Ordering::SeqCst);
+        self.arm_time_limit(stmt);
         {
             let mut st = self.process.state.lock();
             st.command = "Query";
@@ -498,6 +501,8 @@ impl Session {
             Err(SqlError::new(1105, format!("Internal error: {what}")))
         });
         self.strict_statement = outer_strict;
+        self.disarm_time_limit();
+        let result = result.map_err(|e| self.interruption_error(e));
         {
             let mut st = self.process.state.lock();
             st.command = "Sleep";

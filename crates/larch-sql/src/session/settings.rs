@@ -39,6 +39,9 @@ pub(super) struct HotVars {
     rollback_on_timeout: Cell<Option<bool>>,
     /// `sql_mode` has ERROR_FOR_DIVISION_BY_ZERO.
     division_by_zero_mode: Cell<Option<bool>>,
+    /// `max_statement_time` in microseconds and `max_execution_time` in
+    /// milliseconds (0: no limit).
+    time_limits: Cell<Option<(u64, u64)>>,
     /// Counts the clears: what was compiled under one value of it was
     /// compiled under the same settings (`super::plans`).
     epoch: Cell<u64>,
@@ -53,6 +56,7 @@ impl HotVars {
         self.lock_wait_timeout.set(None);
         self.rollback_on_timeout.set(None);
         self.division_by_zero_mode.set(None);
+        self.time_limits.set(None);
         self.epoch.set(self.epoch.get().wrapping_add(1));
     }
 
@@ -168,6 +172,19 @@ impl Session {
     pub(super) fn rollback_on_timeout_var(&self) -> bool {
         cached(&self.hot.rollback_on_timeout, || {
             self.bool_var("innodb_rollback_on_timeout")
+        })
+    }
+
+    /// `@@max_statement_time` in microseconds and `@@max_execution_time`
+    /// in milliseconds, 0 for none (cached, see [`HotVars`]).
+    pub(super) fn time_limits(&self) -> (u64, u64) {
+        cached(&self.hot.time_limits, || {
+            let statement = match self.var_by_name("max_statement_time") {
+                Value::Double(secs) if secs > 0.0 => (secs * 1e6).round() as u64,
+                _ => 0,
+            };
+            let execution = self.int_var("max_execution_time").max(0) as u64;
+            (statement, execution)
         })
     }
 

@@ -45,7 +45,13 @@ impl Connection {
             account.admin,
         )?;
         self.user = Some(Arc::new(user));
-        self.start_session(login)
+        self.start_session(login)?;
+        // The account's MAX_STATEMENT_TIME is the session's
+        // max_statement_time, as in MariaDB.
+        if let Some(session) = self.session.as_mut() {
+            session.take_account_statement_time(account.options.limits.statement_time_us);
+        }
+        Ok(())
     }
 
     /// Creates the session of `login` and its hooks.

@@ -54,6 +54,12 @@ impl P<'_> {
                         continue;
                     }
                 }
+                if self.word("MAX_STATEMENT_TIME") {
+                    spec.limits
+                        .push(LimitSpec::StatementTime(self.seconds_as_micros()?));
+                    any = true;
+                    continue;
+                }
                 let limit = match self.peek_word(0) {
                     Some("MAX_QUERIES_PER_HOUR") => LimitSpec::QueriesPerHour(0),
                     Some("MAX_UPDATES_PER_HOUR") => LimitSpec::UpdatesPerHour(0),
@@ -78,6 +84,7 @@ impl P<'_> {
                     LimitSpec::QueriesPerHour(_) => LimitSpec::QueriesPerHour(clamp_u32(n)),
                     LimitSpec::UpdatesPerHour(_) => LimitSpec::UpdatesPerHour(clamp_u32(n)),
                     LimitSpec::ConnectionsPerHour(_) => LimitSpec::ConnectionsPerHour(clamp_u32(n)),
+                    LimitSpec::StatementTime(_) => return Err(self.error()),
                 };
                 spec.limits.push(limit);
                 any = true;
@@ -85,6 +92,41 @@ impl P<'_> {
         }
         Ok(spec)
     }
+    /// A number of seconds (`5`, `0.5`, `.25`), in microseconds: MariaDB
+    /// keeps six decimals.
+    fn seconds_as_micros(&mut self) -> R<u64> {
+        let whole = match self.peek_word(0) {
+            Some(w) if w.bytes().all(|b| b.is_ascii_digit()) => {
+                let n = w.parse::<u64>().map_err(|_| self.error())?;
+                self.at += 1;
+                Some(n)
+            }
+            _ => None,
+        };
+        let mut micros = 0u64;
+        if self.sym('.') {
+            let Some(digits) = self
+                .peek_word(0)
+                .filter(|w| w.bytes().all(|b| b.is_ascii_digit()))
+            else {
+                return Err(self.error());
+            };
+            // Six digits, rounded at the seventh as MariaDB stores a double.
+            let mut padded: Vec<u8> = digits.bytes().take(7).collect();
+            padded.resize(7, b'0');
+            let seventh = padded.pop().map_or(0, |d| d - b'0');
+            micros = padded
+                .iter()
+                .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'))
+                + u64::from(seventh >= 5);
+            self.at += 1;
+        } else if whole.is_none() {
+            return Err(self.error());
+        }
+        let whole = whole.unwrap_or(0);
+        Ok(whole.saturating_mul(1_000_000).saturating_add(micros))
+    }
+
     /// After REQUIRE: `NONE | SSL | X509 | {ISSUER | SUBJECT | CIPHER}
     /// 'string' [[AND] ...]`.
     fn requirement(&mut self) -> R<TlsRequirement> {
