@@ -55,11 +55,17 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// it runs on, which the other threads on that CPU keep warm; a thread
 /// cache of at most 20 objects per small size class, 4 per large one, for
 /// sizes up to 4 KiB, enough to spare the arena's lock within a statement
-/// without much to go cold between statements. The environment variable
-/// `_RJEM_MALLOC_CONF` is applied after these and may change them.
+/// without much to go cold between statements; and jemalloc's background
+/// threads, which return the pages a big statement freed to the system
+/// (after `dirty_decay_ms`, 10 s) even when no thread allocates again.
+/// Without them an idle server kept what its largest statement took: a
+/// GROUP BY of 632,000 groups over 1,000,000 rows left RSS at 592 MiB
+/// (389 MiB before it); with them it went back to 160 MiB within 12 s, and
+/// a server that had loaded the rows idled at 154 MiB instead of 418 MiB.
+/// The environment variable `_RJEM_MALLOC_CONF` is applied after these and
+/// may change them.
 #[cfg(feature = "jemalloc")]
-pub const JEMALLOC_CONF: &std::ffi::CStr =
-    c"percpu_arena:percpu,tcache_nslots_small_max:20,tcache_nslots_large:4,tcache_max:4096";
+pub const JEMALLOC_CONF: &std::ffi::CStr = c"percpu_arena:percpu,tcache_nslots_small_max:20,tcache_nslots_large:4,tcache_max:4096,background_thread:true";
 
 /// The options string jemalloc reads at its first allocation (its
 /// `malloc_conf` symbol, under the prefix of the `tikv-jemalloc-sys` build).

@@ -17,6 +17,10 @@ use sqlparser::ast;
 
 use super::aggregate;
 use super::block::{BlockPlan, Output, ROWS_HINT_MAX};
+
+/// ORDER BY ... LIMIT sorts and cuts its rows when it holds twice the
+/// limit, or this many for a small limit.
+const TOP_N_MIN_BATCH: usize = 1024;
 use super::block_access::{self, BlockAccess};
 use super::explain;
 use super::join;
@@ -60,6 +64,7 @@ pub(super) fn run_plan(
         kept_tables: _,
     } = block;
     let outputs: &[Output] = outputs;
+    let having_c = &*having_c;
     let (width, aggregating) = (*width, *aggregating);
     let n_out = outputs.len();
     let want = join::JoinWant {
@@ -109,7 +114,24 @@ pub(super) fn run_plan(
     // With a sort on input columns and a select list of plain columns, the
     // rows are sorted as read and projected after (the output values moved,
     // not copied).
-    let project_late = !project_early
+    // ORDER BY ... LIMIT: only the first `offset + count` rows in order are
+    // kept. Rows are projected and checked against HAVING as they arrive,
+    // and whenever twice as many are held, sorted and cut back (a stable
+    // sort, so rows of equal keys keep the order a full sort gives them).
+    let top_n = match limit {
+        Some((off, n))
+            if !aggregating
+                && !windowed
+                && sel.distinct.is_none()
+                && !order_keys.is_empty()
+                && !sorted =>
+        {
+            Some(usize::try_from(off.saturating_add(n)).unwrap_or(usize::MAX))
+        }
+        _ => None,
+    };
+    let project_late = top_n.is_none()
+        && !project_early
         && !aggregating
         && !windowed
         && having_c.is_none()
@@ -130,6 +152,31 @@ pub(super) fn run_plan(
         None => aggregate::Groups::default(),
     };
     let mut rows_read = 0u64;
+    // Rows with their outputs appended (the input part kept for ORDER BY
+    // and HAVING), that passed HAVING.
+    let mut projected: Vec<Vec<Value>> = Vec::new();
+    let finish = |mut row: Vec<Value>,
+                  ctx: &mut eval::EvalContext<'_>|
+     -> Result<Option<Vec<Value>>, SqlError> {
+        let base = row.len();
+        for o in outputs {
+            let v = match o.expr.expr {
+                eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
+                _ => o.expr.eval(&row, ctx)?,
+            };
+            row.push(v);
+        }
+        if let Some(h) = having_c {
+            let hv = match h.expr {
+                eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
+                _ => h.eval(&row, ctx)?,
+            };
+            if !rows::truthy(&hv) {
+                return Ok(None);
+            }
+        }
+        Ok(Some(row))
+    };
     if stop_after != Some(0) {
         let mut emit = |row: &mut [Value],
                         _: &[Option<larch_engine::table::RowRef>],
@@ -154,6 +201,17 @@ pub(super) fn run_plan(
                 let (earlier, last) = row.split_at_mut(movable_from.min(row.len()));
                 kept.extend_from_slice(earlier);
                 kept.extend(last.iter_mut().map(|v| std::mem::replace(v, Value::Null)));
+                if let Some(keep) = top_n {
+                    if let Some(row) = finish(kept, ctx)? {
+                        projected.push(row);
+                    }
+                    if projected.len() >= keep.saturating_mul(2).max(TOP_N_MIN_BATCH) {
+                        OUTPUT_TAIL.with(|t| *t.borrow_mut() = n_out);
+                        sort_rows(s, &mut projected, order_keys, |r| r)?;
+                        projected.truncate(keep);
+                    }
+                    return Ok(true);
+                }
                 matched.push(kept);
                 return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
             }
@@ -183,36 +241,17 @@ pub(super) fn run_plan(
     }
 
     // Project (keeping the input row for ORDER BY), HAVING.
-    let mut projected: Vec<Vec<Value>> = Vec::with_capacity(if project_early || project_late {
-        0
-    } else {
-        rows_in.len()
-    });
     let rows_in = if project_early || project_late {
         projected = rows_in;
         Vec::new()
     } else {
+        projected.reserve(rows_in.len());
         rows_in
     };
-    for mut row in rows_in {
-        let base = row.len();
-        for o in outputs {
-            let v = match o.expr.expr {
-                eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
-                _ => o.expr.eval(&row, &mut ctx)?,
-            };
-            row.push(v);
+    for row in rows_in {
+        if let Some(row) = finish(row, &mut ctx)? {
+            projected.push(row);
         }
-        if let Some(h) = having_c {
-            let hv = match h.expr {
-                eval::Expr::Column(c) if c > usize::MAX / 2 => row[base + (usize::MAX - c)].clone(),
-                _ => h.eval(&row, &mut ctx)?,
-            };
-            if !rows::truthy(&hv) {
-                continue;
-            }
-        }
-        projected.push(row);
     }
     for w in ctx.take_warnings() {
         warnings.borrow_mut().push(w);
@@ -227,10 +266,9 @@ pub(super) fn run_plan(
     } else {
         projected
             .into_iter()
-            .map(|mut r| {
-                r.drain(..r.len() - n_out);
-                r
-            })
+            // A new vector of the outputs alone: the row's input part and
+            // its capacity are freed.
+            .map(|mut r| r.split_off(r.len() - n_out))
             .collect()
     };
 
