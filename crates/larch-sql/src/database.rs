@@ -133,6 +133,10 @@ pub struct StatusCounters {
     pub rows_inserted: AtomicU64,
     pub rows_updated: AtomicU64,
     pub rows_deleted: AtomicU64,
+    /// Statements whose groups or rows went to temporary files.
+    pub created_tmp_disk_tables: AtomicU64,
+    /// Temporary files created.
+    pub created_tmp_files: AtomicU64,
     /// Prepared statements (`session::sql_prepared`): `Com_stmt_*`,
     /// `Com_*_sql` and the `Prepared_stmt_count` gauge.
     pub prepared: crate::session::sql_prepared::PreparedCounters,

@@ -9,13 +9,15 @@ use support::{rows, TestDb, R};
 
 #[test]
 fn limited_sorts_are_slices_of_the_full_sort() -> R<()> {
-    let t = TestDb::new(&[
-        "CREATE TABLE t (id INT PRIMARY KEY, g INT NOT NULL, s VARCHAR(10))",
+    let t = TestDb::new(&["CREATE TABLE t (id INT PRIMARY KEY, g INT NOT NULL, s VARCHAR(10))"])?;
+    let mut s = t.session(5)?;
+    s.execute("SET SESSION max_recursive_iterations = 100000")?;
+    s.execute(
         // 5,000 rows, many ties in g (100 values) and in s (37 values, some NULL).
         "INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) \
          SELECT i, (i * 7919) % 100, IF(i % 11 = 0, NULL, CONCAT('v', (i * 31) % 37)) FROM n",
-    ])?;
-    let mut s = t.session(5)?;
+    )?;
+    assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM t")?, [["5000"]]);
     let queries = [
         "SELECT id, g FROM t ORDER BY g",
         "SELECT id, g FROM t ORDER BY g DESC, s",

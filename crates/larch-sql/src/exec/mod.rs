@@ -32,6 +32,7 @@ mod select_into;
 mod set;
 mod set_statement;
 pub(crate) mod show;
+pub(crate) mod spill_file;
 pub(crate) mod write;
 
 pub(crate) use program::{routine, trigger};

@@ -21,10 +21,8 @@ use larch_engine::record::value::{ColumnType, Decimal, LobKind, Value};
 use sqlparser::ast;
 
 use super::json_aggregate::{compare_keys, JsonItems};
-use super::order::{sort_rows, SortKey, OUTPUT_TAIL};
 use crate::error::SqlError;
 use crate::eval::{self, decimal, Compiled, EvalContext, ExprType};
-use crate::session::Session;
 
 /// Prefix of the hidden column names that stand for aggregate results
 /// (starts with [`crate::parse::INTERNAL_NAME_MARK`]: no statement can
@@ -539,7 +537,7 @@ pub(crate) fn column_collations(columns: &[crate::result::ResultColumn]) -> Vec<
         .collect()
 }
 
-fn value_key_into(v: &Value, coll: Collation, out: &mut Vec<u8>) {
+pub(super) fn value_key_into(v: &Value, coll: Collation, out: &mut Vec<u8>) {
     {
         match v {
             Value::Null => out.push(0),
@@ -576,150 +574,4 @@ pub(crate) struct CompiledAgg {
     pub args: Vec<Compiled>,
     pub ty: ExprType,
     pub collation: Collation,
-}
-
-/// The groups of an aggregating SELECT, filled as rows arrive: each keeps
-/// its first row (for the select list's plain columns) and one accumulator
-/// per aggregate call.
-#[derive(Default)]
-pub(super) struct Groups {
-    groups: Vec<(Vec<Value>, Vec<Accumulator>)>,
-    index: std::collections::HashMap<Vec<u8>, usize>,
-    /// The arguments of one aggregate call for one row (a reused buffer).
-    args: Vec<Value>,
-    /// WITH ROLLUP's super-aggregates.
-    rollup: Option<super::rollup::Rollup>,
-}
-
-impl Groups {
-    /// Groups that also compute WITH ROLLUP's super-aggregate rows.
-    pub(super) fn with_rollup(rollup: super::rollup::Rollup) -> Groups {
-        Groups {
-            rollup: Some(rollup),
-            ..Groups::default()
-        }
-    }
-
-    /// Adds a row that passed WHERE.
-    pub(super) fn add(
-        &mut self,
-        row: &[Value],
-        group_by: &[Compiled],
-        aggs: &[CompiledAgg],
-        ctx: &mut EvalContext<'_>,
-    ) -> Result<(), SqlError> {
-        // Without GROUP BY every row is in the one group: no key to hash.
-        let (key, found) = if group_by.is_empty() {
-            (Vec::new(), (!self.groups.is_empty()).then_some(0))
-        } else {
-            let mut values = Vec::with_capacity(group_by.len());
-            for g in group_by {
-                values.push(g.eval(row, ctx)?);
-            }
-            let mut key = Vec::new();
-            for (v, g) in values.iter().zip(group_by) {
-                value_key_into(
-                    v,
-                    g.ty.ty.collation().unwrap_or(Collation::Binary),
-                    &mut key,
-                );
-            }
-            let found = self.index.get(&key).copied();
-            (key, found)
-        };
-        let gi = match found {
-            Some(i) => i,
-            None => {
-                self.groups.push((
-                    row.to_vec(),
-                    aggs.iter().map(|a| Accumulator::new(&a.call)).collect(),
-                ));
-                self.index.insert(key, self.groups.len() - 1);
-                self.groups.len() - 1
-            }
-        };
-        if let Some(rollup) = &mut self.rollup {
-            let mut all = Vec::with_capacity(aggs.len());
-            for a in aggs {
-                let vals = a
-                    .args
-                    .iter()
-                    .map(|arg| arg.eval(row, ctx))
-                    .collect::<Result<Vec<_>, _>>()?;
-                all.push(vals);
-            }
-            for ((a, acc), vals) in aggs.iter().zip(self.groups[gi].1.iter_mut()).zip(&all) {
-                acc.add(&a.call, vals, a.collation, ctx)?;
-            }
-            return rollup.add(row, aggs, &all, ctx);
-        }
-        let vals = &mut self.args;
-        for (a, acc) in aggs.iter().zip(self.groups[gi].1.iter_mut()) {
-            vals.clear();
-            for arg in &a.args {
-                vals.push(arg.eval(row, ctx)?);
-            }
-            acc.add(&a.call, vals, a.collation, ctx)?;
-        }
-        Ok(())
-    }
-
-    /// One row per group: its first row (`width` values) followed by the
-    /// aggregate values. Without GROUP BY there is always one group; with
-    /// it and no ORDER BY, groups come sorted by the GROUP BY values, as
-    /// MariaDB returns them (and finish in that order, which numbers
-    /// GROUP_CONCAT's cut values; its warnings go to `ctx`).
-    pub(super) fn finish(
-        mut self,
-        s: &Session,
-        width: usize,
-        group_by: &[Compiled],
-        aggs: &[CompiledAgg],
-        unordered: bool,
-        ctx: &mut EvalContext<'_>,
-    ) -> Result<Vec<Vec<Value>>, SqlError> {
-        if self.groups.is_empty() && group_by.is_empty() {
-            self.groups.push((
-                vec![Value::Null; width],
-                aggs.iter().map(|a| Accumulator::new(&a.call)).collect(),
-            ));
-        }
-        if unordered && !group_by.is_empty() {
-            let keys: Vec<SortKey> = group_by
-                .iter()
-                .map(|g| SortKey {
-                    expr: g.clone(),
-                    desc: false,
-                    collation: g.ty.ty.collation().unwrap_or(Collation::Binary),
-                })
-                .collect();
-            OUTPUT_TAIL.with(|t| *t.borrow_mut() = 0);
-            sort_rows(s, &mut self.groups, &keys, |g| &g.0)?;
-        }
-        let max_len = usize::try_from(s.int_var("group_concat_max_len")).unwrap_or(usize::MAX);
-        let mut written = vec![0u64; aggs.len()];
-        let mut out = Vec::with_capacity(self.groups.len());
-        let rollup = self.rollup.take();
-        for (mut first, accs) in self.groups {
-            first.truncate(width);
-            first.resize(width, Value::Null);
-            for ((a, mut acc), written) in aggs.iter().zip(accs).zip(written.iter_mut()) {
-                first.push(if a.call.kind == AggKind::GroupConcat {
-                    acc.concat(&a.call, a.collation, max_len, written, ctx)
-                } else {
-                    acc.finish(&a.call, &a.ty)
-                });
-            }
-            out.push(first);
-        }
-        let out = match rollup {
-            Some(r) => r.interleave(out, width, aggs, max_len, &mut written, ctx),
-            None => out,
-        };
-        // A value cut in a strict data change fails it (1260).
-        match ctx.escalated_error() {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
-    }
 }

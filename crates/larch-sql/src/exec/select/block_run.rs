@@ -15,8 +15,8 @@ use std::cell::RefCell;
 use larch_engine::record::value::Value;
 use sqlparser::ast;
 
-use super::aggregate;
 use super::block::{BlockPlan, Output, ROWS_HINT_MAX};
+use super::groups;
 
 /// ORDER BY ... LIMIT sorts and cuts its rows when it holds twice the
 /// limit, or this many for a small limit.
@@ -147,9 +147,12 @@ pub(super) fn run_plan(
     // their accumulators.
     let mut groups = match rollup {
         Some((columns, colls)) => {
-            aggregate::Groups::with_rollup(Rollup::new(columns.clone(), colls.clone()))
+            groups::Groups::with_rollup(Rollup::new(columns.clone(), colls.clone()))
         }
-        None => aggregate::Groups::default(),
+        None if groups::spillable(group_c, aggs) => {
+            groups::Groups::spilling(groups::SpillPolicy::of(s))
+        }
+        None => groups::Groups::default(),
     };
     let mut rows_read = 0u64;
     // Rows with their outputs appended (the input part kept for ORDER BY

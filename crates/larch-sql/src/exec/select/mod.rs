@@ -31,6 +31,7 @@ mod block_run;
 mod correlated;
 pub(crate) mod cte;
 pub(crate) mod explain;
+mod groups;
 pub(crate) mod information_schema;
 pub(crate) mod innodb_tables;
 pub(crate) mod join;

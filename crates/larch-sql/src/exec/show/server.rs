@@ -207,6 +207,8 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
         ("Com_select", n(&c.com_select)),
         ("Com_update", n(&c.com_update)),
         ("Connections", n(&c.connections)),
+        ("Created_tmp_disk_tables", n(&c.created_tmp_disk_tables)),
+        ("Created_tmp_files", n(&c.created_tmp_files)),
         (
             "Innodb_buffer_pool_pages_total",
             s.db.storage().pool().capacity().to_string(),
