@@ -1,0 +1,45 @@
+CREATE TABLE `t1` (
+  `id` SMALLINT NOT NULL AUTO_INCREMENT,
+  `a` DATE NULL,
+  `b` TEXT CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci NULL,
+  `c` INT NULL,
+  PRIMARY KEY (`id`),
+  KEY k0 (`a`)
+)
+--;
+CREATE TABLE `t2` (
+  `id` INT NOT NULL AUTO_INCREMENT,
+  `a` VARCHAR(20) NOT NULL,
+  `b` DECIMAL(12,5) NULL,
+  `c` SMALLINT NULL,
+  `d` INT NULL,
+  PRIMARY KEY (`id`),
+  UNIQUE KEY k0 (`c`),
+  KEY k1 (`b`)
+)
+--;
+INSERT IGNORE INTO `t1` (a, b, c) VALUES ('2026-09-01', 'a', 2), ('2006-04-18', 'é', 914), ('1999-12-31', 'x%y', 610), ('2022-12-11', '0x1F', -849)
+--;
+INSERT IGNORE INTO `t2` (a, b, c, d) VALUES ('0x1F', NULL, -1, NULL), ('ab', -29.90, -584, 2147483646), ('', 3865.2, 32766, 127), ('ab', 2.721, 616, 107), ('B', 0.90, NULL, -2147483647), ('ss', -1965.66689, -154, 2147483646), ('-3.5', 3491691.65, -32767, -643), ('b', 077.46, 0, 42)
+--;
+SELECT DISTINCT a1.d AS c0, SUBSTRING(REPEAT(IFNULL(a1.a, '10'), -1), 10) AS c1 FROM `t2` AS a1 NATURAL LEFT JOIN `t1` AS a2 WHERE ((CONCAT(LAST_DAY(a2.a), FROM_UNIXTIME(a2.id)) BETWEEN a1.a AND REGEXP_SUBSTR(a1.a, '[[:digit:]]'))) AND ((CAST(NULL AS CHAR(3)) >= CAST(CAST(a1.d AS CHAR) AS DECIMAL(65,30))))
+--;
+SELECT a1.id AS c0, a1.a AS c1, SUM((255 % a1.id)) OVER (PARTITION BY a1.a ORDER BY a1.id, a1.id) AS c2 FROM `t2` AS a1 ORDER BY 1
+--;
+CREATE OR REPLACE VIEW v1 AS SELECT ROUND(UNIX_TIMESTAMP(FROM_UNIXTIME(a1.c)), 3) AS c0, '2024-01-15T10:11:12.1234567' AS c1 FROM `t2` AS a1, `t1` AS a2 ORDER BY 1
+--;
+SHOW TABLE STATUS LIKE 't2'
+--;
+SET SESSION sql_mode = 'ONLY_FULL_GROUP_BY'
+--;
+PREPARE s1 FROM 'SELECT CASE 127 WHEN 1 THEN a1.id ELSE a1.c END AS c0, a1.a AS c1, a1.id AS c2, (-2147483648 MOD 1) AS c3 FROM `t2` AS a1 WHERE ((a1.a IN (SELECT a2.b AS c0 FROM `t1` AS a2 LEFT JOIN `t1` AS a3 ON (a3.b <> NULL) WHERE ((NULL != NULL))))) AND ((a1.a LIKE ''%b%'')) INTERSECT SELECT (a4.c1 + NULL) AS c0, ''ab'' AS c1, IF((a4.c1 > ''x%y''), 255, a4.c1) AS c2, a4.c1 AS c3 FROM (SELECT a5.b AS c0, a5.id AS c1 FROM `t1` AS a5 WHERE ((a5.id <= 127))) AS a4 WHERE ((a4.c1 <=> a4.c1)) AND (((NULL != 127) AND ''-7'' != a4.c0))'
+--;
+SELECT CAST(- a1.b AS DATE) AS c0, a1.d AS c1 FROM `t2` AS a1 INNER JOIN `t1` AS a2 ON a2.a = a1.id
+--;
+BEGIN
+--;
+WITH RECURSIVE r AS (SELECT 1 AS c0, CAST('a' AS CHAR(40)) AS c1 UNION ALL SELECT rr.c0 + 1 AS c0, CONCAT(rr.c1, rr.c0) AS c1 FROM `r` AS rr WHERE (rr.c0 < 4)) SELECT a1.c AS c0, TRIM(LEADING 'ab' FROM '{"a": 1}') AS c1 FROM `t2` AS a1 WHERE ((' 5' != 'null' || (a1.d >= a1.d)) IS TRUE) AND ((GREATEST(1, 4294967295) != (a1.d + a1.id)))
+--;
+UPDATE IGNORE `t1` SET id = -647
+--;
+SELECT SUBDATE('1993-08-09 02:58:44.797', a1.d) AS c0 FROM `t2` AS a1 INTERSECT ALL SELECT a2.c AS c0 FROM `t2` AS a2

@@ -1,0 +1,23 @@
+CREATE TABLE `t1` (
+  `id` SMALLINT NOT NULL AUTO_INCREMENT,
+  `a` BIT(1) NULL,
+  `b` BIGINT NULL,
+  `c` VARCHAR(10) NULL,
+  PRIMARY KEY (`id`)
+)
+--;
+INSERT IGNORE INTO `t1` (a, b, c) VALUES (0, 381, ' 5')
+--;
+SELECT (MAX(CHARACTER_LENGTH(a1.c)) * COUNT(DISTINCT SUBDATE(a1.id, INTERVAL '2 3:4:5' DAY_SECOND))) AS c0 FROM `t1` AS a1
+--;
+SELECT NULL AS c0, CASE a1.a WHEN GREATEST('-7', CASE WHEN (1 != a1.b) THEN a1.c ELSE '[]' END) THEN FROM_UNIXTIME(a1.id) ELSE NULL END AS c1 FROM `t1` AS a1 WHERE (((IF((a1.c = a1.c), '838:59:59', a1.a) != a1.id) XOR (JSON_SEARCH(a1.b, 'all', 'é') <> '1998-06-17')))
+--;
+SELECT a3.id AS c0, (EXISTS (SELECT 1 AS c0 FROM `t1` AS a4 INNER JOIN `t1` AS a5 ON a5.c <= a1.b) && ('0x1F' REGEXP '^$')) AS c1, a3.a AS c2, a3.c AS c3 FROM `t1` AS a1, `t1` AS a2 CROSS JOIN `t1` AS a3 WHERE ((TRIM(LEADING 'ab' FROM 'A') <= a1.c))
+--;
+SELECT a1.id AS c0 FROM `t1` AS a1
+--;
+SELECT * FROM v1
+--;
+INSERT INTO `t1` (a, b, c) VALUES (0, 0, '[1, 2]')
+--;
+BEGIN

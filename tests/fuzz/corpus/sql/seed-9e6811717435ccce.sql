@@ -1,0 +1,52 @@
+CREATE TABLE `t1` (
+  `a` DATETIME(6) NOT NULL,
+  `b` MEDIUMINT UNSIGNED NULL,
+  `c` VARCHAR(1) NOT NULL,
+  PRIMARY KEY (`c`, `a`)
+)
+--;
+CREATE TABLE `t2` (
+  `a` ENUM('a','b','c') NULL,
+  `b` CHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  `c` MEDIUMINT UNSIGNED NULL,
+  PRIMARY KEY (`b`),
+  KEY k0 (`c`)
+)
+--;
+CREATE TABLE `t3` (
+  `id` INT NOT NULL AUTO_INCREMENT,
+  `a` TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
+  `b` VARCHAR(20) NULL,
+  `c` INT UNSIGNED NULL,
+  PRIMARY KEY (`id`)
+)
+--;
+INSERT IGNORE INTO `t1` (a, b, c) VALUES ('2029-10-05 16:14:48.79227', 7, 'é'), ('2018-06-17 17:42:11.9857', 1, 'a'), ('2029-09-20 20:21:08.353', 1, ''), ('2026-03-20 19:37:21.4034', 2, 'A'), ('2010-01-24 20:56:23.9', 915, 'É'), ('1981-06-12 21:14:23.402399', 944, 'e'), ('1979-07-23 00:10:00.85', 0, 'É'), ('1969-03-22 07:43:33.162', NULL, 'B')
+--;
+INSERT IGNORE INTO `t2` (a, b, c) VALUES ('c', '{"a": 1}', 255), ('a', '{"a": 1}', 1), ('a', '12:30:00', 0)
+--;
+INSERT IGNORE INTO `t3` (a, b, c) VALUES (NULL, 'ab', NULL)
+--;
+BEGIN
+--;
+DELETE FROM `t3` WHERE (LAST_DAY(a) > LEAST(NULL, a))
+--;
+SELECT CASE MIN(GREATEST(a1.a, NULL)) WHEN GROUP_CONCAT(REVERSE(a1.b) ORDER BY REVERSE(a1.b) DESC, BINARY REVERSE(a1.b)) THEN MAX(DATE '2014-02-24') ELSE MAX(CASE 'x%y' WHEN a1.a THEN a1.c ELSE a1.b END) END AS c0, MAX(IF((a1.c = a1.b), 0.0, a1.a)) AS c1 FROM `t3` AS a1 WHERE ((a1.b >= 'A') IS TRUE) HAVING ((COUNT(MONTH('2024-02-30')) >= -(MAX(UNIX_TIMESTAMP('2023-07-05 10:24:14.598189')))))
+--;
+SELECT 1.5 AS c0, '2029-05-10 06:13:07.85' AS c1, a1.a AS c2 FROM `t1` AS a1 RIGHT JOIN `t3` AS a2 ON a2.id = a1.b WHERE ((SUBSTR(DATE_FORMAT('2021-08-05 01:13:26.040', '%f %p %r %T'), 10, 2) NOT BETWEEN CAST(CONCAT(a2.a, a2.c) AS CHAR CHARACTER SET latin1) AND 'ab')) AND (((CASE a2.a WHEN a2.c THEN -2147483648 ELSE ' 12abc' END != LENGTH(a1.c)) OR ((a1.b <> a2.c) OR (a1.c != SOME (SELECT a4.c AS c0 FROM `t1` AS a3 INNER JOIN `t2` AS a4 ON (a2.id <=> a4.a))))))
+--;
+CREATE TEMPORARY TABLE tmp AS SELECT * FROM t3
+--;
+ROLLBACK
+--;
+START TRANSACTION
+--;
+SELECT a1.a AS c0, a1.a AS c1, ABS(AVG(a1.c)) AS c2, COUNT(DISTINCT CONCAT_WS(NULL, '1e2', ' 5')) AS c3 FROM `t2` AS a1 WHERE ((a1.a = a1.b) AND (DATE '2024-02-29' >= a1.a) AND '-10:41:30.141' IS NULL) GROUP BY 1, 2
+--;
+SELECT a1.c AS c0, a1.c AS c1, MAX(REPLACE(a1.c, a1.c, 'b')) AS c2, (COUNT(*) + 3) AS c3 FROM `t1` AS a1 GROUP BY 1, 2
+--;
+TRUNCATE TABLE t2
+--;
+SELECT DISTINCT a1.a AS c0, CASE WHEN (FROM_UNIXTIME(a1.c) BETWEEN CAST(a2.a AS DATETIME(6)) AND CAST(2147483647 AS DATETIME)) THEN a2.a WHEN (256 <=> a2.b AND ('ss' LIKE '%|_%' ESCAPE '|')) THEN SUBDATE(SUBDATE(NULL, a2.b), (a1.id - a1.c)) END AS c1, LAST_DAY(CASE IF((a1.id <= 256), a2.b, a2.c) WHEN REPLACE('2', a2.c, 'b') THEN a1.id ELSE CAST(a1.a AS DATE) END) AS c2, a1.id AS c3 FROM `t3` AS a1, `t1` AS a2 WHERE (('a ' <> (a1.a >= NULL))) AND (CONCAT(ASCII('0x1F'), (NULL * a1.id), a1.b) < a1.b) ORDER BY 3, 2, 1
+--;
+SELECT NULL AS c0, ASCII(a1.b) AS c1, REGEXP_REPLACE('É', '[a-c]+', '\\1') AS c2, a2.b AS c3 FROM `t2` AS a1 CROSS JOIN `t1` AS a2 UNION SELECT a3.a AS c0, 2 AS c1, NVL(a3.b, a3.b) AS c2, a3.b AS c3 FROM `t2` AS a3 WHERE ((a3.b >= NULL)) AND ((a3.c > a3.c) && a3.b = a3.c)

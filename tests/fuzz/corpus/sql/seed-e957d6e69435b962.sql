@@ -1,0 +1,66 @@
+CREATE TABLE `t1` (
+  `id` SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT,
+  `a` DOUBLE NULL,
+  `b` DATETIME(6) NULL,
+  `c` DATETIME(6) NULL,
+  `d` DECIMAL(18,2) NULL,
+  PRIMARY KEY (`id`),
+  KEY k0 (`a`),
+  UNIQUE KEY k1 (`c`)
+)
+--;
+CREATE TABLE `t2` (
+  `id` BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
+  `a` FLOAT NULL,
+  `b` DATETIME(3) NULL,
+  PRIMARY KEY (`id`),
+  UNIQUE KEY k0 (`a`),
+  KEY k1 (`b`)
+)
+--;
+CREATE TABLE `t3` (
+  `id` SMALLINT NOT NULL AUTO_INCREMENT,
+  `a` VARCHAR(64) NULL,
+  `b` DATETIME(3) NULL,
+  `c` VARCHAR(20) NULL,
+  `d` DATE NULL,
+  `e` JSON NULL,
+  PRIMARY KEY (`id`),
+  KEY k0 (`d`)
+)
+--;
+INSERT IGNORE INTO `t1` (a, b, c, d) VALUES (-86.5, NULL, '1961-07-02 13:15:02.16393', -221.8)
+--;
+INSERT IGNORE INTO `t2` (a, b) VALUES (90.25, NULL), (NULL, '1990-12-27 22:04:05.4'), (-89.75, NULL), (-78.5, '2001-05-09 00:33:25.340414'), (-58, '2010-08-28 12:46:20.48')
+--;
+INSERT IGNORE INTO `t3` (a, b, c, d, e) VALUES ('12:30:00', '2029-01-28 15:54:57.83784', 'x%y', '2024-02-29', '"str"'), ('A', '2012-08-16 14:24:54.1329', '[1, 2]', '2006-06-05', NULL), ('A', '2039-05-20 02:31:39.356', 'B', '1000-01-01', '-7'), ('1e2', '2019-05-22 07:00:04.531', '12:30:00', '2024-01-15', '[1, "x", null, true]')
+--;
+START TRANSACTION
+--;
+SELECT 'é' AS c0 FROM `t3` AS a1 LEFT JOIN `t3` AS a2 ON (CONCAT(a2.id, '12:30:00') LIKE '%|_%' ESCAPE '|')
+--;
+UPDATE `t1` SET id = 65535, d = 50.23 WHERE ((CONCAT(NULL, c) RLIKE 'A')) ORDER BY id DESC LIMIT 1
+--;
+SELECT DISTINCT NULL AS c0 FROM `t1` AS a1 WHERE ((NULL NOT IN (SELECT a1.b AS c0 FROM `t1` AS a2 WHERE (('null' < a2.b))))) AND ((ADDDATE(ADDDATE(a1.b, INTERVAL 10 QUARTER), INTERVAL (a1.id * a1.id) QUARTER) > a1.d)) ORDER BY 1
+--;
+UPDATE `t2` SET b = FROM_UNIXTIME((TRUE + b)), b = '1996-08-17 23:52:45.250607' WHERE ((a <> NVL('1.5', '"str"')))
+--;
+SELECT (NVL(IF((a1.a <= ''), a1.id, a1.id), LOCATE('2', a1.d, -1)) / POW(a1.id, 5)) AS c0, NULL AS c1 FROM `t3` AS a1 WHERE ((IF((1 = ALL (SELECT a1.id AS c0 FROM `t2` AS a2)), LPAD('ab', 2, 'ab'), MID(a1.c, 5, 3)) NOT REGEXP 'A')) AND (CASE WHEN (a1.id >= a1.id) THEN '2027-10-23' WHEN DATE '1993-01-15' >= '2017-01-06' THEN a1.d END IS NOT NULL IS FALSE) ORDER BY 1 DESC
+--;
+ALTER TABLE t3 DROP COLUMN b
+--;
+WITH q0 AS (SELECT DISTINCT POWER(a1.id, 3) AS c0 FROM `t2` AS a1 WHERE ((a1.b < 'abc def'))) SELECT SUBSTRING(a2.a, 5, -1) AS c0, 0 AS c1, MID(CASE WHEN (-2147483648 <= a2.id) THEN a2.b WHEN ('"str"' != a2.id) THEN a2.a ELSE 'Abc' END, 2, 3) AS c2 FROM `t2` AS a2 WHERE ((((a2.id <= a2.id) OR (a2.b > _binary'a')) OR (a2.a > NULL OR (127 = a2.id))))
+--;
+EXPLAIN SELECT a1.id AS c0, MIN(JSON_ARRAY(a1.d)) AS c1 FROM `t1` AS a1 WHERE ('1995-01-04' < a1.b) AND ((a1.c <= a1.b)) GROUP BY 1 ORDER BY 1
+--;
+UPDATE `t3` SET a = 'a', c = '12:30:00' WHERE (NOT(NOT NULL <= c))
+--;
+SELECT a1.id AS c0 FROM `t1` AS a1 WHERE ((CASE '[1, "x", null, true]' WHEN JSON_SEARCH(a1.d, 'all', a1.d) THEN 'ß' ELSE CASE a1.id WHEN a1.id THEN 'a ' ELSE 'a_b' END END NOT LIKE 'A_C'))
+--;
+SELECT a1.id AS c0, a1.a AS c1 FROM `t2` AS a1 ORDER BY 1
+--;
+SELECT CAST(MAX(CASE a1.c1 WHEN -7 THEN NULL ELSE '2010-05-15' END) AS DECIMAL(10,2)) AS c0, MAX(a1.c0) AS c1 FROM (SELECT a2.b AS c0, a2.id AS c1, a2.id AS c2 FROM `t2` AS a2 WHERE ((a2.b <> 'a_b')) AND ((NULL <= a2.b))) AS a1 WHERE ((a1.c0 LIKE '_')) AND ((COLLATION(18446744073709551615) LIKE '%|_%' ESCAPE '|')) ORDER BY 1
+--;
+SELECT a1.id AS c0, a1.id AS c1, a1.b AS c2, UNIX_TIMESTAMP(SUBDATE('2026-05-15 15:07:30.1018', INTERVAL a1.id QUARTER)) & JSON_DEPTH(JSON_COMPACT(a1.e)) AS c3 FROM `t3` AS a1 WHERE ((('12:30:00' NOT LIKE '_') && IF((a1.id <=> a1.id), a1.c, '0x1F') IS NOT NULL))
+--;
+SELECT CASE '00:00:00' WHEN a5.c0 THEN a2.id ELSE a1.b END AS c0, a1.c AS c1, a2.id AS c2 FROM `t1` AS a1 JOIN `t1` AS a2 ON EXISTS (SELECT -9223372036854775808 AS c0 FROM `t1` AS a3 INNER JOIN `t1` AS a4 ON NULL >= a3.c WHERE ((a3.b != '2005-12-11 14:57:20.608'))) LEFT JOIN (SELECT '-3.5' AS c0 FROM `t1` AS a6 CROSS JOIN `t2` AS a7 WHERE (a7.id <= a6.id)) AS a5 ON a5.c0 = a1.c WHERE (('ß' IN (a5.c0, a2.d, NULL))) UNION DISTINCT SELECT ROUND(99999999.99, 10) AS c0, a10.b AS c1, a8.c0 AS c2 FROM (SELECT a9.a AS c0, a9.c AS c1 FROM `t3` AS a9 WHERE ((0x41 <> 18446744073709551615))) AS a8, `t1` AS a10
