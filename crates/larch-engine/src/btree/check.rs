@@ -1,6 +1,8 @@
 //! Structural verification of a B+tree (`larch check`, tests).
 //!
-//! Checks, for every node reachable from the root: page type and index id;
+//! Checks, for every node reachable from the root: page type, a layout that
+//! stays inside the page (`Node::layout_problem`, checked before any entry
+//! is read) and index id;
 //! levels decreasing by one towards the leaves; keys strictly increasing within a
 //! node and inside the bounds the ancestors impose (the key of entry 0 of an
 //! internal node routes everything below its successor, so only leaf keys and
@@ -88,6 +90,11 @@ impl Walk<'_> {
         let mut bad = |m: String| self.problems.push(format!("page {page}: {m}"));
         if PageHeader(d).page_type() != Some(PageType::Index) {
             bad("not an index page".into());
+            return Ok(());
+        }
+        // Nothing below reads past the page or the heap.
+        if let Some(problem) = n.layout_problem() {
+            bad(format!("node layout: {problem}"));
             return Ok(());
         }
         if n.index_id() != self.tree.index_id {

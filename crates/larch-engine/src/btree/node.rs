@@ -137,6 +137,42 @@ impl<'a> Node<'a> {
     pub fn used_bytes(&self) -> usize {
         self.heap_top() - BODY - self.garbage() + 2 * self.len()
     }
+    /// Why the node's layout cannot be read safely, if it cannot: an entry
+    /// count, heap top, garbage count, slot or entry length that points
+    /// outside the page or the heap. A page that passed its checksum can
+    /// still be wrong this way only if a bug wrote it; readers that must
+    /// never fail on such a page (the structural check) ask this first, as
+    /// [`Node::entry`] and [`Node::key`] trust the page.
+    pub fn layout_problem(&self) -> Option<String> {
+        let end = self.end();
+        let (n, top) = (self.len(), self.heap_top());
+        if BODY + 2 * n > end {
+            return Some(format!("{n} entries cannot fit the page"));
+        }
+        if top < BODY || top + 2 * n > end {
+            return Some(format!(
+                "heap top {top} outside the heap (body {BODY}, slots from {})",
+                end - 2 * n
+            ));
+        }
+        if self.garbage() > top - BODY {
+            return Some(format!("garbage {} exceeds the heap", self.garbage()));
+        }
+        for i in 0..n {
+            let off = bytes::get_u16(self.0, self.slot_pos(i)) as usize;
+            if off < BODY || off + ENTRY_HEADER > top {
+                return Some(format!("slot {i} points at {off}, outside the heap"));
+            }
+            let klen = bytes::get_u16(self.0, off + 1) as usize;
+            let vlen = bytes::get_u16(self.0, off + 3) as usize;
+            if off + ENTRY_HEADER + klen + vlen > top {
+                return Some(format!(
+                    "entry {i} at {off} ({klen}-byte key, {vlen}-byte value) runs past the heap top {top}"
+                ));
+            }
+        }
+        None
+    }
     /// Entry `i` (in key order). The caller keeps `i < len()`.
     pub fn entry(&self, i: usize) -> EntryRef<'a> {
         let off = bytes::get_u16(self.0, self.slot_pos(i)) as usize;

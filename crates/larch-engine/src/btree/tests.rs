@@ -391,6 +391,63 @@ fn check_reports_a_damaged_tree_and_storage_check_finds_it() -> Result<()> {
     Ok(())
 }
 
+#[test]
+fn check_reports_a_node_whose_layout_leaves_the_page() -> Result<()> {
+    let vfs: Arc<dyn Vfs> = Arc::new(SimVfs::new());
+    let s = storage(PageSize::K4, 64, vfs)?;
+    let space = s.create_tablespace("db/lay.ibd")?;
+    let tree = BTree::create(s.pool(), space, 12)?;
+    for i in 0..3000u32 {
+        tree.insert(s.pool(), &i.to_be_bytes(), &[1u8; 20], OnDuplicate::Error)?;
+    }
+    let leaf = {
+        let g = tree.leaf_shared(s.pool(), &1500u32.to_be_bytes())?;
+        g.id()
+    };
+    // Each damage alone, through a logged change, so the page's checksum
+    // stays valid: an entry count, an entry's key length, a slot.
+    let damages: [(&str, Box<dyn Fn(&[u8]) -> (usize, Vec<u8>)>); 3] = [
+        ("entries cannot fit", Box::new(|_| (super::node::N_ENTRIES, vec![0x7f, 0xff]))),
+        (
+            "runs past the heap top",
+            Box::new(|d| {
+                let n = super::node::Node(d);
+                let off = crate::page::bytes::get_u16(d, n.slot_pos(0)) as usize;
+                (off + 1, vec![0xff, 0xf0])
+            }),
+        ),
+        (
+            "outside the heap",
+            Box::new(|d| (super::node::Node(d).slot_pos(1), vec![0xff, 0xf0])),
+        ),
+    ];
+    for (expect, damage) in damages {
+        let mut mtr = s.mtr()?;
+        let p = mtr.page(leaf, crate::buffer::Latch::Exclusive)?;
+        let before = mtr.data(p).to_vec();
+        let (at, bytes) = damage(&before);
+        mtr.write_bytes(p, at, &bytes);
+        mtr.commit()?;
+        let problems = check(&tree, s.pool())?;
+        assert!(
+            problems.iter().any(|p| p.contains("node layout") && p.contains(expect)),
+            "{expect}: {problems:?}"
+        );
+        let report = s.check()?;
+        assert!(report
+            .problems()
+            .iter()
+            .any(|p| p.contains("db/lay.ibd") && p.contains("node layout")));
+        // Undo the damage for the next one.
+        let mut mtr = s.mtr()?;
+        let p = mtr.page(leaf, crate::buffer::Latch::Exclusive)?;
+        mtr.write_bytes(p, at, &before[at..at + bytes.len()]);
+        mtr.commit()?;
+        assert!(check(&tree, s.pool())?.is_empty());
+    }
+    Ok(())
+}
+
 /// Leaf pages from the leftmost one along the next links.
 fn leaf_chain(tree: &BTree, pool: &crate::buffer::BufferPool) -> Result<Vec<u32>> {
     let mut pages = vec![tree.leaf_shared(pool, &[])?.id().page];
