@@ -293,6 +293,7 @@ mod tests {
             connections_per_hour: 2,
             queries_per_hour: 2,
             updates_per_hour: 1,
+            ..AccountLimits::default()
         };
         let first = users.login(key.clone(), limits, false);
         assert!(first.is_ok());

@@ -407,7 +407,10 @@ fn check_reports_a_node_whose_layout_leaves_the_page() -> Result<()> {
     // Each damage alone, through a logged change, so the page's checksum
     // stays valid: an entry count, an entry's key length, a slot.
     let damages: [(&str, Box<dyn Fn(&[u8]) -> (usize, Vec<u8>)>); 3] = [
-        ("entries cannot fit", Box::new(|_| (super::node::N_ENTRIES, vec![0x7f, 0xff]))),
+        (
+            "entries cannot fit",
+            Box::new(|_| (super::node::N_ENTRIES, vec![0x7f, 0xff])),
+        ),
         (
             "runs past the heap top",
             Box::new(|d| {
@@ -430,7 +433,9 @@ fn check_reports_a_node_whose_layout_leaves_the_page() -> Result<()> {
         mtr.commit()?;
         let problems = check(&tree, s.pool())?;
         assert!(
-            problems.iter().any(|p| p.contains("node layout") && p.contains(expect)),
+            problems
+                .iter()
+                .any(|p| p.contains("node layout") && p.contains(expect)),
             "{expect}: {problems:?}"
         );
         let report = s.check()?;
