@@ -80,6 +80,18 @@ struct Deadline {
     process: Weak<ProcessEntry>,
 }
 
+/// The fewest queued deadlines at which ended ones are dropped.
+const PRUNE_MIN: usize = 1024;
+
+impl Deadline {
+    /// True while the statement it was armed for still runs.
+    fn is_current(&self) -> bool {
+        self.process
+            .upgrade()
+            .is_some_and(|p| p.timer_token.load(Ordering::SeqCst) == self.token)
+    }
+}
+
 impl PartialEq for Deadline {
     fn eq(&self, other: &Self) -> bool {
         self.at == other.at && self.token == other.token
@@ -101,6 +113,10 @@ impl Ord for Deadline {
 #[derive(Default)]
 struct Pending {
     deadlines: BinaryHeap<Deadline>,
+    /// When the heap holds this many deadlines, those of statements that
+    /// ended are dropped (a statement's deadline stays queued after it
+    /// ends; under a long limit they would pile up).
+    prune_at: usize,
     started: bool,
     /// Set when the database closes: the thread ends.
     closed: bool,
@@ -134,6 +150,10 @@ impl StatementTimer {
         };
         let (pending, wake) = &*self.shared;
         let mut p = pending.lock();
+        if p.deadlines.len() >= p.prune_at {
+            p.deadlines.retain(Deadline::is_current);
+            p.prune_at = (p.deadlines.len() * 2).max(PRUNE_MIN);
+        }
         p.deadlines.push(Deadline {
             at,
             token,
@@ -184,12 +204,12 @@ fn run(shared: &(Mutex<Pending>, Condvar)) {
 
 /// Interrupts the statement a deadline belongs to, if it still runs.
 fn fire(due: &Deadline) {
+    if !due.is_current() {
+        return;
+    }
     let Some(process) = due.process.upgrade() else {
         return;
     };
-    if process.timer_token.load(Ordering::SeqCst) != due.token {
-        return;
-    }
     process
         .interrupted_by
         .store(due.why as u8, Ordering::SeqCst);
@@ -197,5 +217,81 @@ fn fire(due: &Deadline) {
     let hook = process.kill_hook.lock();
     if let Some(hook) = hook.as_ref() {
         hook(true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::database::ProcessState;
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+
+    fn process() -> Arc<ProcessEntry> {
+        Arc::new(ProcessEntry {
+            id: 1,
+            user: "u".into(),
+            host: "h".into(),
+            started: Instant::now(),
+            state: Mutex::new(ProcessState::default()),
+            kill_query: Arc::new(AtomicBool::new(false)),
+            kill_connection: AtomicBool::new(false),
+            interrupted_by: AtomicU8::new(0),
+            timer_token: AtomicU64::new(0),
+            kill_hook: Mutex::new(None),
+            running_write: AtomicBool::new(false),
+        })
+    }
+
+    #[test]
+    fn a_deadline_fires_only_for_its_statement() {
+        let timer = StatementTimer::default();
+        let p = process();
+        // An ended statement's deadline does not stop the next one.
+        timer.arm(
+            &p,
+            1,
+            Duration::from_millis(20),
+            Interruption::StatementTime,
+        );
+        p.timer_token.store(2, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!p.kill_query.load(Ordering::SeqCst));
+        // The running statement's deadline stops it and says why.
+        timer.arm(
+            &p,
+            2,
+            Duration::from_millis(20),
+            Interruption::ExecutionTime,
+        );
+        let waited = Instant::now();
+        while !p.kill_query.load(Ordering::SeqCst) && waited.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(p.kill_query.load(Ordering::SeqCst));
+        assert_eq!(
+            Interruption::of(&p.interrupted_by),
+            Interruption::ExecutionTime
+        );
+        let e = Interruption::ExecutionTime
+            .error(SqlError::new(1317, "Query execution was interrupted"));
+        assert_eq!(e.code(), 3024);
+    }
+
+    #[test]
+    fn ended_statements_leave_no_pile_of_deadlines() {
+        let timer = StatementTimer::default();
+        let p = process();
+        // 100,000 statements under a one-hour limit, each ended at once.
+        for token in 1..=100_000u64 {
+            p.timer_token.store(token, Ordering::SeqCst);
+            timer.arm(
+                &p,
+                token,
+                Duration::from_secs(3600),
+                Interruption::StatementTime,
+            );
+        }
+        let queued = timer.shared.0.lock().deadlines.len();
+        assert!(queued <= 2 * PRUNE_MIN, "{queued} deadlines queued");
     }
 }
