@@ -117,6 +117,12 @@ pub fn iteration_seed(seed: u64, i: u64) -> u64 {
 /// Runs one input and reports any failure: a panic that escaped, a panic
 /// caught somewhere inside, or the target's own verdict.
 pub fn run_one(target: &mut dyn Target, input: &[u8]) -> Result<(), String> {
+    // Panics are counted process-wide (a target's own threads panic too),
+    // so one input runs at a time: another run's panic, on another thread,
+    // would be counted as this one's.
+    let _one_at_a_time = ONE_INPUT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     panics::install();
     let _ = panics::take();
     let before = panics::count();
@@ -139,6 +145,9 @@ pub fn run_one(target: &mut dyn Target, input: &[u8]) -> Result<(), String> {
         (Err(_), _) => Err(format!("{} (escaped)", first.unwrap_or_default())),
     }
 }
+
+/// Held while [`run_one`] runs an input.
+static ONE_INPUT_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Fuzzes `target` for the budget of `cfg`.
 pub fn run(target: &mut dyn Target, cfg: &RunConfig) -> Report {
