@@ -27,6 +27,8 @@ pub mod ddl;
 pub mod error;
 pub mod eval;
 mod exec;
+#[cfg(feature = "fault-injection")]
+pub mod fault_injection;
 pub mod metadata_locks;
 pub mod parse;
 pub mod privileges;

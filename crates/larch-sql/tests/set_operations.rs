@@ -24,6 +24,43 @@ fn flat(t: &TestDb, sql: &str) -> R<Vec<String>> {
         .collect())
 }
 
+/// `ORDER BY 1` after a UNION orders by the result's first column. It read
+/// past the row (leaving the rows unsorted) when the statement was the
+/// first on its thread to sort, or a column of another width's rows after.
+#[test]
+fn positional_order_of_a_union() -> R<()> {
+    let t = tables()?;
+    assert_eq!(
+        flat(
+            &t,
+            "SELECT 1 a UNION SELECT 3 UNION SELECT 2 ORDER BY 1 DESC"
+        )?,
+        ["3", "2", "1"]
+    );
+    assert_eq!(
+        flat(
+            &t,
+            "SELECT a FROM s1 UNION SELECT a FROM s2 ORDER BY 1 DESC"
+        )?,
+        ["4", "3", "2", "1", "NULL"]
+    );
+    assert_eq!(
+        flat(
+            &t,
+            "SELECT 5 x, 1 y UNION SELECT 3, 2 UNION SELECT 4, 0 ORDER BY 2 DESC"
+        )?,
+        ["3 2", "5 1", "4 0"]
+    );
+    // After a sort with output columns appended to wider rows.
+    let mut s = t.session(5)?;
+    rows(&mut s, "SELECT a, b, a + 1 FROM s1 ORDER BY 3")?;
+    assert_eq!(
+        rows(&mut s, "SELECT b FROM s1 UNION SELECT b FROM s2 ORDER BY 1")?.concat(),
+        ["NULL", "Z", "w", "x", "y", "z"]
+    );
+    Ok(())
+}
+
 #[test]
 fn intersect_and_except() -> R<()> {
     let t = tables()?;

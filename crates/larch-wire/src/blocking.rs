@@ -95,7 +95,7 @@ pub trait SocketShutdown: Send + Sync {
 }
 
 /// `poll(2)` of `fd` for the peer's close, without waiting.
-fn fd_peer_closed(fd: std::os::fd::RawFd) -> bool {
+pub(crate) fn fd_peer_closed(fd: std::os::fd::RawFd) -> bool {
     let mut pfd = libc::pollfd {
         fd,
         events: libc::POLLRDHUP,

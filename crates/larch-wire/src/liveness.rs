@@ -12,8 +12,10 @@
 //! Cost on the command path: two relaxed atomic stores per command
 //! ([`ConnectionControl::command_started`] / `command_ended`); the watcher
 //! polls only connections busy for a whole interval. Connections served
-//! with blocking calls ([`crate::blocking`]) are watched; pool connections
-//! have no registered socket and are not.
+//! with blocking calls ([`crate::blocking`]) are polled through their
+//! registered socket; pool connections (tokio sockets, whose task reads
+//! nothing while a command runs) through a second descriptor of their
+//! socket that the server keeps while the connection lives.
 
 use crate::session::ConnectionControl;
 use parking_lot::Mutex;

@@ -184,7 +184,10 @@ struct Registration<'a> {
 
 impl Drop for Registration<'_> {
     fn drop(&mut self) {
-        self.server.connections.lock().remove(&self.id);
+        if let Some(control) = self.server.connections.lock().remove(&self.id) {
+            // Its descriptor must not keep the socket open.
+            control.set_peer_probe(None);
+        }
     }
 }
 
@@ -382,6 +385,9 @@ impl Server {
             server: self,
             id: info.connection_id,
         };
+        // A tokio socket is not read while a command runs: the liveness
+        // watcher polls a second descriptor of it instead.
+        info.control.set_peer_probe(stream.liveness_probe());
         let mut stream = PacketStream::new(stream, self.config.max_allowed_packet);
         if info.transport == Transport::Tcp && self.hosts.is_blocked(&info.host) {
             let err = MysqlError::host_blocked(&info.host);

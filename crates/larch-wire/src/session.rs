@@ -65,6 +65,11 @@ pub struct ConnectionControl {
     /// socket down, which wakes the thread if it waits for a command or for
     /// a client to take its answer.
     socket: parking_lot::Mutex<Option<(Arc<dyn SocketShutdown>, std::thread::ThreadId)>>,
+    /// A second descriptor of a tokio-served connection's socket
+    /// ([`ClientStream::liveness_probe`](crate::stream::ClientStream)),
+    /// polled by [`crate::liveness`]; dropped when the connection ends (it
+    /// keeps the socket open while held).
+    peer: parking_lot::Mutex<Option<std::os::fd::OwnedFd>>,
     /// Odd while a command runs: `2 * commands started + 1`
     /// ([`crate::liveness`]).
     busy: AtomicU64,
@@ -165,13 +170,23 @@ impl ConnectionControl {
         (n & 1 == 1).then_some(n)
     }
 
-    /// True when the connection's socket (served with blocking calls) was
-    /// closed by the client.
+    /// True when the connection's socket (served with blocking calls, or a
+    /// tokio socket with a probe) was closed by the client.
     pub(crate) fn peer_closed(&self) -> bool {
-        self.socket
+        use std::os::fd::AsRawFd;
+        if let Some((socket, _)) = self.socket.lock().as_ref() {
+            return socket.peer_closed();
+        }
+        self.peer
             .lock()
             .as_ref()
-            .is_some_and(|(socket, _)| socket.peer_closed())
+            .is_some_and(|fd| crate::blocking::fd_peer_closed(fd.as_raw_fd()))
+    }
+
+    /// Watches `probe` (a second descriptor of a tokio-served connection's
+    /// socket) for the client's close; `None` forgets it.
+    pub(crate) fn set_peer_probe(&self, probe: Option<std::os::fd::OwnedFd>) {
+        *self.peer.lock() = probe;
     }
 
     /// Installs what runs when the client goes away during a command (the

@@ -63,6 +63,21 @@ impl ClientStream {
     pub fn other(stream: impl AsyncStream + 'static) -> Self {
         ClientStream::Other(Box::new(stream))
     }
+
+    /// A second descriptor of a tokio socket, for [`crate::liveness`] to
+    /// poll while a command runs and the connection's task reads nothing;
+    /// `None` for blocking sockets (watched through their own registration)
+    /// and other streams.
+    pub(crate) fn liveness_probe(&self) -> Option<std::os::fd::OwnedFd> {
+        use std::os::fd::AsFd;
+        let fd = match self {
+            ClientStream::Tcp(s) => s.as_fd(),
+            ClientStream::Tls(s) => s.get_ref().0.as_fd(),
+            ClientStream::Unix(s) => s.as_fd(),
+            _ => return None,
+        };
+        fd.try_clone_to_owned().ok()
+    }
 }
 
 /// Evaluates `$call` with `$s` bound to whichever stream `$self` holds.

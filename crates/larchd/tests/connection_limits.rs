@@ -317,8 +317,19 @@ fn change_user_starts_a_fresh_session_on_the_same_connection() -> Res {
 
 #[test]
 fn a_statement_whose_client_went_away_is_killed() -> Res {
+    client_goes_away_during_a_statement(&[])
+}
+
+#[test]
+fn with_a_pool_of_threads_a_statement_whose_client_went_away_is_killed() -> Res {
+    client_goes_away_during_a_statement(&["--thread-handling=pool-of-threads"])
+}
+
+/// A client sends a long statement and disappears: the statement stops
+/// within seconds, as MariaDB's does.
+fn client_goes_away_during_a_statement(options: &[&str]) -> Res {
     let dir = tempdir()?;
-    let server = Larchd::start(dir.path(), &[])?;
+    let server = Larchd::start(dir.path(), options)?;
     let mut root = server.connect()?;
     // A client sends SLEEP(60) and disappears (its socket closes).
     let opts = server.opts();

@@ -14,6 +14,8 @@
 
 pub mod client_io;
 mod diagnostics;
+mod execution_state;
+pub(crate) use execution_state::ExecutionState;
 pub(crate) mod plans;
 mod settings;
 pub mod sql_prepared;
@@ -136,6 +138,8 @@ pub struct Session {
     /// error fails the statement (the server's per-account limits:
     /// `MAX_QUERIES_PER_HOUR`, `MAX_UPDATES_PER_HOUR`, error 1226).
     pub statement_hook: Option<StatementHook>,
+    /// What the nested parts of the running statement share.
+    pub(crate) execution: ExecutionState,
 }
 
 /// See [`Session::statement_hook`].
@@ -208,6 +212,7 @@ impl Session {
             ssl_version: String::new(),
             ssl_cipher: String::new(),
             statement_hook: None,
+            execution: ExecutionState::default(),
         };
         session.take_global_transaction_characteristics();
         Ok(session)
@@ -344,7 +349,7 @@ impl Session {
     pub fn prepare(&mut self, stmt_id: u32, sql: &[u8]) -> Result<PreparedDescription, SqlError> {
         let text = crate::parse::bytes_to_text(sql);
         let replaces = self.prepared.contains_key(&stmt_id);
-        let (p, description) = self.prepare_text(&text, replaces)?;
+        let (p, description) = self.contain_panic(&text, |s| s.prepare_text(&text, replaces))?;
         self.db
             .status
             .prepared
@@ -488,18 +493,7 @@ impl Session {
         // A statement run inside another (EXECUTE in a routine) decides its
         // own strictness; the outer one's comes back even after a panic.
         let outer_strict = std::mem::replace(&mut self.strict_statement, false);
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            client_io::execute(self, stmt, params, io)
-        }))
-        .unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            tracing::error!(statement = text, panic = what, "statement panicked");
-            Err(SqlError::new(1105, format!("Internal error: {what}")))
-        });
+        let result = self.contain_panic(text, |s| client_io::execute(s, stmt, params, io));
         self.strict_statement = outer_strict;
         self.disarm_time_limit();
         let result = result.map_err(|e| self.interruption_error(e));
@@ -520,6 +514,29 @@ impl Session {
             self.record_error(e);
         }
         result
+    }
+
+    /// Runs `f`, turning a panic into error 1105 after putting the session
+    /// back in order ([`Session::recover_from_panic`]; the changes of the
+    /// statement `text` are rolled back).
+    fn contain_panic<T>(
+        &mut self,
+        text: &str,
+        f: impl FnOnce(&mut Session) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
+        // Where the open transaction stood: a statement that panics is
+        // rolled back to here.
+        let mark = self.txn.as_ref().map(|t| t.ctx.mark());
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self))).unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(statement = text, panic = what, "statement panicked");
+            self.recover_from_panic(mark);
+            Err(SqlError::new(1105, format!("Internal error: {what}")))
+        })
     }
 
     /// MariaDB names an unknown function with the current database, as the

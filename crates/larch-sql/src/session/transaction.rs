@@ -212,6 +212,29 @@ impl Session {
         }
     }
 
+    /// Puts the session back in order after a statement panicked (its
+    /// panic is caught and becomes its error): the statement's snapshot and
+    /// locking mode end, and its changes are rolled back as a failed
+    /// statement's are: back to `mark` (where the transaction open before
+    /// the statement stood), or the whole transaction when the statement
+    /// opened it. What nested parts of the statement changed in the session
+    /// (the account and database of a routine, the execution state) their
+    /// guards have put back while the panic unwound.
+    pub(crate) fn recover_from_panic(&mut self, mark: Option<UndoMark>) {
+        self.end_read();
+        self.locking = None;
+        match (mark, self.txn.as_mut()) {
+            (Some(mark), Some(t)) => {
+                if let Err(e) = t.ctx.rollback_to(mark) {
+                    tracing::error!(error = %e, "rolling back a panicked statement failed; rolling back its transaction");
+                    self.rollback();
+                }
+            }
+            (None, Some(_)) => self.rollback(),
+            (_, None) => {}
+        }
+    }
+
     /// COMMIT: makes the transaction durable and ends it.
     pub(crate) fn commit(&mut self) -> Result<(), SqlError> {
         let Some(t) = self.txn.take() else {

@@ -114,12 +114,14 @@ pub(crate) fn run_body(
     let saved_db = it.host.session().current_db.clone();
     let saved_account = run_as.map(|a| it.host.swap_account(a));
     it.host.use_db(Some(schema));
-    let result = it.run_body(body);
+    // The caller's database and account come back even when the body
+    // panics: the session must not keep the definer's privileges.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| it.run_body(body)));
     it.host.use_db(saved_db.as_deref());
     if let Some(a) = saved_account {
         it.host.swap_account(a);
     }
-    result
+    result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Error 1449 unless `definer` is an account.

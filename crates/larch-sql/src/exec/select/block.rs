@@ -30,12 +30,12 @@ use sqlparser::ast;
 use super::aggregate::{self, AggCall, CompiledAgg, AGG_PREFIX};
 use super::block_access::BlockAccess;
 use super::block_run;
+use super::explain;
 use super::naming::expr_name;
 use super::order::{compile_order, SortKey};
 use super::project::movable_outputs;
 use super::source::{self, sources, Source, SourceRows};
 use super::window;
-use super::{explain, DESCRIBE_ONLY};
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions, Compiled, ExprType};
 use crate::result::{ResultColumn, RowSet};
@@ -165,20 +165,22 @@ pub(super) fn run_select(
     warnings: &RefCell<Vec<crate::error::Warning>>,
     top: bool,
 ) -> Result<RowSet, SqlError> {
-    let explain_id = explain::start_block();
-    let describe = DESCRIBE_ONLY.with(|d| d.get());
-    let keep = top && explain_id.is_none() && !describe && !explain::active();
+    let explain_id = explain::start_block(s);
+    let describe = s.execution.describe_only();
+    let keep = top && explain_id.is_none() && !describe && !explain::active(s);
     let kept = if keep { kept_plan(s)? } else { None };
     let (key, mut plan) = match kept {
         Some(k) => k,
         None => {
             let key = s.plan_key();
-            let in_from = explain::set_in_from(true);
+            let in_from = explain::set_in_from(s, true);
             let sources = sources(s, &sel.from, params);
-            explain::set_in_from(in_from);
+            explain::set_in_from(s, in_from);
             (key, plan_block(s, sel, order, sources?)?)
         }
     };
+    #[cfg(feature = "fault-injection")]
+    crate::fault_injection::reached(crate::fault_injection::FaultPoint::SelectBlockPlanned);
     if describe {
         return Ok(RowSet {
             columns: plan.outputs.into_iter().map(|o| o.column).collect(),

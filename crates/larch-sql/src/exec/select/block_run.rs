@@ -24,7 +24,7 @@ const TOP_N_MIN_BATCH: usize = 1024;
 use super::block_access::{self, BlockAccess};
 use super::explain;
 use super::join;
-use super::order::{apply_limit, distinct_rows, sort_rows, OUTPUT_TAIL};
+use super::order::{apply_limit, distinct_rows, sort_rows};
 use super::project::{plain_columns, project_into, project_sorted};
 use super::rollup::Rollup;
 use crate::error::SqlError;
@@ -209,8 +209,7 @@ pub(super) fn run_plan(
                         projected.push(row);
                     }
                     if projected.len() >= keep.saturating_mul(2).max(TOP_N_MIN_BATCH) {
-                        OUTPUT_TAIL.with(|t| *t.borrow_mut() = n_out);
-                        sort_rows(s, &mut projected, order_keys, |r| r)?;
+                        sort_rows(s, &mut projected, order_keys, n_out, |r| r)?;
                         projected.truncate(keep);
                     }
                     return Ok(true);
@@ -261,8 +260,8 @@ pub(super) fn run_plan(
     }
     drop(ctx);
     if !order_keys.is_empty() && !sorted {
-        OUTPUT_TAIL.with(|t| *t.borrow_mut() = if project_late { 0 } else { n_out });
-        sort_rows(s, &mut projected, order_keys, |r| r)?;
+        let tail = if project_late { 0 } else { n_out };
+        sort_rows(s, &mut projected, order_keys, tail, |r| r)?;
     }
     let mut out_rows: Vec<Vec<Value>> = if project_late {
         project_sorted(projected, outputs)

@@ -292,7 +292,7 @@ pub(super) fn rows(
     match &*element.state.borrow() {
         State::Done(set) => return Ok((Rc::clone(set), None)),
         State::Iterating { delta, explain_id } => {
-            let name = explain::active().then(|| format!("<derived{explain_id}>"));
+            let name = explain::active(s).then(|| format!("<derived{explain_id}>"));
             return Ok((Rc::clone(delta), name));
         }
         State::Computing => {
@@ -300,12 +300,12 @@ pub(super) fn rows(
         }
         State::Pending => {}
     }
-    let explain_id = explain::next_id();
-    let name = explain::active().then(|| format!("<derived{explain_id}>"));
+    let explain_id = explain::next_id(s);
+    let name = explain::active(s).then(|| format!("<derived{explain_id}>"));
     element.state.replace(State::Computing);
     let r = {
         let _view = DefinitionView::open(&found.scope, found.index);
-        let in_from = explain::set_in_from(true);
+        let in_from = explain::set_in_from(s, true);
         let r = if element.recursive {
             recursive_rows(s, element, params)
         } else {
@@ -315,8 +315,8 @@ pub(super) fn rows(
                 Ok(set)
             })
         };
-        explain::set_in_from(in_from);
-        explain::forget_derived(explain_id);
+        explain::set_in_from(s, in_from);
+        explain::forget_derived(s, explain_id);
         r
     };
     let set = match r {
@@ -327,7 +327,7 @@ pub(super) fn rows(
         }
     };
     // Under EXPLAIN each reference plans the element again.
-    let next = if explain::active() {
+    let next = if explain::active(s) {
         State::Pending
     } else {
         State::Done(Rc::clone(&set))
@@ -347,7 +347,7 @@ pub(super) fn check_unreferenced(s: &Session, params: &[Value]) -> Result<(), Sq
             continue;
         }
         let _view = DefinitionView::open(&scope, index);
-        let describing = super::DESCRIBE_ONLY.with(|d| d.replace(true));
+        let _describing = s.execution.describing();
         element.state.replace(State::Computing);
         let r = if element.recursive {
             recursive_rows(s, element, params).map(drop)
@@ -358,7 +358,6 @@ pub(super) fn check_unreferenced(s: &Session, params: &[Value]) -> Result<(), Sq
             })
         };
         element.state.replace(State::Pending);
-        super::DESCRIBE_ONLY.with(|d| d.set(describing));
         r?;
     }
     Ok(())
@@ -518,9 +517,9 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
     for p in &recursive {
         check_recursive_part(p, &e.name)?;
     }
-    let _depth = explain::enter();
-    let explaining = explain::active();
-    let explain_first = explain::next_id();
+    let _depth = explain::enter(s);
+    let explaining = explain::active(s);
+    let explain_first = explain::next_id(s);
     let warnings = RefCell::new(Vec::new());
     let strict = s.strict();
     let mut seen: HashSet<Vec<u8>> = HashSet::new();
@@ -579,7 +578,7 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
     let mut delta: Vec<Vec<Value>> = Vec::new();
     for (k, part) in anchors.iter().enumerate() {
         if k > 0 {
-            explain::union_right();
+            explain::union_right(s);
         }
         let set = run_set_expr(s, part, params, &warnings)?;
         if k == 0 {
@@ -614,7 +613,7 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
         let mut produced = Ok(());
         for part in &recursive {
             if explaining {
-                explain::recursive_union();
+                explain::recursive_union(s);
             }
             match run_set_expr(s, part, params, &warnings)
                 .and_then(|set| add(set, &columns, &mut total, true))
@@ -630,7 +629,7 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
         produced?;
     }
     if explaining {
-        explain::union_result(explain_first);
+        explain::union_result(s, explain_first);
     }
     WARNINGS.with(|w| w.borrow_mut().extend(warnings.into_inner()));
     for c in &mut columns {

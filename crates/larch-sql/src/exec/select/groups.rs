@@ -28,7 +28,7 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::Value;
 
 use super::aggregate::{value_key_into, Accumulator, AggKind, CompiledAgg};
-use super::order::{sort_rows, SortKey, OUTPUT_TAIL};
+use super::order::{sort_rows, SortKey};
 use crate::error::SqlError;
 use crate::eval::{Compiled, EvalContext};
 use crate::exec::spill_file::{value_bytes, SpillFile};
@@ -243,8 +243,7 @@ impl Groups {
             ));
         }
         if unordered && !group_by.is_empty() {
-            OUTPUT_TAIL.with(|t| *t.borrow_mut() = 0);
-            sort_rows(s, &mut self.groups, &group_order(group_by), |g| &g.0)?;
+            sort_rows(s, &mut self.groups, &group_order(group_by), 0, |g| &g.0)?;
         }
         let max_len = usize::try_from(s.int_var("group_concat_max_len")).unwrap_or(usize::MAX);
         let mut written = vec![0u64; aggs.len()];
@@ -306,8 +305,7 @@ impl Groups {
             out.extend(part.finish(s, width, group_by, aggs, false, ctx)?);
         }
         if unordered {
-            OUTPUT_TAIL.with(|t| *t.borrow_mut() = 0);
-            sort_rows(s, &mut out, &group_order(group_by), |r| r)?;
+            sort_rows(s, &mut out, &group_order(group_by), 0, |r| r)?;
         }
         Ok(out)
     }

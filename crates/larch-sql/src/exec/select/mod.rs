@@ -133,22 +133,14 @@ fn locking_query(
     r
 }
 
-thread_local! {
-    /// Set while a prepared query is described: queries plan and return
-    /// their columns without reading rows.
-    pub(super) static DESCRIBE_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 /// The result columns of a query, without running it.
 pub(crate) fn describe(
     s: &Session,
     q: &ast::Query,
     params: &[Value],
 ) -> Result<Vec<ResultColumn>, SqlError> {
-    DESCRIBE_ONLY.with(|d| d.set(true));
-    let r = run_query(s, q, params);
-    DESCRIBE_ONLY.with(|d| d.set(false));
-    Ok(r?.columns)
+    let _describing = s.execution.describing();
+    Ok(run_query(s, q, params)?.columns)
 }
 
 /// Runs a query (also used for derived tables, subqueries and INSERT ... SELECT).

@@ -4,10 +4,9 @@
 //!
 //! Positional keys (`ORDER BY 2`) and select-list aliases are compiled to
 //! `Expr::Column(usize::MAX - i)`: output column `i`, read from the tail of
-//! the row being sorted ([`OUTPUT_TAIL`] says how many output columns the
+//! the row being sorted ([`sort_rows`] is told how many output columns the
 //! rows carry after their input columns).
 
-use std::cell::RefCell;
 use std::cmp::Ordering;
 
 use larch_engine::record::collation::Collation;
@@ -44,7 +43,9 @@ pub(super) fn finish_set(
                 })
         };
         let keys = compile_order(s, order, &resolve, &set.columns)?;
-        sort_rows(s, &mut set.rows, &keys, |r| r)?;
+        // The rows are the output columns alone.
+        let tail = set.columns.len();
+        sort_rows(s, &mut set.rows, &keys, tail, |r| r)?;
     }
     apply_limit(&mut set.rows, limit);
     Ok(())
@@ -146,16 +147,17 @@ pub(super) fn compile_order(
 }
 
 /// Sorts rows by keys evaluated on `view(row)`; positional keys
-/// (`usize::MAX - i`) read output column `i` of the row's tail.
+/// (`usize::MAX - i`) read output column `i` of the row's last `tail`
+/// columns (the output columns appended to the input row).
 pub(super) fn sort_rows<T>(
     s: &Session,
     items: &mut Vec<T>,
     keys: &[SortKey],
+    tail: usize,
     view: impl Fn(&T) -> &Vec<Value>,
 ) -> Result<(), SqlError> {
     // Keys that are columns of the row (the common `ORDER BY c`) are
     // compared where they lie: no key is copied per row.
-    let tail = OUTPUT_TAIL.with(|t| *t.borrow());
     let in_row: Option<Vec<(usize, bool, &SortKey)>> = keys
         .iter()
         .map(|k| match k.expr.expr {
@@ -196,7 +198,7 @@ pub(super) fn sort_rows<T>(
             ks.push(match k.expr.expr {
                 eval::Expr::Column(c) if c > usize::MAX / 2 => {
                     let i = usize::MAX - c;
-                    row.get(row.len().saturating_sub(OUTPUT_TAIL.with(|t| *t.borrow())) + i)
+                    row.get(row.len().saturating_sub(tail) + i)
                         .cloned()
                         .unwrap_or(Value::Null)
                 }
@@ -233,10 +235,4 @@ fn compare_key(x: &Value, y: &Value, k: &SortKey, ctx: &mut eval::EvalContext<'_
     } else {
         o
     }
-}
-
-thread_local! {
-    /// Number of output columns appended to rows being sorted (positional
-    /// ORDER BY reads them).
-    pub(super) static OUTPUT_TAIL: RefCell<usize> = const { RefCell::new(0) };
 }

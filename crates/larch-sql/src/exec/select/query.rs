@@ -15,7 +15,7 @@ use sqlparser::ast;
 
 use super::block::run_select;
 use super::order::{distinct_rows, finish_set};
-use super::{cte, explain, subquery, view, DESCRIBE_ONLY};
+use super::{cte, explain, subquery, view};
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions};
 use crate::result::RowSet;
@@ -34,15 +34,15 @@ pub(super) fn run_query_collect(
         Some(with) => Some(cte::enter(with)?),
         None => None,
     };
-    let _depth = explain::enter();
+    let _depth = explain::enter(s);
     // Subqueries are replaced by their values in a copy of the query; most
     // queries have none and run on the statement as parsed.
     let inlined;
     let q = if subquery::has_subquery(q) {
         let mut copy = q.clone();
-        let in_from = explain::set_in_from(false);
+        let in_from = explain::set_in_from(s, false);
         let r = subquery::inline(s, &mut copy, params);
-        explain::set_in_from(in_from);
+        explain::set_in_from(s, in_from);
         r?;
         inlined = copy;
         &inlined
@@ -68,7 +68,7 @@ pub(super) fn run_query_collect(
     };
     let set = run_body(s, q, limit, order, params, warnings)?;
     // Elements no reference read are still checked, as MariaDB prepares them.
-    if _scope.is_some() && !explain::active() {
+    if _scope.is_some() && !explain::active(s) {
         cte::check_unreferenced(s, params)?;
     }
     Ok(set)
@@ -112,12 +112,12 @@ fn run_body(
             left,
             right,
         } => {
-            let first = explain::next_id();
+            let first = explain::next_id(s);
             let mut l = run_set_expr(s, left, params, warnings)?;
-            explain::union_right();
+            explain::union_right(s);
             let r = run_set_expr(s, right, params, warnings)?;
-            if explain::active() {
-                explain::union_result(first);
+            if explain::active(s) {
+                explain::union_result(s, first);
             }
             if l.columns.len() != r.columns.len() {
                 return Err(SqlError::new(
@@ -181,7 +181,7 @@ fn limit_of(s: &Session, q: &ast::Query, params: &[Value]) -> Result<Option<(u64
         match c.eval(&[], &mut ctx)? {
             Value::Int(i) if i >= 0 => Ok(i as u64),
             Value::UInt(u) => Ok(u),
-            Value::Null if DESCRIBE_ONLY.with(|d| d.get()) => Ok(u64::MAX),
+            Value::Null if s.execution.describe_only() => Ok(u64::MAX),
             _ => Err(SqlError::new(1210, "Incorrect arguments to LIMIT")),
         }
     };

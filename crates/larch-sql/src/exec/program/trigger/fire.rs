@@ -169,13 +169,17 @@ pub(crate) fn fire(
         let saved_db = s.current_db.clone();
         s.triggers.depth += 1;
         s.triggers.in_use.push((tt.db.clone(), tt.table.clone()));
-        let result = run_one(s, tt, r, def, old, new.as_deref_mut());
+        // What the trigger changed in the session comes back even when it
+        // panics.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_one(s, tt, r, def, old, new.as_deref_mut())
+        }));
         s.triggers.in_use.pop();
         s.triggers.depth -= 1;
         s.current_db = saved_db;
         s.locking = saved_locking;
         s.read = saved_read;
-        result?;
+        result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
     }
     Ok(())
 }

@@ -20,7 +20,6 @@
 mod key_parts;
 mod write;
 
-use std::cell::RefCell;
 use std::ops::Bound;
 
 use larch_engine::record::value::Value;
@@ -76,9 +75,10 @@ struct Block {
     kind: &'static str,
 }
 
-/// The explanation being collected on this thread.
+/// The explanation being collected (kept in the session's
+/// [`ExecutionState`](crate::session::ExecutionState)).
 #[derive(Default)]
-struct Collector {
+pub(crate) struct Collector {
     lines: Vec<Line>,
     blocks: Vec<Block>,
     next_id: u64,
@@ -94,44 +94,40 @@ struct Collector {
     derived: Vec<u64>,
 }
 
-thread_local! {
-    static COLLECTOR: RefCell<Option<Collector>> = const { RefCell::new(None) };
-}
-
-fn with<R>(f: impl FnOnce(&mut Collector) -> R) -> Option<R> {
-    COLLECTOR.with(|c| c.borrow_mut().as_mut().map(f))
+fn with<R>(s: &Session, f: impl FnOnce(&mut Collector) -> R) -> Option<R> {
+    s.execution.with_explain(f)
 }
 
 /// Is an explanation being collected?
-pub(super) fn active() -> bool {
-    COLLECTOR.with(|c| c.borrow().is_some())
+pub(super) fn active(s: &Session) -> bool {
+    s.execution.explaining_now()
 }
 
 /// Entering a query (a subquery one level deeper); the guard leaves it.
-pub(super) fn enter() -> Depth {
-    Depth(with(|c| c.depth += 1).is_some())
+pub(super) fn enter(s: &Session) -> Depth<'_> {
+    Depth(with(s, |c| c.depth += 1).map(|()| s))
 }
 
 /// Leaves the query level [`enter`] entered.
-pub(super) struct Depth(bool);
+pub(super) struct Depth<'a>(Option<&'a Session>);
 
-impl Drop for Depth {
+impl Drop for Depth<'_> {
     fn drop(&mut self) {
-        if self.0 {
-            with(|c| c.depth = c.depth.saturating_sub(1));
+        if let Some(s) = self.0 {
+            with(s, |c| c.depth = c.depth.saturating_sub(1));
         }
     }
 }
 
 /// Marks whether blocks starting now build derived tables; returns the old
 /// value for [`set_in_from`] to restore.
-pub(super) fn set_in_from(on: bool) -> bool {
-    with(|c| std::mem::replace(&mut c.in_from, on)).unwrap_or(false)
+pub(super) fn set_in_from(s: &Session, on: bool) -> bool {
+    with(s, |c| std::mem::replace(&mut c.in_from, on)).unwrap_or(false)
 }
 
 /// The next block at the current depth is the right side of a UNION.
-pub(super) fn union_right() {
-    with(|c| {
+pub(super) fn union_right(s: &Session) {
+    with(s, |c| {
         c.union_right = Some(c.depth);
         c.union_kind = "UNION";
     });
@@ -139,8 +135,8 @@ pub(super) fn union_right() {
 
 /// The next block at the current depth is a recursive part of a WITH
 /// element (`RECURSIVE UNION`).
-pub(super) fn recursive_union() {
-    with(|c| {
+pub(super) fn recursive_union(s: &Session) {
+    with(s, |c| {
         c.union_right = Some(c.depth);
         c.union_kind = "RECURSIVE UNION";
     });
@@ -148,13 +144,13 @@ pub(super) fn recursive_union() {
 
 /// A WITH element whose blocks start at `first` was planned: its blocks
 /// are not derived tables for the block that reads it to name.
-pub(super) fn forget_derived(first: u64) {
-    with(|c| c.derived.retain(|&d| d < first));
+pub(super) fn forget_derived(s: &Session, first: u64) {
+    with(s, |c| c.derived.retain(|&d| d < first));
 }
 
 /// Numbers a SELECT block as it starts; `None` when not explaining.
-pub(super) fn start_block() -> Option<u64> {
-    with(|c| {
+pub(super) fn start_block(s: &Session) -> Option<u64> {
+    with(s, |c| {
         c.next_id += 1;
         let id = c.next_id;
         let kind = if c.union_right == Some(c.depth) {
@@ -179,8 +175,8 @@ pub(super) fn start_block() -> Option<u64> {
 
 /// After a UNION of blocks numbered from `first`: a `UNION RESULT` line
 /// naming them (replacing the line of a UNION nested on its left).
-pub(super) fn union_result(first: u64) {
-    with(|c| {
+pub(super) fn union_result(s: &Session, first: u64) {
+    with(s, |c| {
         let depth = c.depth;
         let ids: Vec<u64> = c
             .blocks
@@ -204,8 +200,8 @@ pub(super) fn union_result(first: u64) {
 }
 
 /// The id the next block will get.
-pub(super) fn next_id() -> u64 {
-    with(|c| c.next_id + 1).unwrap_or(0)
+pub(super) fn next_id(s: &Session) -> u64 {
+    with(s, |c| c.next_id + 1).unwrap_or(0)
 }
 
 /// What a block does with its rows, for `Extra`.
@@ -237,7 +233,7 @@ pub(super) fn record_block(s: &Session, id: u64, shape: &BlockShape<'_>) {
             extra: "No tables used".into(),
         });
     }
-    let derived: Vec<u64> = with(|c| {
+    let derived: Vec<u64> = with(s, |c| {
         let n = shape
             .sources
             .iter()
@@ -290,7 +286,7 @@ pub(super) fn record_block(s: &Session, id: u64, shape: &BlockShape<'_>) {
         line.extra = extra.join("; ");
         lines.push(line);
     }
-    with(|c| c.lines.extend(lines));
+    with(s, |c| c.lines.extend(lines));
 }
 
 /// The line of the first table, read through `plan`.
@@ -487,11 +483,9 @@ pub(crate) fn explain(
     q: &ast::Query,
     params: &[Value],
 ) -> Result<QueryResult, SqlError> {
-    COLLECTOR.with(|c| *c.borrow_mut() = Some(Collector::default()));
+    let collecting = s.execution.explaining();
     let r = super::run_query(s, q, params);
-    let collected = COLLECTOR
-        .with(|c| c.borrow_mut().take())
-        .unwrap_or_default();
+    let collected = collecting.end().flatten().unwrap_or_default();
     r?;
     let mut lines = collected.lines;
     // Line kinds: one block alone is SIMPLE.
