@@ -273,3 +273,59 @@ fn a_dump_with_views_imports() -> R<()> {
     );
     Ok(())
 }
+
+/// A chain of 80 views, each reading the one before, merged or
+/// materialized, reads as MariaDB's does; a cycle made by a rename is 1462
+/// naming the view met again (MariaDB's answers). It runs on a thread with
+/// larchd's statement stack (8 MiB).
+#[test]
+fn long_view_chains_read_and_cycles_are_1462() -> R<()> {
+    std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(view_chains)?
+        .join()
+        .map_err(|_| "the test thread panicked")?
+}
+
+fn view_chains() -> R<()> {
+    let t = setup()?;
+    let mut s = t.session(5)?;
+    s.execute("CREATE VIEW m0 AS SELECT id, a FROM t")?;
+    s.execute("CREATE ALGORITHM = TEMPTABLE VIEW p0 AS SELECT id, a FROM t")?;
+    for i in 1..80 {
+        s.execute(&format!("CREATE VIEW m{i} AS SELECT id, a FROM m{}", i - 1))?;
+        s.execute(&format!(
+            "CREATE ALGORITHM = TEMPTABLE VIEW p{i} AS SELECT id, a FROM p{}",
+            i - 1
+        ))?;
+    }
+    for v in ["m79", "p79", "m33"] {
+        assert_eq!(
+            flat(rows(
+                &mut s,
+                &format!("SELECT id, a FROM {v} WHERE a > 15 ORDER BY id")
+            )?),
+            ["2,20", "3,30", "4,40"],
+            "{v}"
+        );
+    }
+    assert_eq!(
+        one(&mut s, "SELECT COUNT(*) FROM m79 JOIN p79 USING (id)")?,
+        "4"
+    );
+
+    s.execute("CREATE TABLE base (a INT)")?;
+    s.execute("CREATE VIEW v1 AS SELECT a FROM base")?;
+    s.execute("CREATE VIEW v2 AS SELECT a FROM v1")?;
+    s.execute("DROP TABLE base")?;
+    s.execute("RENAME TABLE v2 TO base")?;
+    assert_eq!(
+        support::error(&mut s, "SELECT * FROM v1")?,
+        (1462, "`test`.`v1` contains view recursion".into())
+    );
+    assert_eq!(
+        support::error(&mut s, "SELECT * FROM base")?,
+        (1462, "`test`.`base` contains view recursion".into())
+    );
+    Ok(())
+}

@@ -57,7 +57,12 @@ fn fuzz_record() -> Result<(), larch_fuzz::Error> {
 
 #[test]
 fn fuzz_page() -> Result<(), larch_fuzz::Error> {
-    fuzz("page", 25)
+    fuzz("page", 20)
+}
+
+#[test]
+fn fuzz_page_stamped() -> Result<(), larch_fuzz::Error> {
+    fuzz("page-stamped", 15)
 }
 
 #[test]

@@ -10,10 +10,15 @@ use larch_fuzz::{corpus, driver, targets};
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn replay(name: &str) -> Result<(), larch_fuzz::Error> {
+    replay_as(name, name)
+}
+
+/// Replays `corpus/<dir>/` through target `name`.
+fn replay_as(name: &str, dir: &str) -> Result<(), larch_fuzz::Error> {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut target = targets::make(name)?;
-    let files = corpus::files(&corpus::dir(name));
-    assert!(!files.is_empty(), "corpus/{name} is empty");
+    let files = corpus::files(&corpus::dir(dir));
+    assert!(!files.is_empty(), "corpus/{dir} is empty");
     let mut failures = Vec::new();
     for path in &files {
         let input = std::fs::read(path)?;
@@ -38,6 +43,16 @@ fn record_corpus() -> Result<(), larch_fuzz::Error> {
 #[test]
 fn page_corpus() -> Result<(), larch_fuzz::Error> {
     replay("page")
+}
+
+#[test]
+fn page_stamped_corpus() -> Result<(), larch_fuzz::Error> {
+    replay("page-stamped")
+}
+
+#[test]
+fn page_open_corpus() -> Result<(), larch_fuzz::Error> {
+    replay_as("page", "open")
 }
 
 #[test]

@@ -37,7 +37,7 @@ impl<'p> BulkBuilder<'p> {
     /// Starts a build into `tree`, which must be empty. `fill_factor` is a
     /// percentage (10..=100) as `innodb_fill_factor`.
     pub fn new(tree: BTree, pool: &'p BufferPool, fill_factor: u32) -> Result<Self> {
-        let g = pool.fix(tree.page(tree.root), Latch::Shared)?;
+        let g = tree.fix_node(pool, tree.root, Latch::Shared)?;
         let n = Node(g.data());
         if !n.is_leaf() || !n.is_empty() {
             return Err(EngineError::Internal(
@@ -106,7 +106,9 @@ impl<'p> BulkBuilder<'p> {
         self.levels[level].bytes = 0;
         let prev = self.levels[level].prev;
         let mut mtr = Mtr::start(self.pool)?;
-        let root = mtr.page(self.tree.page(self.tree.root), Latch::Exclusive)?;
+        let root = self
+            .tree
+            .node_in_mtr(&mut mtr, self.tree.root, Latch::Exclusive)?;
         let (leaf_seg, nonleaf_seg) = segments_of(mtr.data(root));
         let seg = if level == 0 { leaf_seg } else { nonleaf_seg };
         let no = alloc::alloc_segment_page(&mut mtr, self.tree.space, seg)?;
@@ -115,7 +117,7 @@ impl<'p> BulkBuilder<'p> {
         mtr.write_u32(p, page::offset::PREV, prev);
         mtr.write_u32(p, page::offset::NEXT, FIL_NULL);
         if prev != FIL_NULL {
-            let pp = mtr.page(self.tree.page(prev), Latch::Exclusive)?;
+            let pp = self.tree.node_in_mtr(&mut mtr, prev, Latch::Exclusive)?;
             mtr.write_u32(pp, page::offset::NEXT, no);
         }
         mtr.commit()?;
@@ -144,7 +146,9 @@ impl<'p> BulkBuilder<'p> {
             if is_top {
                 let entries = std::mem::take(&mut self.levels[level].entries);
                 let mut mtr = Mtr::start(self.pool)?;
-                let root = mtr.page(self.tree.page(self.tree.root), Latch::Exclusive)?;
+                let root = self
+                    .tree
+                    .node_in_mtr(&mut mtr, self.tree.root, Latch::Exclusive)?;
                 node::write_node(&mut mtr, root, level as u16, self.tree.index_id, &entries);
                 mtr.commit()?;
                 break;

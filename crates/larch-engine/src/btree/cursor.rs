@@ -188,7 +188,7 @@ impl<'p> Cursor<'p> {
                 self.done = true;
                 return Ok(());
             }
-            let g = self.pool.fix(self.tree.page(next), Latch::Shared)?;
+            let g = self.tree.fix_node(self.pool, next, Latch::Shared)?;
             leaf = g;
         }
     }
@@ -198,8 +198,8 @@ impl<'p> Cursor<'p> {
     /// below which no key of this leaf lies (`None` on the leftmost path).
     fn leaf_for_upper(&self) -> Result<(PageGuard<'p>, Option<Vec<u8>>)> {
         let mut g = self
-            .pool
-            .fix(self.tree.page(self.tree.root), Latch::Shared)?;
+            .tree
+            .fix_node(self.pool, self.tree.root, Latch::Shared)?;
         let mut fence: Option<Vec<u8>> = None;
         for _ in 0..MAX_HEIGHT {
             let n = Node(g.data());
@@ -217,8 +217,8 @@ impl<'p> Cursor<'p> {
                 fence = Some(n.key(i).to_vec());
             }
             let c = self
-                .pool
-                .fix(self.tree.page(n.entry(i).child()), Latch::Shared)?;
+                .tree
+                .fix_node(self.pool, n.entry(i).child(), Latch::Shared)?;
             g = c;
         }
         Err(self

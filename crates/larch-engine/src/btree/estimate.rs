@@ -27,7 +27,7 @@ impl BTree {
         from: Bound<&[u8]>,
         to: Bound<&[u8]>,
     ) -> Result<u64> {
-        let mut g = pool.fix(self.page(self.root), Latch::Shared)?;
+        let mut g = self.fix_node(pool, self.root, Latch::Shared)?;
         for _ in 0..MAX_HEIGHT {
             let n = Node(g.data());
             let len = n.len();
@@ -59,7 +59,7 @@ impl BTree {
                 return Ok(0);
             }
             if lo == hi {
-                let child = pool.fix(self.page(n.entry(lo).child()), Latch::Shared)?;
+                let child = self.fix_node(pool, n.entry(lo).child(), Latch::Shared)?;
                 g = child;
                 continue;
             }
@@ -76,14 +76,14 @@ impl BTree {
     /// along the path through each node's middle child.
     fn subtree_size(&self, pool: &BufferPool, page: u32) -> Result<f64> {
         let mut size = 1.0f64;
-        let mut g = pool.fix(self.page(page), Latch::Shared)?;
+        let mut g = self.fix_node(pool, page, Latch::Shared)?;
         for _ in 0..MAX_HEIGHT {
             let n = Node(g.data());
             size *= n.len() as f64;
             if n.is_leaf() || n.is_empty() {
                 return Ok(size);
             }
-            let child = pool.fix(self.page(n.entry(n.len() / 2).child()), Latch::Shared)?;
+            let child = self.fix_node(pool, n.entry(n.len() / 2).child(), Latch::Shared)?;
             g = child;
         }
         Ok(size)

@@ -38,8 +38,8 @@ pub use statistics::PrefixCounts;
 
 use crate::buffer::{BufferPool, Latch, PageGuard};
 use crate::error::{EngineError, Result};
-use crate::mtr::Mtr;
-use crate::page::{PageId, PageType};
+use crate::mtr::{Mtr, PageRef};
+use crate::page::{PageHeader, PageId, PageType};
 use crate::space::alloc::{self, SegmentRef};
 use node::{Entry, Node, FLAG_DELETED};
 
@@ -131,7 +131,7 @@ impl BTree {
         pool: &'p BufferPool,
         key: &[u8],
     ) -> Result<PageGuard<'p>> {
-        let mut g = pool.fix(self.page(self.root), Latch::Shared)?;
+        let mut g = self.fix_node(pool, self.root, Latch::Shared)?;
         for _ in 0..MAX_HEIGHT {
             let n = Node(g.data());
             if n.is_leaf() {
@@ -141,10 +141,43 @@ impl BTree {
                 return Err(self.corrupt(pool, g.id().page, "empty internal node"));
             }
             let child = n.entry(n.child_index(key)).child();
-            let c = pool.fix(self.page(child), Latch::Shared)?;
+            let c = self.fix_node(pool, child, Latch::Shared)?;
             g = c; // the parent guard drops here, after the child is latched
         }
         Err(self.corrupt(pool, self.root, "tree deeper than any real index"))
+    }
+
+    /// Fixes page `page` of the tree as a node: a page of another type
+    /// there is corruption (the buffer pool checked the layout of node
+    /// pages it read, not that a tree's link leads to one).
+    pub(crate) fn fix_node<'p>(
+        &self,
+        pool: &'p BufferPool,
+        page: u32,
+        latch: Latch,
+    ) -> Result<PageGuard<'p>> {
+        let g = pool.fix(self.page(page), latch)?;
+        self.expect_node(pool, page, g.data())?;
+        Ok(g)
+    }
+
+    /// [`BTree::fix_node`] in a mini-transaction.
+    pub(crate) fn node_in_mtr(
+        &self,
+        mtr: &mut Mtr<'_>,
+        page: u32,
+        latch: Latch,
+    ) -> Result<PageRef> {
+        let r = mtr.page(self.page(page), latch)?;
+        self.expect_node(mtr.pool(), page, mtr.data(r))?;
+        Ok(r)
+    }
+
+    fn expect_node(&self, pool: &BufferPool, page: u32, data: &[u8]) -> Result<()> {
+        if PageHeader(data).page_type() == Some(PageType::Index) {
+            return Ok(());
+        }
+        Err(self.corrupt(pool, page, "the page is not a B+tree node"))
     }
 
     pub(crate) fn corrupt(&self, pool: &BufferPool, page: u32, reason: &str) -> EngineError {
@@ -180,10 +213,10 @@ impl BTree {
         mtr: &mut Mtr<'_>,
         key: &[u8],
     ) -> Result<crate::mtr::PageRef> {
-        let root = pool.fix(self.page(self.root), Latch::Shared)?;
+        let root = self.fix_node(pool, self.root, Latch::Shared)?;
         if Node(root.data()).is_leaf() {
             drop(root);
-            let mut r = mtr.page(self.page(self.root), Latch::Exclusive)?;
+            let mut r = self.node_in_mtr(mtr, self.root, Latch::Exclusive)?;
             // The root may have been raised between the two latches. The mtr
             // keeps its root latch (it cannot release one), so descend from it
             // exclusively: top-down order, and only in this rare race.
@@ -196,7 +229,7 @@ impl BTree {
                     return Err(self.corrupt(pool, mtr.page_id(r).page, "empty internal node"));
                 }
                 let child = n.entry(n.child_index(key)).child();
-                r = mtr.page(self.page(child), Latch::Exclusive)?;
+                r = self.node_in_mtr(mtr, child, Latch::Exclusive)?;
             }
             return Err(self.corrupt(pool, self.root, "tree deeper than any real index"));
         }
@@ -208,11 +241,11 @@ impl BTree {
             }
             let child = n.entry(n.child_index(key)).child();
             if n.level() == 1 {
-                let r = mtr.page(self.page(child), Latch::Exclusive)?;
+                let r = self.node_in_mtr(mtr, child, Latch::Exclusive)?;
                 drop(parent);
                 return Ok(r);
             }
-            let c = pool.fix(self.page(child), Latch::Shared)?;
+            let c = self.fix_node(pool, child, Latch::Shared)?;
             parent = c;
         }
         Err(self.corrupt(pool, self.root, "tree deeper than any real index"))
@@ -412,7 +445,7 @@ impl BTree {
 
     /// The leaf and non-leaf segments (from the root page).
     pub fn segments(&self, pool: &BufferPool) -> Result<(SegmentRef, SegmentRef)> {
-        let g = pool.fix(self.page(self.root), Latch::Shared)?;
+        let g = self.fix_node(pool, self.root, Latch::Shared)?;
         Ok(segments_of(g.data()))
     }
 

@@ -55,7 +55,7 @@ fn latch_path(
 ) -> Result<(Vec<Step>, PageRef, Vec<Option<PageRef>>)> {
     let mut path = Vec::new();
     let mut lefts = vec![None];
-    let mut r = mtr.page(tree.page(tree.root), Latch::Exclusive)?;
+    let mut r = tree.node_in_mtr(mtr, tree.root, Latch::Exclusive)?;
     for _ in 0..MAX_HEIGHT {
         let n = Node(mtr.data(r));
         if n.is_leaf() {
@@ -68,7 +68,7 @@ fn latch_path(
         let child = n.entry(i).child();
         let left = if with_left && i > 0 {
             let l = n.entry(i - 1).child();
-            Some(mtr.page(tree.page(l), Latch::Exclusive)?)
+            Some(tree.node_in_mtr(mtr, l, Latch::Exclusive)?)
         } else {
             None
         };
@@ -77,7 +77,7 @@ fn latch_path(
             child_idx: i,
         });
         lefts.push(left);
-        r = mtr.page(tree.page(child), Latch::Exclusive)?;
+        r = tree.node_in_mtr(mtr, child, Latch::Exclusive)?;
     }
     Err(tree.corrupt(mtr.pool(), tree.root, "tree deeper than any real index"))
 }
@@ -219,7 +219,7 @@ fn reserve(
     }
     for n in needs {
         if let Some(s) = n.sibling {
-            mtr.page(tree.page(s), Latch::Exclusive)?;
+            tree.node_in_mtr(mtr, s, Latch::Exclusive)?;
         }
     }
     let root = path.first().map_or(leaf, |s| s.node);
@@ -369,7 +369,7 @@ fn insert_entry(
     set_link(mtr, r, Some(no), Some(old_next));
     set_link(mtr, node_ref, None, Some(rno));
     if old_next != FIL_NULL {
-        let nx = mtr.page(tree.page(old_next), Latch::Exclusive)?;
+        let nx = tree.node_in_mtr(mtr, old_next, Latch::Exclusive)?;
         set_link(mtr, nx, Some(rno), None);
     }
     let step = path
@@ -430,7 +430,7 @@ fn rebalance(
     // Prefer merging the right sibling into this node.
     if step.child_idx + 1 < parent_len {
         let rno = Node(mtr.data(parent)).entry(step.child_idx + 1).child();
-        let r = mtr.page(tree.page(rno), Latch::Exclusive)?;
+        let r = tree.node_in_mtr(mtr, rno, Latch::Exclusive)?;
         if fits(mtr, node_ref, r) {
             merge_into_left(tree, mtr, root, node_ref, r, level)?;
             node::remove_at(mtr, parent, step.child_idx + 1);
@@ -464,7 +464,7 @@ fn merge_into_left(
     let lno = mtr.page_id(left).page;
     set_link(mtr, left, None, Some(next));
     if next != FIL_NULL {
-        let nx = mtr.page(tree.page(next), Latch::Exclusive)?;
+        let nx = tree.node_in_mtr(mtr, next, Latch::Exclusive)?;
         set_link(mtr, nx, Some(lno), None);
     }
     let rno = mtr.page_id(right).page;
@@ -480,7 +480,7 @@ fn lower_root(tree: &BTree, mtr: &mut Mtr<'_>, root: PageRef) -> Result<()> {
             return Ok(());
         }
         let cno = n.entry(0).child();
-        let c = mtr.page(tree.page(cno), Latch::Exclusive)?;
+        let c = tree.node_in_mtr(mtr, cno, Latch::Exclusive)?;
         let cn = Node(mtr.data(c));
         let (clevel, entries) = (cn.level(), cn.entries());
         node::write_node(mtr, root, clevel, tree.index_id, &entries);

@@ -27,7 +27,7 @@
 //! Every change is made through the mini-transaction, so it is logged.
 
 use crate::mtr::{Mtr, PageRef};
-use crate::page::{bytes, HEADER_SIZE, TRAILER_SIZE};
+use crate::page::{bytes, PageHeader, PageType, HEADER_SIZE, TRAILER_SIZE};
 
 pub const LEVEL: usize = HEADER_SIZE;
 pub const N_ENTRIES: usize = HEADER_SIZE + 2;
@@ -96,6 +96,18 @@ impl Entry {
 /// Read-only view of a node page.
 #[derive(Clone, Copy)]
 pub struct Node<'a>(pub &'a [u8]);
+
+/// The buffer pool's content check ([`crate::buffer::pool::ContentCheck`])
+/// for B+tree node pages: why a node page read from disk cannot be read
+/// safely ([`Node::layout_problem`]); other pages pass.
+pub fn node_page_problem(page: &[u8]) -> Option<String> {
+    if PageHeader(page).page_type() != Some(PageType::Index) {
+        return None;
+    }
+    Node(page)
+        .layout_problem()
+        .map(|problem| format!("B+tree node layout: {problem}"))
+}
 
 impl<'a> Node<'a> {
     pub fn level(&self) -> u16 {

@@ -66,7 +66,7 @@ impl BTree {
                 if next == FIL_NULL {
                     return Ok(tally.exact());
                 }
-                g = pool.fix(self.page(next), Latch::Shared)?;
+                g = self.fix_node(pool, next, Latch::Shared)?;
             }
             // The tree grew past the estimate meanwhile: scale what was read.
             let total =
@@ -87,14 +87,14 @@ impl BTree {
     /// the path through each node's middle child.
     fn estimate_leaves(&self, pool: &BufferPool) -> Result<f64> {
         let mut leaves = 1.0f64;
-        let mut g = pool.fix(self.page(self.root), Latch::Shared)?;
+        let mut g = self.fix_node(pool, self.root, Latch::Shared)?;
         for _ in 0..MAX_HEIGHT {
             let n = Node(g.data());
             if n.is_leaf() || n.is_empty() {
                 break;
             }
             leaves *= n.len() as f64;
-            let child = pool.fix(self.page(n.entry(n.len() / 2).child()), Latch::Shared)?;
+            let child = self.fix_node(pool, n.entry(n.len() / 2).child(), Latch::Shared)?;
             g = child;
         }
         Ok(leaves)
@@ -107,7 +107,7 @@ impl BTree {
     /// The leaf found by following `fraction` (0 to 1) of the way through
     /// every node on the way down.
     fn leaf_at<'p>(&self, pool: &'p BufferPool, fraction: f64) -> Result<PageGuard<'p>> {
-        let mut g = pool.fix(self.page(self.root), Latch::Shared)?;
+        let mut g = self.fix_node(pool, self.root, Latch::Shared)?;
         let mut f = fraction.clamp(0.0, 1.0);
         for _ in 0..MAX_HEIGHT {
             let n = Node(g.data());
@@ -117,7 +117,7 @@ impl BTree {
             let scaled = f * n.len() as f64;
             let i = (scaled as usize).min(n.len() - 1);
             f = (scaled - i as f64).clamp(0.0, 1.0);
-            let child = pool.fix(self.page(n.entry(i).child()), Latch::Shared)?;
+            let child = self.fix_node(pool, n.entry(i).child(), Latch::Shared)?;
             g = child;
         }
         Ok(g)

@@ -67,7 +67,14 @@ pub struct BufferPool {
     pub(super) in_flight: Mutex<std::collections::BTreeMap<u64, u64>>,
     pub(super) sync_flush: Mutex<()>,
     young_moves: std::sync::atomic::AtomicU32,
+    /// What a higher layer checks in a page read from disk after its
+    /// checksum ([`BufferPool::set_content_check`]).
+    content_check: std::sync::OnceLock<ContentCheck>,
 }
+
+/// Checks the contents of a page image whose checksum and identity are
+/// right; returns why it cannot be used, if it cannot.
+pub type ContentCheck = fn(&[u8]) -> Option<String>;
 
 impl std::fmt::Debug for BufferPool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -155,6 +162,7 @@ impl BufferPool {
             in_flight: Mutex::new(std::collections::BTreeMap::new()),
             sync_flush: Mutex::new(()),
             young_moves: std::sync::atomic::AtomicU32::new(0),
+            content_check: std::sync::OnceLock::new(),
         }
     }
 
@@ -170,6 +178,13 @@ impl BufferPool {
     pub fn stats(&self) -> &BufferStats {
         &self.stats
     }
+    /// Makes every page read from disk pass `check` too (the storage
+    /// layer installs the B+tree node layout check); set once, before
+    /// pages are read.
+    pub fn set_content_check(&self, check: ContentCheck) {
+        let _ = self.content_check.set(check);
+    }
+
     /// Number of frames.
     pub fn capacity(&self) -> usize {
         self.descs.len()
@@ -340,7 +355,20 @@ impl BufferPool {
         let frame = unsafe { self.frame_mut(idx) };
         let res = self.spaces.read_page(id, frame).and_then(|_| {
             let path = self.spaces.path_of(&self.spaces.get(id.space)?.name);
-            page::verify_or_err(frame, id, &path)
+            let state = page::verify_or_err(frame, id, &path)?;
+            // A checksum only proves the page is what was written; a page a
+            // bug wrote with a bad layout is refused here, before any
+            // reader trusts its offsets.
+            if state == PageState::Valid {
+                if let Some(reason) = self.content_check.get().and_then(|check| check(frame)) {
+                    return Err(EngineError::Corruption {
+                        path,
+                        page: id,
+                        reason,
+                    });
+                }
+            }
+            Ok(state)
         });
         let zero = match res {
             Ok(PageState::Valid) => false,

@@ -626,3 +626,47 @@ fn logged_renames_complete_after_a_crash() -> Result<()> {
     assert_eq!(c.tables("d")?, vec!["a".to_string(), "b".to_string()]);
     close(c)
 }
+
+/// A table's tablespace whose page 0 is damaged where the space id is kept
+/// is neither dropped as an orphan nor lost: the pages after it say which
+/// space the file is, the table reads, and `check` names page 0.
+#[test]
+fn a_damaged_space_id_in_page_0_loses_no_table() -> Result<()> {
+    let sim = SimVfs::new();
+    let vfs: Arc<dyn Vfs> = Arc::new(sim.clone());
+    let c = open(&vfs)?;
+    c.create_database("d", b"")?;
+    let t = c.create_table("d", def("t", 3), b"")?;
+    for i in 0..200 {
+        t.insert(&mut TxnContext::internal(), &row(i, 3))?;
+    }
+    let space = t.roots().space;
+    drop(t);
+    close(c)?;
+    let path = std::path::Path::new("/d/d/t.ibd");
+    let f = vfs.open(path, crate::io::OpenOptions::existing())?;
+    f.write_at(
+        &0xdead_beef_u32.to_be_bytes(),
+        crate::page::offset::SPACE_ID as u64,
+    )?;
+    f.sync_data()?;
+    drop(f);
+
+    let c = open(&vfs)?;
+    assert!(vfs.exists(path), "the file was deleted");
+    assert_eq!(c.tables("d")?, vec!["t".to_string()]);
+    assert_eq!(c.table("d", "t")?.roots().space, space);
+    assert_eq!(count_rows(&*c.table("d", "t")?)?, 200);
+    assert!(c.orphan_spaces()?.is_empty());
+    let report = c.storage().check()?;
+    let problems = report.problems();
+    assert!(
+        problems.iter().any(|p| p.starts_with("d/t.ibd: page 0:")),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().all(|p| p.contains("page 0")),
+        "only page 0 is damaged: {problems:?}"
+    );
+    close(c)
+}

@@ -289,6 +289,8 @@ impl Storage {
             None
         };
         let pool = Arc::new(BufferPool::new(&config, page_size, spaces, log, dw));
+        // Node pages read from disk are checked before a reader trusts them.
+        pool.set_content_check(crate::btree::node::node_page_problem);
         Ok(Self {
             config,
             page_size,
@@ -356,10 +358,19 @@ impl Storage {
                 tracing::warn!(file = %path.display(), "ignoring an empty tablespace file");
                 continue;
             }
-            drop(f);
             // The space id is in the first bytes of page 0 whether or not the rest
-            // of the page was torn; recovery repairs the page itself.
+            // of the page was torn; recovery repairs the page itself. When page 0
+            // fails verification the id may be the damage: the pages after it
+            // that verify say which space the file is.
             let id = crate::page::bytes::get_u32(&head, crate::page::offset::SPACE_ID);
+            let id = match Self::space_id_from_later_pages(&*f, spaces.page_size(), id)? {
+                Some(found) if found != id => {
+                    tracing::error!(file = %path.display(), header = id, space = found, "page 0 of a tablespace fails verification; its space id is taken from the pages after it");
+                    found
+                }
+                _ => id,
+            };
+            drop(f);
             if let Some((_, ps, _)) = space::read_stamp(&head) {
                 if ps != spaces.page_size() {
                     return Err(EngineError::PageSizeMismatch {
@@ -382,6 +393,40 @@ impl Storage {
             spaces.open(id, &name)?;
         }
         Ok(())
+    }
+
+    /// When page 0 of `f` fails verification as page 0 of space `id`: the
+    /// space id of the first of the next pages that verifies under its own
+    /// header's id (`None` when page 0 is sound or no later page verifies).
+    fn space_id_from_later_pages(
+        f: &dyn crate::io::IoFile,
+        page_size: PageSize,
+        id: u32,
+    ) -> Result<Option<u32>> {
+        use crate::page::{PageHeader, PageId, PageState};
+        const PAGES_LOOKED_AT: u64 = 64;
+        let ps = page_size.bytes();
+        let mut page = crate::io::AlignedBuf::zeroed(ps);
+        let pages = f.len()? / ps as u64;
+        if pages == 0 || f.read_at(&mut page, 0).is_err() {
+            return Ok(None);
+        }
+        if !matches!(
+            crate::page::verify(&page, PageId::new(id, 0)),
+            PageState::Corrupt(_)
+        ) {
+            return Ok(None);
+        }
+        for p in 1..pages.min(PAGES_LOOKED_AT) {
+            if f.read_at(&mut page, p * ps as u64).is_err() {
+                continue;
+            }
+            let claimed = PageId::new(PageHeader(&page).space_id(), p as u32);
+            if crate::page::verify(&page, claimed) == PageState::Valid {
+                return Ok(Some(claimed.space));
+            }
+        }
+        Ok(None)
     }
 
     /// The settings in force (page size resolved).

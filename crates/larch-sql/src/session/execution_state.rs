@@ -1,7 +1,7 @@
 //! [`ExecutionState`]: what the nested parts of one running statement share
 //! beyond their arguments: whether the statement only describes its result
-//! (a prepared statement's columns), and the EXPLAIN collector its SELECT
-//! blocks report to.
+//! (a prepared statement's columns), the EXPLAIN collector its SELECT
+//! blocks report to, and the views being expanded.
 //!
 //! It lives in the [`Session`](super::Session), not in thread-local storage,
 //! so that a statement's state belongs to its connection whatever thread runs
@@ -22,6 +22,9 @@ pub(crate) struct ExecutionState {
     describe_only: RefCell<bool>,
     /// The EXPLAIN being collected, if any.
     explain: RefCell<Option<Collector>>,
+    /// The views being expanded, outermost first, as `(database, name)`
+    /// (their guards pop them).
+    views: RefCell<Vec<(String, String)>>,
 }
 
 impl ExecutionState {
@@ -43,6 +46,11 @@ impl ExecutionState {
     /// Runs `f` on the EXPLAIN being collected; `None` when there is none.
     pub(crate) fn with_explain<R>(&self, f: impl FnOnce(&mut Collector) -> R) -> Option<R> {
         self.explain.borrow_mut().as_mut().map(f)
+    }
+
+    /// The views being expanded (`exec::select::view`).
+    pub(crate) fn views(&self) -> &RefCell<Vec<(String, String)>> {
+        &self.views
     }
 
     /// Is an EXPLAIN being collected?

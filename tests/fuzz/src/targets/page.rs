@@ -20,11 +20,11 @@
 //!    checksum was stamped again or the edit changed nothing, it must not be
 //!    `Valid`;
 //! 2. the directory is written out with the edits and opened through the
-//!    SQL layer: opening may fail; if it opens, `Storage::check` runs (for
-//!    panics only: on an open directory it has not reported every corrupt
-//!    page, see README.md's open findings), each query must fail or give
-//!    exactly the recorded answer (no stamping: with a stamped checksum,
-//!    changed data is undetectable by design), and nothing may panic.
+//!    SQL layer: opening may fail; if it opens, `Storage::check` must report
+//!    a problem when an edited page fails verification (or fail itself),
+//!    each query must fail or give exactly the recorded answer (no
+//!    stamping: with a stamped checksum, changed data is undetectable by
+//!    design), and nothing may panic.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -235,6 +235,8 @@ impl Target for PageTarget {
         let restamp = self.restamp(input);
         let (edited, pages) = self.apply(input);
         let ps = PAGE_SIZE.bytes();
+        // Whether some page fails verification (and `check` must say so).
+        let mut damaged = false;
         for &(file, page) in &pages {
             let (Some(clean), Some(data)) = (self.files.get(file), edited.get(file)) else {
                 continue;
@@ -245,6 +247,7 @@ impl Target for PageTarget {
             let after = &data[page * ps..(page + 1) * ps];
             let state = page::verify(after, id);
             if !restamp && after != before {
+                damaged = true;
                 if state == PageState::Valid {
                     return Err(format!(
                         "{file} page {page}: a changed page verifies as valid"
@@ -264,7 +267,7 @@ impl Target for PageTarget {
         let Ok(db) = open(dir.path()) else {
             return Ok(());
         };
-        let verdict = self.check_open(&db, restamp);
+        let verdict = self.check_open(&db, restamp, damaged);
         let _ = db.close();
         verdict
     }
@@ -272,10 +275,17 @@ impl Target for PageTarget {
 
 impl PageTarget {
     /// The checks on an opened directory (see the module documentation).
-    fn check_open(&self, db: &std::sync::Arc<Database>, restamp: bool) -> Result<(), String> {
-        // Checked for panics only: on an open directory it has not
-        // reported every corrupt page (README.md, open findings).
-        let _ = db.storage().check();
+    fn check_open(
+        &self,
+        db: &std::sync::Arc<Database>,
+        restamp: bool,
+        damaged: bool,
+    ) -> Result<(), String> {
+        if let Ok(report) = db.storage().check() {
+            if damaged && report.is_clean() {
+                return Err("`check` reports no problem in a directory with a corrupt page".into());
+            }
+        }
         let Ok(mut s) = db.new_session(0, "root", "localhost") else {
             return Ok(());
         };

@@ -18,10 +18,9 @@
 //!   view's query and the FROM entry reads its rows, like a derived table.
 //!
 //! Errors: a view whose tables or columns no longer exist gives 1356 (View
-//! '...' references invalid table(s) or column(s) ...). Views nest at most
-//! [`MAX_DEPTH`] deep (a cycle made by renames ends there with 1462).
+//! '...' references invalid table(s) or column(s) ...). A view met again
+//! while it is being expanded (a cycle made by renames) is 1462.
 
-use std::cell::Cell;
 use std::ops::ControlFlow;
 
 use sqlparser::ast;
@@ -33,33 +32,32 @@ use crate::parse::Statement;
 use crate::result::{ResultColumn, RowSet};
 use crate::session::Session;
 
-/// Deepest nesting of views in views.
-pub(crate) const MAX_DEPTH: u32 = 32;
-
-thread_local! {
-    static DEPTH: Cell<u32> = const { Cell::new(0) };
+/// Marks a view as being expanded while alive: a view met again inside
+/// itself is recursion (a cycle made by renames), error 1462 naming it, as
+/// in MariaDB. A long chain of different views is no error; its depth is
+/// bounded by the stack check of each nested query (1436).
+struct Expanding<'a> {
+    views: &'a std::cell::RefCell<Vec<(String, String)>>,
 }
 
-/// Counts one level of view nesting while alive.
-struct Depth;
-
-impl Depth {
-    fn enter(db: &str, name: &str) -> Result<Depth, SqlError> {
-        let d = DEPTH.with(|d| d.get());
-        if d >= MAX_DEPTH {
+impl<'a> Expanding<'a> {
+    fn enter(s: &'a Session, db: &str, name: &str) -> Result<Expanding<'a>, SqlError> {
+        let views = s.execution.views();
+        let mut open = views.borrow_mut();
+        if open.iter().any(|(d, n)| d == db && n == name) {
             return Err(SqlError::new(
                 1462,
                 format!("`{db}`.`{name}` contains view recursion"),
             ));
         }
-        DEPTH.with(|c| c.set(d + 1));
-        Ok(Depth)
+        open.push((db.to_owned(), name.to_owned()));
+        Ok(Expanding { views })
     }
 }
 
-impl Drop for Depth {
+impl Drop for Expanding<'_> {
     fn drop(&mut self) {
-        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        self.views.borrow_mut().pop();
     }
 }
 
@@ -160,7 +158,7 @@ fn rename(v: &LoadedView, columns: &mut [ResultColumn]) -> Result<(), SqlError> 
 
 /// Runs the view's query (materialization).
 pub(crate) fn rows(s: &Session, v: &LoadedView) -> Result<RowSet, SqlError> {
-    let _depth = Depth::enter(&v.db, &v.name)?;
+    let _expanding = Expanding::enter(s, &v.db, &v.name)?;
     let mut set = super::run_query(s, &v.query, &[]).map_err(|e| map_error(e, v))?;
     rename(v, &mut set.columns)?;
     Ok(set)
@@ -168,7 +166,7 @@ pub(crate) fn rows(s: &Session, v: &LoadedView) -> Result<RowSet, SqlError> {
 
 /// The view's result columns, without reading rows.
 pub(crate) fn columns(s: &Session, v: &LoadedView) -> Result<Vec<ResultColumn>, SqlError> {
-    let _depth = Depth::enter(&v.db, &v.name)?;
+    let _expanding = Expanding::enter(s, &v.db, &v.name)?;
     let mut cols = super::describe(s, &v.query, &[]).map_err(|e| map_error(e, v))?;
     rename(v, &mut cols)?;
     Ok(cols)
@@ -228,7 +226,7 @@ pub(crate) fn mergeable(s: &Session, v: &LoadedView) -> Result<Option<Mergeable>
     if v.def.algorithm == 2 {
         return Ok(None);
     }
-    let _depth = Depth::enter(&v.db, &v.name)?;
+    let _expanding = Expanding::enter(s, &v.db, &v.name)?;
     let merged;
     let q = match merge(s, &v.query)? {
         Some(m) => {
