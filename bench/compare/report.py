@@ -273,6 +273,17 @@ SCENARIO_TEXT = {
         "what connections leave behind, *TIME_WAIT* counts the server's sockets in that state at the "
         "end. Ratios above 1 are better for connections/s, worse for times and "
         "RSS."),
+    "group_by_memory": (
+        "GROUP BY memory under tmp_table_size",
+        "A table of N rows (`id INT PRIMARY KEY, k INT, pad CHAR(40)`, loaded "
+        "with INSERT ... SELECT from a recursive CTE) and `SELECT k, COUNT(*), "
+        "SUM(id), MIN(pad) FROM t GROUP BY k HAVING SUM(id) % 1000 = 7`: N/4 "
+        "groups of 4 rows, of which about one in a thousand is returned, with "
+        "`tmp_table_size` and `max_heap_table_size` at 64M in the session. "
+        "*peak RSS*: the server's VmHWM after the query, reset to its RSS just "
+        "before it (`/proc/PID/clear_refs`); *RSS at the end*: 15 s later. "
+        "*answer checksum*: a sum over the returned rows of k, the count and "
+        "the sum; the same value on both engines means the same answer."),
 }
 
 FIG_TEXT = {
@@ -308,6 +319,8 @@ FIG_TEXT = {
     "unclosed": "not closed by the server after COM_QUIT",
     "clients": "client processes", "fds": "open file descriptors",
     "time_wait": "server sockets in TIME_WAIT",
+    "rss_peak_kb": "peak RSS", "result_rows": "rows returned",
+    "result_checksum": "answer checksum",
 }
 
 

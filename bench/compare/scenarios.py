@@ -22,6 +22,8 @@ Scenarios (see bench/README.md, "Scenario workloads"):
     connect       connections/s: connect + handshake + login + COM_QUIT in a
                   loop, one client, then N client processes in parallel, then
                   with one SELECT 1 per connection
+    group_by_memory  a GROUP BY with many groups under a 64M tmp_table_size:
+                  peak RSS, time, and a checksum of the answer
 
 `run` appends its figures to OUTDIR/scenarios.tsv (engine scenario step figure
 value unit status), failures to OUTDIR/failures.tsv (engine workload step
@@ -63,6 +65,7 @@ SIZES = {
         "status": {"conns": [1, 1000], "calls": 100},
         "rss_mixed": {"rows": 10_000, "time": 20, "threads": 16},
         "connect": {"time": 1.5, "rounds": 3, "clients": 8, "cap": 100_000},
+        "group_by_memory": {"rows": 500_000, "limit_mb": 64, "query_limit": 600},
     },
     "full": {
         "long_report": {"rows": 1_000_000, "ages": [0, 30, 60, 120], "limit": 120,
@@ -73,6 +76,7 @@ SIZES = {
         "status": {"conns": [1, 1000], "calls": 300},
         "rss_mixed": {"rows": 1_000_000, "time": 900, "threads": 16},
         "connect": {"time": 10, "rounds": 3, "clients": 32, "cap": 500_000},
+        "group_by_memory": {"rows": 5_000_000, "limit_mb": 64, "query_limit": 1800},
     },
 }
 SCENARIOS = tuple(SIZES["quick"])
@@ -83,9 +87,9 @@ PHASES = {"many_index": ["load", "build"]}
 # Upper bound of one scenario on one engine, seconds (run.sh's time limit).
 BOUND = {
     "quick": {"long_report": 600, "many_index": 1200, "many_tables": 900,
-              "status": 300, "rss_mixed": 400, "connect": 180},
+              "status": 300, "rss_mixed": 400, "connect": 180, "group_by_memory": 1200},
     "full": {"long_report": 3600, "many_index": 18000, "many_tables": 7200,
-             "status": 900, "rss_mixed": 4000, "connect": 900},
+             "status": 900, "rss_mixed": 4000, "connect": 900, "group_by_memory": 7200},
 }
 
 
@@ -115,6 +119,10 @@ def describe(mode, name):
                 f"per step: 1 client, {s['clients']} client processes, 1 client with "
                 f"one SELECT 1 per connection; at most {s['cap']:,} connections per "
                 "step and round")
+    if name == "group_by_memory":
+        return (f"GROUP BY over {s['rows']:,} rows into {s['rows'] // 4:,} groups, "
+                f"tmp_table_size = max_heap_table_size = {s['limit_mb']}M; peak RSS "
+                f"(VmHWM); query limit {s['query_limit']} s")
     return "?"
 
 
@@ -1100,6 +1108,89 @@ def rss_mixed(r):
     time.sleep(1)
     r.rec("end", "rss_kb", r.rss_kb(), "kB")
     r.drop_db("sbtest")
+
+
+# ---------------------------------------------------------------- group_by_memory
+
+def peak_rss_reset(r):
+    """Resets the server's peak RSS (VmHWM) to its RSS now; False if the
+    kernel does not allow it (then VmHWM is the peak since start)."""
+    try:
+        with open(f"/proc/{r.pid}/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss_kb(r):
+    try:
+        with open(f"/proc/{r.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def group_by_memory(r):
+    """A GROUP BY with many groups (4 rows each) whose answer is small (a
+    HAVING keeps about 1 group in 1000), under tmp_table_size and
+    max_heap_table_size of limit_mb: the memory the grouping itself takes.
+    The answer's checksum is recorded so the report shows both engines gave
+    the same one."""
+    s = r.size
+    rows, groups = s["rows"], s["rows"] // 4
+    c = r.connect()
+    try:
+        for sql in ("DROP DATABASE IF EXISTS gbm", "CREATE DATABASE gbm",
+                    "CREATE TABLE gbm.t (id INT PRIMARY KEY, k INT NOT NULL, pad CHAR(40) NOT NULL)",
+                    "SET SESSION max_recursive_iterations = 1000000"):
+            if r.must(c, sql, "prepare") is None:
+                return
+        t0 = time.monotonic()
+        chunk = 100_000
+        for lo in range(1, rows + 1, chunk):
+            hi = min(lo + chunk - 1, rows)
+            sql = ("INSERT INTO gbm.t WITH RECURSIVE n(i) AS (SELECT " + str(lo)
+                   + " UNION ALL SELECT i + 1 FROM n WHERE i < " + str(hi) + ") "
+                   + f"SELECT i, (i * 7919) % {groups}, REPEAT('x', 40) FROM n")
+            if r.must(c, sql, "prepare", 600) is None:
+                return
+        r.rec("prepare", "load_s", time.monotonic() - t0, "s")
+        limit = s["limit_mb"] << 20
+        for sql in (f"SET SESSION tmp_table_size = {limit}",
+                    f"SET SESSION max_heap_table_size = {limit}"):
+            if r.must(c, sql, "query") is None:
+                return
+        r.settle_rss(30)
+        before = r.rss_kb()
+        r.rec("query", "rss_before_kb", before, "kB")
+        reset = peak_rss_reset(r)
+        sql = ("SELECT k, COUNT(*), SUM(id), MIN(pad) FROM gbm.t GROUP BY k "
+               "HAVING SUM(id) % 1000 = 7")
+        secs, res, err = r.timed(c, sql, s["query_limit"])
+        if err is not None:
+            r.fail("query", f"{err} [{sql}]")
+            return
+        r.rec("query", "query_s", secs, "s")
+        peak = peak_rss_kb(r)
+        if reset and peak is not None and before is not None:
+            r.rec("query", "rss_peak_kb", peak, "kB")
+            r.rec("query", "rss_peak_increase_kb", peak - before, "kB")
+        _, out = res
+        r.rec("query", "result_rows", len(out), "rows")
+        digest = 0
+        for row in out:
+            k, n, total = (int(v) for v in row[:3])
+            digest = (digest + k * 1_000_003 + n * 7919 + total) % (1 << 61)
+        r.rec("query", "result_checksum", digest, "")
+        time.sleep(15)
+        r.rec("end", "rss_kb", r.rss_kb(), "kB")
+    finally:
+        c.close()
+    r.drop_db("gbm")
 
 
 # ---------------------------------------------------------------- connect
