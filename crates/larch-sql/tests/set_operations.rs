@@ -24,6 +24,57 @@ fn flat(t: &TestDb, sql: &str) -> R<Vec<String>> {
         .collect())
 }
 
+/// The result's column types aggregate the branches' (MariaDB's answers and
+/// types): a number and a string are a string, an integer and a decimal a
+/// DECIMAL with the larger scale (so 1 and 1.0 are one value), a DATE and a
+/// TIME a DATETIME, a bare NULL takes the other branch's type. They were
+/// the first branch's, so a column typed BIGINT carried 'abc'.
+#[test]
+fn set_operations_aggregate_the_branch_types() -> R<()> {
+    use larch_engine::record::value::ColumnType;
+    use larch_sql::result::QueryResult;
+    let t = tables()?;
+    let mut s = t.session(5)?;
+    let mut typed = |sql: &str| -> R<(ColumnType, Vec<String>)> {
+        match s.execute(sql)? {
+            QueryResult::Rows(set) => {
+                let (_, rows) = support::text_set(&set);
+                Ok((set.columns[0].ty.clone(), rows.concat()))
+            }
+            other => Err(format!("{sql}: {other:?}").into()),
+        }
+    };
+    let (ty, rows) = typed("SELECT 1 a UNION SELECT 'abc'")?;
+    assert!(matches!(ty, ColumnType::Varchar { .. }), "{ty:?}");
+    assert_eq!(rows, ["1", "abc"]);
+    let (ty, rows) = typed("SELECT 1 a UNION SELECT 2.5")?;
+    assert!(matches!(ty, ColumnType::Decimal { scale: 1, .. }), "{ty:?}");
+    assert_eq!(rows, ["1.0", "2.5"]);
+    assert_eq!(typed("SELECT 1 a UNION SELECT 1.0")?.1, ["1.0"]);
+    assert_eq!(typed("SELECT 1 a INTERSECT SELECT 1.0")?.1, ["1.0"]);
+    assert!(typed("SELECT 1.5 a EXCEPT SELECT 1.50")?.1.is_empty());
+    let (ty, rows) =
+        typed("SELECT DATE'2020-01-01' d UNION SELECT TIMESTAMP'2020-01-01 00:00:00'")?;
+    assert_eq!(ty, ColumnType::Datetime { fsp: 0 });
+    assert_eq!(rows, ["2020-01-01 00:00:00"]);
+    let (ty, rows) = typed("SELECT TIME'01:00:00' d UNION SELECT TIME'01:00:00.5'")?;
+    assert_eq!(ty, ColumnType::Time { fsp: 1 });
+    assert_eq!(rows, ["01:00:00.0", "01:00:00.5"]);
+    let (ty, rows) = typed("SELECT NULL n UNION SELECT 3")?;
+    assert!(matches!(ty, ColumnType::Int { .. }), "{ty:?}");
+    assert_eq!(rows, ["NULL", "3"]);
+    assert_eq!(
+        typed("SELECT 1 a UNION ALL SELECT 'x' UNION ALL SELECT 2.5 ORDER BY 1")?.1,
+        ["1", "2.5", "x"]
+    );
+    // Table columns: INT and VARCHAR meet as a string.
+    assert_eq!(
+        typed("SELECT a FROM s2 WHERE a = 4 UNION SELECT b FROM s2 WHERE a = 4")?.1,
+        ["4", "w"]
+    );
+    Ok(())
+}
+
 /// `ORDER BY 1` after a UNION orders by the result's first column. It read
 /// past the row (leaving the rows unsorted) when the statement was the
 /// first on its thread to sort, or a column of another width's rows after.

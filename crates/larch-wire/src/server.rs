@@ -308,6 +308,23 @@ impl Server {
         true
     }
 
+    /// Ends a connection for a server shutdown, letting a command that is
+    /// being answered finish: a connection running a command has it stopped
+    /// (as KILL QUERY does) and stays until it is idle; an idle one is
+    /// closed now. So the client that sent SHUTDOWN gets its OK before its
+    /// connection closes. Returns false when there is no such connection.
+    pub fn close_when_idle(&self, connection_id: u32) -> bool {
+        let Some(control) = self.connections.lock().get(&connection_id).cloned() else {
+            return false;
+        };
+        if control.busy_stamp().is_some() {
+            control.kill_query();
+        } else {
+            control.kill_connection();
+        }
+        true
+    }
+
     /// A new connection identity for a client at `host`.
     pub fn connection_info(&self, host: String, transport: Transport) -> ConnectionInfo {
         self.accepted.fetch_add(1, Ordering::Relaxed);

@@ -18,9 +18,11 @@
 //!    thread_cache_size` and the connection timeouts' `SET GLOBAL`;
 //! 3. waits for SIGTERM, SIGINT or `SHUTDOWN`, then stops accepting (the
 //!    Unix socket file goes with its listener), kills every session (a
-//!    running statement stops with ER 1317 at its next row; idle
-//!    connections close at once) and waits up to [`DRAIN_TIMEOUT`] for the
-//!    connections to end.
+//!    running statement stops with ER 1317 at its next row and its
+//!    connection closes once the answer is sent, so the client of SHUTDOWN
+//!    gets its OK; idle connections close at once; after a second every
+//!    connection is closed outright) and waits up to [`DRAIN_TIMEOUT`] for
+//!    the connections to end.
 //!
 //! The caller then closes the database (`Database::close` flushes it) and
 //! removes the pid file.
@@ -373,7 +375,8 @@ pub async fn serve(
 
 /// Kills every session and waits for the connections to end.
 async fn drain(db: &Database, server: &Server, log: &ErrorLog) {
-    let deadline = Instant::now() + DRAIN_TIMEOUT;
+    let started = Instant::now();
+    let deadline = started + DRAIN_TIMEOUT;
     loop {
         let processes = db.processes();
         let connections = server.connection_ids();
@@ -388,11 +391,20 @@ async fn drain(db: &Database, server: &Server, log: &ErrorLog) {
             ));
             return;
         }
+        // First each running command is stopped and answered, and its
+        // connection closed once idle (the client that sent SHUTDOWN gets
+        // its OK); after a second every connection is closed outright (one
+        // blocked writing to a client that does not read wakes up).
+        let outright = started.elapsed() >= Duration::from_secs(1);
         for p in &processes {
-            db.kill(p.id, false);
+            db.kill(p.id, !outright);
         }
         for id in connections {
-            server.kill(id, false);
+            if outright {
+                server.kill(id, false);
+            } else {
+                server.close_when_idle(id);
+            }
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

@@ -23,6 +23,7 @@ mod operators;
 mod types;
 
 use literals::{default_collation_name, number_literal, temporal_fsp};
+pub(crate) use types::set_operation_type;
 use types::*;
 
 /// Resolves a (possibly qualified) column name to its row position and type.

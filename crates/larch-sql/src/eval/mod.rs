@@ -57,11 +57,13 @@ mod week;
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, DateTime, Value};
 
+pub(crate) use compile::set_operation_type;
 pub use compile::{compile, compile_with_params, CompileOptions, Resolver};
 pub use fold::fold_constant_conditions;
 pub(crate) use func::lookup as builtin_function;
 pub use func::Func;
 pub use func_time::IntervalUnit;
+pub(crate) use ops::apply_coerce;
 pub use ops::{compare, like};
 
 use crate::error::{Level, SqlError, Warning};

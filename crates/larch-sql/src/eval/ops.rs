@@ -574,8 +574,9 @@ pub(super) fn arith(
     }
 }
 
-/// Converts a branch result to the common type of IF/CASE/COALESCE.
-pub(super) fn apply_coerce(v: Value, c: Coerce, ctx: &mut EvalContext<'_>) -> Value {
+/// Converts a branch result to the common type of IF/CASE/COALESCE (and
+/// of a UNION's branches).
+pub(crate) fn apply_coerce(v: Value, c: Coerce, ctx: &mut EvalContext<'_>) -> Value {
     if v.is_null() {
         return v;
     }

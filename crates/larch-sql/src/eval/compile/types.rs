@@ -293,6 +293,51 @@ pub(super) fn merge_types(branches: &[&Typed], default: Collation) -> (ColumnTyp
     (ColumnType::Int { bytes: 8, unsigned }, Coerce::Int)
 }
 
+/// The type of a UNION, INTERSECT or EXCEPT result column whose branches
+/// have `types` (a branch whose column is a bare NULL has `None`), and how
+/// each branch's values convert to it: MariaDB's aggregation for results,
+/// as for CASE, except that temporal types of different kinds meet as
+/// DATETIME with the largest fraction (a TIME on today's date).
+pub(crate) fn set_operation_type(
+    types: &[Option<&ColumnType>],
+    default: Collation,
+) -> (ColumnType, Coerce) {
+    let real: Vec<&ColumnType> = types.iter().flatten().copied().collect();
+    if !real.is_empty() && real.iter().all(|t| is_temporal(t)) && real.iter().any(|t| *t != real[0])
+    {
+        let fsp = real
+            .iter()
+            .map(|t| match t {
+                ColumnType::Time { fsp }
+                | ColumnType::Datetime { fsp }
+                | ColumnType::Timestamp { fsp } => *fsp,
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0);
+        return if real.iter().all(|t| matches!(t, ColumnType::Time { .. })) {
+            (ColumnType::Time { fsp }, Coerce::Time)
+        } else {
+            (ColumnType::Datetime { fsp }, Coerce::Datetime)
+        };
+    }
+    let typed: Vec<Typed> = types
+        .iter()
+        .map(|t| Typed {
+            expr: Expr::Literal(Value::Null),
+            ty: ExprType {
+                ty: t.cloned().unwrap_or(ColumnType::Binary { len: 0 }),
+                nullable: true,
+            },
+            coer: if t.is_some() { 2 } else { 6 },
+            hex: None,
+            null_lit: t.is_none(),
+        })
+        .collect();
+    let refs: Vec<&Typed> = typed.iter().collect();
+    merge_types(&refs, default)
+}
+
 /// LEAST and GREATEST with a DATE, TIME, DATETIME or TIMESTAMP argument
 /// compare and return that type, as in MariaDB: DATE or TIME when every
 /// temporal argument is one, else DATETIME, with the largest fraction.

@@ -115,7 +115,7 @@ fn run_body(
             let first = explain::next_id(s);
             let mut l = run_set_expr(s, left, params, warnings)?;
             explain::union_right(s);
-            let r = run_set_expr(s, right, params, warnings)?;
+            let mut r = run_set_expr(s, right, params, warnings)?;
             if explain::active(s) {
                 explain::union_result(s, first);
             }
@@ -125,6 +125,8 @@ fn run_body(
                     "The used SELECT statements have a different number of columns",
                 ));
             }
+            let converted = super::set_operation::unify(s, &mut l, &mut r);
+            warnings.borrow_mut().extend(converted);
             let all = matches!(set_quantifier, ast::SetQuantifier::All);
             let colls = super::aggregate::column_collations(&l.columns);
             if *op == ast::SetOperator::Union {

@@ -5,14 +5,64 @@
 //! duplicates, with ALL a row comes out as many times as it is in the first
 //! set, less (EXCEPT ALL) or at most (INTERSECT ALL) as many as in the
 //! second. UNION is in `query` (concatenation and `order::distinct_rows`).
+//!
+//! Before they meet, both sides get the result's column types ([`unify`]):
+//! MariaDB aggregates each column over the branches (`1 UNION 2.5` is
+//! DECIMAL, 1.0 and 2.5; a number and a string are a string; a DATE and a
+//! TIME are a DATETIME), and the rows compare and come out in that type.
 
 use std::collections::HashMap;
 
 use larch_engine::record::collation::Collation;
-use larch_engine::record::value::Value;
+use larch_engine::record::value::{ColumnType, Value};
 
 use super::aggregate;
 use super::order::distinct_rows;
+use crate::error::Warning;
+use crate::eval::{self, Coerce};
+use crate::result::{ResultColumn, RowSet};
+use crate::session::Session;
+
+/// Gives `left` and `right` (the two sides of a UNION, INTERSECT or EXCEPT,
+/// with as many columns) the result's column types, converting their
+/// values; returns the conversions' warnings. The result columns keep the
+/// left side's names.
+pub(super) fn unify(s: &Session, left: &mut RowSet, right: &mut RowSet) -> Vec<Warning> {
+    // A bare NULL column takes the other side's type.
+    let side = |c: &ResultColumn| -> Option<ColumnType> {
+        (c.ty != ColumnType::Binary { len: 0 }).then(|| c.ty.clone())
+    };
+    let mut ctx = s.eval_context(&[]);
+    for i in 0..left.columns.len().min(right.columns.len()) {
+        let (l_ty, r_ty) = (side(&left.columns[i]), side(&right.columns[i]));
+        let (ty, coerce) =
+            eval::set_operation_type(&[l_ty.as_ref(), r_ty.as_ref()], s.connection_collation());
+        for (set, own) in [(&mut *left, &l_ty), (&mut *right, &r_ty)] {
+            if coerce != Coerce::Keep && own.as_ref() != Some(&ty) {
+                for row in &mut set.rows {
+                    if let Some(v) = row.get_mut(i) {
+                        let value = std::mem::replace(v, Value::Null);
+                        *v = match (eval::apply_coerce(value, coerce, &mut ctx), &ty) {
+                            // Stored in the result's DECIMAL(p, s): 1 and 1.0
+                            // are one value, shown as 1.0.
+                            (Value::Decimal(d), ColumnType::Decimal { scale, .. }) => {
+                                Value::Decimal(d.rescale(*scale))
+                            }
+                            (converted, _) => converted,
+                        };
+                    }
+                }
+            }
+        }
+        let nullable = left.columns[i].nullable || right.columns[i].nullable;
+        let column = &mut left.columns[i];
+        if l_ty.as_ref() != Some(&ty) {
+            column.ty = ty;
+        }
+        column.nullable = nullable;
+    }
+    ctx.take_warnings()
+}
 
 /// Replaces `left` by `left INTERSECT right` (`intersect`) or `left EXCEPT
 /// right`, with or without `all`.
