@@ -277,8 +277,8 @@ SCENARIO_TEXT = {
         "GROUP BY memory under tmp_table_size",
         "A table of N rows (`id INT PRIMARY KEY, k INT, pad CHAR(40)`, loaded "
         "with INSERT ... SELECT from a recursive CTE) and `SELECT k, COUNT(*), "
-        "SUM(id), MIN(pad) FROM t GROUP BY k HAVING SUM(id) % 1000 = 7`: N/4 "
-        "groups of 4 rows, of which about one in a thousand is returned, with "
+        "SUM(id), MIN(pad) FROM t GROUP BY k HAVING SUM(id) % 1000 = 8`: N/4 "
+        "groups of 4 rows, of which about one in 250 is returned, with "
         "`tmp_table_size` and `max_heap_table_size` at 64M in the session. "
         "*peak RSS*: the server's VmHWM after the query, reset to its RSS just "
         "before it (`/proc/PID/clear_refs`); *RSS at the end*: 15 s later. "
