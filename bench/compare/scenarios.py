@@ -396,11 +396,12 @@ class Run:
         return os.path.join(self.out, "series", f"{self.scenario}-{self.engine}{name}.tsv")
 
     # -- server facts
-    def rss_kb(self):
+    def rss_kb(self, field="VmRSS"):
+        """The server's RSS (or another /proc/PID/status field, in kB)."""
         try:
             with open(f"/proc/{self.pid}/status") as f:
                 for line in f:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(field + ":"):
                         return int(line.split()[1])
         except OSError:
             pass
@@ -1123,17 +1124,6 @@ def peak_rss_reset(r):
         return False
 
 
-def peak_rss_kb(r):
-    try:
-        with open(f"/proc/{r.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
 def group_by_memory(r):
     """A GROUP BY with many groups (4 rows each) whose answer is small (a
     HAVING keeps about 1 group in 250), under tmp_table_size and
@@ -1175,7 +1165,7 @@ def group_by_memory(r):
             r.fail("query", f"{err} [{sql}]")
             return
         r.rec("query", "query_s", secs, "s")
-        peak = peak_rss_kb(r)
+        peak = r.rss_kb("VmHWM")
         if reset and peak is not None and before is not None:
             r.rec("query", "rss_peak_kb", peak, "kB")
             r.rec("query", "rss_peak_increase_kb", peak - before, "kB")

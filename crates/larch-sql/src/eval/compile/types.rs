@@ -305,21 +305,7 @@ pub(crate) fn set_operation_type(
     let real: Vec<&ColumnType> = types.iter().flatten().copied().collect();
     if !real.is_empty() && real.iter().all(|t| is_temporal(t)) && real.iter().any(|t| *t != real[0])
     {
-        let fsp = real
-            .iter()
-            .map(|t| match t {
-                ColumnType::Time { fsp }
-                | ColumnType::Datetime { fsp }
-                | ColumnType::Timestamp { fsp } => *fsp,
-                _ => 0,
-            })
-            .max()
-            .unwrap_or(0);
-        return if real.iter().all(|t| matches!(t, ColumnType::Time { .. })) {
-            (ColumnType::Time { fsp }, Coerce::Time)
-        } else {
-            (ColumnType::Datetime { fsp }, Coerce::Datetime)
-        };
+        return temporal_common(&real);
     }
     let typed: Vec<Typed> = types
         .iter()
@@ -350,6 +336,12 @@ fn temporal_min_max(args: &[Typed]) -> Option<(ColumnType, Coerce)> {
     if temporal.is_empty() {
         return None;
     }
+    Some(temporal_common(&temporal))
+}
+
+/// The common type of DATE, TIME, DATETIME and TIMESTAMP types: DATE or
+/// TIME when every one is, else DATETIME, with the largest fraction.
+fn temporal_common(temporal: &[&ColumnType]) -> (ColumnType, Coerce) {
     let fsp = temporal
         .iter()
         .map(|t| match t {
@@ -360,7 +352,7 @@ fn temporal_min_max(args: &[Typed]) -> Option<(ColumnType, Coerce)> {
         })
         .max()
         .unwrap_or(0);
-    Some(if temporal.iter().all(|t| **t == ColumnType::Date) {
+    if temporal.iter().all(|t| **t == ColumnType::Date) {
         (ColumnType::Date, Coerce::Date)
     } else if temporal
         .iter()
@@ -369,7 +361,7 @@ fn temporal_min_max(args: &[Typed]) -> Option<(ColumnType, Coerce)> {
         (ColumnType::Time { fsp }, Coerce::Time)
     } else {
         (ColumnType::Datetime { fsp }, Coerce::Datetime)
-    })
+    }
 }
 
 /// CAST target and result type of a sqlparser data type.
