@@ -232,9 +232,27 @@ pub(super) fn run_plan(
 
     *rows_hint = matched.len().min(ROWS_HINT_MAX);
 
-    // Aggregate results.
+    // Aggregate results. Without window functions (which need every group
+    // first) each group is projected and filtered by HAVING as it
+    // finishes, so a spilled GROUP BY holds only the groups that pass.
+    let filter_groups = aggregating && !windowed;
     let mut rows_in: Vec<Vec<Value>> = if aggregating {
-        groups.finish(s, width, group_c, aggs, order_keys.is_empty(), &mut ctx)?
+        let mut keep_all = |row, _: &mut eval::EvalContext<'_>| Ok(Some(row));
+        let mut project = |row, ctx: &mut eval::EvalContext<'_>| finish(row, ctx);
+        let filter: &mut groups::GroupFilter<'_> = if filter_groups {
+            &mut project
+        } else {
+            &mut keep_all
+        };
+        groups.finish(
+            s,
+            width,
+            group_c,
+            aggs,
+            order_keys.is_empty(),
+            &mut ctx,
+            filter,
+        )?
     } else {
         matched
     };
@@ -243,7 +261,7 @@ pub(super) fn run_plan(
     }
 
     // Project (keeping the input row for ORDER BY), HAVING.
-    let rows_in = if project_early || project_late {
+    let rows_in = if project_early || project_late || filter_groups {
         projected = rows_in;
         Vec::new()
     } else {

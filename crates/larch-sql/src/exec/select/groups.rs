@@ -41,6 +41,12 @@ pub(super) const PARTITIONS: usize = 16;
 /// size (16^4 partitions are more than any group count needs).
 const MAX_DEPTH: u32 = 4;
 
+/// What becomes of a finished group's row (the select list and HAVING):
+/// `None` drops it. Applied as each spilled partition finishes, so only
+/// the rows that pass are held.
+pub(super) type GroupFilter<'f> =
+    dyn FnMut(Vec<Value>, &mut EvalContext<'_>) -> Result<Option<Vec<Value>>, SqlError> + 'f;
+
 /// Bytes a group takes besides its values and key: the hash entry, the
 /// vectors' headers and the allocator's rounding.
 const GROUP_OVERHEAD: usize = 96;
@@ -223,7 +229,9 @@ impl Groups {
     /// aggregate values. Without GROUP BY there is always one group; with
     /// it and no ORDER BY, groups come sorted by the GROUP BY values, as
     /// MariaDB returns them (and finish in that order, which numbers
-    /// GROUP_CONCAT's cut values; its warnings go to `ctx`).
+    /// GROUP_CONCAT's cut values; its warnings go to `ctx`). Each row goes
+    /// through `filter` before it is kept.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn finish(
         mut self,
         s: &Session,
@@ -232,9 +240,10 @@ impl Groups {
         aggs: &[CompiledAgg],
         unordered: bool,
         ctx: &mut EvalContext<'_>,
+        filter: &mut GroupFilter<'_>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         if let Some(spilled) = self.spilled.take() {
-            return self.finish_spilled(spilled, s, width, group_by, aggs, unordered, ctx);
+            return self.finish_spilled(spilled, s, width, group_by, aggs, unordered, ctx, filter);
         }
         if self.groups.is_empty() && group_by.is_empty() {
             self.groups.push((
@@ -265,6 +274,13 @@ impl Groups {
             Some(r) => r.interleave(out, width, aggs, max_len, &mut written, ctx),
             None => out,
         };
+        let mut kept = Vec::with_capacity(out.len());
+        for row in out {
+            if let Some(row) = filter(row, ctx)? {
+                kept.push(row);
+            }
+        }
+        let out = kept;
         // A value cut in a strict data change fails it (1260).
         match ctx.escalated_error() {
             Some(e) => Err(e),
@@ -273,7 +289,8 @@ impl Groups {
     }
 
     /// [`Groups::finish`] after a spill: the held groups, then each
-    /// partition's, sorted together at the end.
+    /// partition's, each through `filter` as it finishes (only the rows
+    /// that pass are held), sorted together at the end.
     #[allow(clippy::too_many_arguments)]
     fn finish_spilled(
         self,
@@ -284,10 +301,11 @@ impl Groups {
         aggs: &[CompiledAgg],
         unordered: bool,
         ctx: &mut EvalContext<'_>,
+        filter: &mut GroupFilter<'_>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         let policy = self.policy.clone();
         let depth = self.depth;
-        let mut out = self.finish(s, width, group_by, aggs, false, ctx)?;
+        let mut out = self.finish(s, width, group_by, aggs, false, ctx, filter)?;
         let mut row = Vec::new();
         for file in spilled.files {
             if file.rows() == 0 {
@@ -302,7 +320,7 @@ impl Groups {
             while reader.next_row(&mut row)? {
                 part.add(&row, group_by, aggs, ctx)?;
             }
-            out.extend(part.finish(s, width, group_by, aggs, false, ctx)?);
+            out.extend(part.finish(s, width, group_by, aggs, false, ctx, filter)?);
         }
         if unordered {
             sort_rows(s, &mut out, &group_order(group_by), 0, |r| r)?;
