@@ -8,7 +8,7 @@
 mod support;
 
 use larch_sql::session::Session;
-use support::{code, one, query, rows, TestDb, R};
+use support::{code, error, one, query, rows, TestDb, R};
 
 fn setup() -> R<TestDb> {
     TestDb::new(&[
@@ -360,6 +360,17 @@ fn iterations_stop_at_max_recursive_iterations_with_a_warning() -> R<()> {
         "5"
     );
     assert!(warnings(&mut s)?.is_empty());
+    // INSERT ... SELECT of a cut recursion: strict mode inserts nothing
+    // (1931 is an error there), otherwise the rows and the warning.
+    s.execute("CREATE TABLE cut (n INT)")?;
+    let insert = "INSERT INTO cut WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 50) SELECT n FROM r";
+    let cut = "Query execution was interrupted. The query exceeded max_recursive_iterations = 5. The query result may be incomplete";
+    assert_eq!(error(&mut s, insert)?, (1931, cut.to_string()));
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM cut")?, "0");
+    s.execute("SET sql_mode = ''")?;
+    s.execute(insert)?;
+    assert_eq!(warnings(&mut s)?, [format!("1931 {cut}")]);
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM cut")?, "6");
     Ok(())
 }
 

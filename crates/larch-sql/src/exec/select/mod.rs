@@ -170,7 +170,9 @@ pub(crate) fn run_query_warning(
     warnings: &mut Vec<crate::error::Warning>,
 ) -> Result<RowSet, SqlError> {
     let collected = RefCell::new(Vec::new());
+    cte::take_warnings();
     let r = run_query_collect(s, q, params, &collected);
     warnings.extend(collected.into_inner());
+    warnings.extend(cte::take_warnings());
     r
 }

@@ -126,6 +126,13 @@ pub(super) fn insert(
                 // Rows of a SELECT: NULL into NOT NULL warns outside strict mode.
                 w.nulls_warn = !s.strict();
                 let set = crate::exec::select::run_query_warning(s, q, params, &mut w.warnings)?;
+                // A recursive WITH cut at max_recursive_iterations: strict
+                // mode inserts nothing (MariaDB's abort on warning).
+                if let Some(cut) = w.warnings.iter().find(|w| w.code == 1931) {
+                    if s.strict() {
+                        return Err(SqlError::new(cut.code, cut.message.clone()));
+                    }
+                }
                 Src::Values(set.rows)
             }
         }
