@@ -213,8 +213,10 @@ SCENARIO_TEXT = {
         "32 ADD INDEX clauses (single- and multi-column keys), each followed by "
         "one ALTER that drops them again. The server is restarted between the "
         "load and the ALTERs, and the table is read once (`SELECT SUM(i1), "
-        "COUNT(v6)`, a clustered scan) before them. `innodb_sort_buffer_size` "
-        "is 64M on both. Before each ALTER the scenario waits (boundedly) until the RSS is "
+        "COUNT(v6)`, a clustered scan) before them. MariaDB sorts each new index "
+        "in its own `innodb_sort_buffer_size` (64M); Larch sorts all of an ALTER's "
+        "indexes in `innodb_ddl_buffer_size` (64M) per build thread "
+        "(`innodb_ddl_threads`, 2). Before each ALTER the scenario waits (boundedly) until the RSS is "
         "steady, so memory still being given back after the load does not hide "
         "the build's own; RSS is then sampled every 0.2 s during the ALTER: the "
         "peak increase is the highest sample minus the RSS just before it."),
@@ -292,6 +294,7 @@ FIG_TEXT = {
     "undo_growth_bytes": "undo growth since idle", "rss_kb": "RSS",
     "update_tps": "update rate", "query_vs_idle": "query time / idle",
     "innodb_sort_buffer_size": "innodb_sort_buffer_size", "alter_s": "ALTER time",
+    "innodb_ddl_buffer_size": "innodb_ddl_buffer_size", "innodb_ddl_threads": "innodb_ddl_threads",
     "drop_s": "drop time", "rss_before_kb": "RSS before",
     "rss_peak_increase_kb": "peak RSS increase", "rss_after_kb": "RSS after",
     "tables": "tables", "create_s": "time", "touch_s": "time",
@@ -820,7 +823,7 @@ def summary(outdir):
                      ("doublewrite", "innodb_doublewrite"),
                      ("page_size", "innodb_page_size"),
                      ("sort_buffer", "innodb_sort_buffer_size (MariaDB startup "
-                      "option; Larch: SET GLOBAL in many_index)")):
+                      "option; Larch: innodb_ddl_buffer_size, SET SESSION in many_index)")):
         w(f"- {label}: {env.get(k, '?')}")
     for sc in scen_names:
         w(f"- scenario {sc}: {env.get('scenario_' + sc, '?')}")

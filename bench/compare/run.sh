@@ -289,8 +289,9 @@ ENGINE_OPTS=(
     --skip-name-resolve
 )
 # innodb_sort_buffer_size (the many_index scenario): a read-only startup option
-# of MariaDB; larchd has no such option but a dynamic global variable, which
-# scenarios.py sets to the same value.
+# of MariaDB (a sort buffer per index built); Larch's equivalent is the session
+# variable innodb_ddl_buffer_size (one budget per build thread for all the
+# indexes), which scenarios.py sets to the same value.
 SORT_BUFFER=64M
 # MariaDB saves the list of its buffer pool pages at shutdown and reads them
 # back at start-up; larchd starts cold. The scenarios restart the servers, so

@@ -22,12 +22,15 @@
 //! - [`lock`]: the row lock manager: record, gap, next-key and insert-intention
 //!   locks, waits, deadlock detection, gap inheritance;
 //! - [`table`]: tables as a clustered and secondary B+trees with typed rows;
+//! - [`ddl`]: index builds: one scan, an external sort inside one memory
+//!   budget, trees written bottom-up;
 //! - [`catalog`]: the data dictionary (databases, tables) with crash-safe DDL.
 
 pub mod btree;
 pub mod buffer;
 pub mod catalog;
 pub mod config;
+pub mod ddl;
 pub mod error;
 pub mod io;
 pub mod lock;

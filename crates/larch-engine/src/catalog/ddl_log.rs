@@ -10,7 +10,15 @@
 //! - *drop table `id`*: the table with that dictionary id, if it still
 //!   exists, is dropped with its tablespace;
 //! - *rename `id` to `schema.name`*: the table or view with that id, if it is
-//!   not already so named, takes that name.
+//!   not already so named, takes that name;
+//! - *drop the index trees of table `id` it does not use*: each listed tree
+//!   (root page and its two segments, each with its segment id) that the
+//!   table's definition does not reference is freed, segment by segment; a
+//!   segment whose inode no longer holds that id is already gone. An index
+//!   change logs its new trees (created empty just before) and the trees of
+//!   the indexes it drops, then builds, then switches the definition: a
+//!   crash before the switch frees the new trees, after it the dropped ones
+//!   (see [`Catalog::change_indexes`]).
 //!
 //! The statement writes the entry durably, makes the changes (each durable),
 //! then deletes the entry. [`Catalog::open`] applies every entry still
@@ -31,12 +39,14 @@ use std::sync::Arc;
 use super::codec::{self, Reader, Writer};
 use super::{check_name, schema_err, Catalog, KIND_DDL_LOG, KIND_TABLE, KIND_VIEW};
 use crate::error::{EngineError, Result};
+use crate::space::alloc::SegmentRef;
 use crate::table::{Table, TableDef};
 
 /// Version of the entry encoding.
 const VERSION: u8 = 1;
 const TAG_DROP_TABLE: u8 = 1;
 const TAG_RENAME: u8 = 2;
+const TAG_DROP_TREES: u8 = 3;
 
 /// One change of a DDL log entry, stated as the end state it produces.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +59,21 @@ pub(super) enum Action {
         schema: String,
         name: String,
     },
+    /// The trees of table `id` that its definition does not reference are
+    /// freed.
+    DropTrees {
+        id: u64,
+        space: u32,
+        trees: Vec<LoggedTree>,
+    },
+}
+
+/// A B+tree as a DDL log entry names it: its root page and its two
+/// segments, each with the segment id its inode holds while it exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct LoggedTree {
+    pub root: u32,
+    pub segments: [(SegmentRef, u64); 2],
 }
 
 /// The bytes of an entry.
@@ -67,6 +92,19 @@ pub(super) fn encode(actions: &[Action]) -> Result<Vec<u8>> {
                 w.u64(*id);
                 w.str(schema)?;
                 w.str(name)?;
+            }
+            Action::DropTrees { id, space, trees } => {
+                w.u8(TAG_DROP_TREES);
+                w.u64(*id);
+                w.u64(u64::from(*space));
+                w.len(trees.len())?;
+                for t in trees {
+                    w.u64(u64::from(t.root));
+                    for (seg, seg_id) in t.segments {
+                        w.0.extend_from_slice(&seg.to_bytes());
+                        w.u64(seg_id);
+                    }
+                }
             }
         }
     }
@@ -91,6 +129,25 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Vec<Action>> {
                 schema: r.str()?,
                 name: r.str()?,
             },
+            TAG_DROP_TREES => {
+                let id = r.u64()?;
+                let space = u32::try_from(r.u64()?).map_err(|_| bad("space id"))?;
+                let n = r.u16()?;
+                let mut trees = Vec::with_capacity(usize::from(n));
+                for _ in 0..n {
+                    let root = u32::try_from(r.u64()?).map_err(|_| bad("root page"))?;
+                    let mut segment = || -> Result<(SegmentRef, u64)> {
+                        let mut b = [0u8; SegmentRef::ENCODED_LEN];
+                        for x in &mut b {
+                            *x = r.u8()?;
+                        }
+                        Ok((SegmentRef::from_bytes(b), r.u64()?))
+                    };
+                    let segments = [segment()?, segment()?];
+                    trees.push(LoggedTree { root, segments });
+                }
+                Action::DropTrees { id, space, trees }
+            }
             _ => return Err(bad("unknown action")),
         });
     }
@@ -103,7 +160,7 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Vec<Action>> {
 impl Catalog {
     /// Writes a DDL log entry durably: a new row, or the row `reuse` (an
     /// entry of a scratch table) replaced. Returns the entry's id.
-    fn write_log(&self, actions: &[Action], reuse: Option<u64>) -> Result<u64> {
+    pub(super) fn write_log(&self, actions: &[Action], reuse: Option<u64>) -> Result<u64> {
         let bytes = encode(actions)?;
         let id = match reuse {
             Some(id) => id,
@@ -123,7 +180,7 @@ impl Catalog {
     /// documentation). Drops first, then renames, so names a drop frees can
     /// be taken; renames are applied together, so a set of renames may swap
     /// names.
-    fn apply_log(&self, actions: &[Action]) -> Result<()> {
+    pub(super) fn apply_log(&self, actions: &[Action]) -> Result<()> {
         for a in actions {
             if let Action::DropTable { id } = a {
                 let found = self
@@ -145,11 +202,16 @@ impl Catalog {
                 }
             }
         }
+        for a in actions {
+            if let Action::DropTrees { id, space, trees } = a {
+                self.drop_unused_trees(*id, *space, trees)?;
+            }
+        }
         let wanted: BTreeMap<u64, (String, String)> = actions
             .iter()
             .filter_map(|a| match a {
                 Action::Rename { id, schema, name } => Some((*id, (schema.clone(), name.clone()))),
-                Action::DropTable { .. } => None,
+                Action::DropTable { .. } | Action::DropTrees { .. } => None,
             })
             .collect();
         if wanted.is_empty() {

@@ -32,6 +32,9 @@
 pub mod codec;
 mod databases;
 mod ddl_log;
+#[cfg(test)]
+mod index_tests;
+mod indexes;
 mod load;
 mod routines;
 mod system;
@@ -42,6 +45,7 @@ mod triggers;
 mod views;
 
 pub use ddl_log::{LoggedDdl, RenameStep};
+pub use indexes::IndexChange;
 pub use routines::{ProgramEntry, ProgramKind};
 pub use triggers::TriggerEntry;
 pub use views::ViewEntry;

@@ -27,7 +27,7 @@ fn config(ps: PageSize) -> EngineConfig {
     c
 }
 
-fn open(vfs: &Arc<dyn Vfs>) -> Result<Catalog> {
+pub(super) fn open(vfs: &Arc<dyn Vfs>) -> Result<Catalog> {
     let s = Arc::new(Storage::open_or_create(config(PageSize::K8), vfs.clone())?);
     Catalog::open(s)
 }
@@ -45,11 +45,11 @@ fn into_storage(c: Catalog) -> Result<Storage> {
     Arc::into_inner(storage).ok_or_else(|| EngineError::Internal("storage still shared".into()))
 }
 
-fn close(c: Catalog) -> Result<()> {
+pub(super) fn close(c: Catalog) -> Result<()> {
     into_storage(c)?.close()
 }
 
-fn def(name: &str, columns: usize) -> TableDef {
+pub(super) fn def(name: &str, columns: usize) -> TableDef {
     let mut cols = vec![ColumnDef::new(
         "id",
         ColumnType::Int {
@@ -104,13 +104,13 @@ fn wide_def() -> TableDef {
     }
 }
 
-fn row(id: i64, columns: usize) -> Vec<Value> {
+pub(super) fn row(id: i64, columns: usize) -> Vec<Value> {
     let mut r = vec![Value::Int(id)];
     r.extend((1..columns).map(|i| Value::Str(format!("v{id}-{i}"))));
     r
 }
 
-fn count_rows(t: &Table) -> Result<usize> {
+pub(super) fn count_rows(t: &Table) -> Result<usize> {
     let mut c = t.scan(
         &ReadContext::NEWEST,
         CLUSTERED,
@@ -506,7 +506,7 @@ fn system_objects_survive_reopen() -> Result<()> {
 
 /// Closes the catalog as a crash would: nothing flushed, the simulated
 /// disk keeps only what was durable.
-fn crash(c: Catalog, sim: &SimVfs) -> Result<()> {
+pub(super) fn crash(c: Catalog, sim: &SimVfs) -> Result<()> {
     into_storage(c)?.abandon();
     sim.crash();
     Ok(())

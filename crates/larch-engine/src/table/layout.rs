@@ -245,7 +245,21 @@ impl TableLayout {
     /// The value of secondary index `s` for `row`, stamped with `trx_id` (as
     /// writer and as creator).
     pub fn secondary_value(&self, s: usize, row: &[Value], trx_id: u64) -> Result<Vec<u8>> {
+        self.secondary_value_stamped(s, row, trx_id, trx_id)
+    }
+
+    /// The value of secondary index `s` for `row`, with writer stamp
+    /// `writer` and creation stamp `created` (an index build's entries are
+    /// created for every snapshot, written by their row's last writer).
+    pub fn secondary_value_stamped(
+        &self,
+        s: usize,
+        row: &[Value],
+        writer: u64,
+        created: u64,
+    ) -> Result<Vec<u8>> {
         let l = &self.secondary[s];
+        let trx_id = writer;
         let bytes = encode_columns(&self.def, &l.carried, row)?;
         let cols: Vec<Option<ColumnBytes<'_>>> = bytes
             .iter()
@@ -257,7 +271,7 @@ impl TableLayout {
         };
         let mut out = Vec::new();
         crate::record::row::encode_row(&l.value, &hidden, &cols, &mut out)?;
-        out.extend_from_slice(&(trx_id & crate::record::row::MAX_48).to_be_bytes()[2..]);
+        out.extend_from_slice(&(created & crate::record::row::MAX_48).to_be_bytes()[2..]);
         Ok(out)
     }
 

@@ -35,6 +35,7 @@ mod context;
 #[cfg(test)]
 mod full_disk_tests;
 mod gap;
+pub mod index_keys;
 pub mod layout;
 #[cfg(test)]
 mod mvcc_tests;
@@ -111,6 +112,9 @@ pub struct Table {
     /// The transaction services (absent for tables read and written only
     /// internally, such as the data dictionary).
     services: Option<Arc<TransactionServices>>,
+    /// Set when the catalog replaced this open table by one with other
+    /// indexes; purge holds it shared while it changes the trees.
+    retired: parking_lot::RwLock<bool>,
 }
 
 impl std::fmt::Debug for Table {
@@ -124,6 +128,15 @@ impl std::fmt::Debug for Table {
 
 impl Drop for Table {
     fn drop(&mut self) {
+        self.settle_auto_increment();
+    }
+}
+
+impl Table {
+    /// Stores the exact AUTO_INCREMENT counter (every value handed out is
+    /// below it), as closing the table does; a later close writes again
+    /// only if values were handed out since.
+    pub fn settle_auto_increment(&self) {
         let Some(next) = self.autoinc.as_ref().and_then(|a| a.settle()) else {
             return;
         };
@@ -137,6 +150,13 @@ impl Drop for Table {
         if let Err(e) = r {
             tracing::warn!(error = %e, table = %self.layout.def.name, "could not store the AUTO_INCREMENT counter; the next start continues above its reserved bound");
         }
+    }
+
+    /// Marks this open table as replaced by one with a new definition
+    /// (index changes): waits for the purge step running on it, after which
+    /// purge uses the new one. Its trees may then be freed.
+    pub fn retire(&self) {
+        *self.retired.write() = true;
     }
 }
 
@@ -231,6 +251,7 @@ impl Table {
             next_row_id: AtomicU64::new(1),
             unique_latch: Mutex::new(()),
             services: None,
+            retired: parking_lot::RwLock::new(false),
         };
         if table.layout.clustered.hidden_row_id {
             table.next_row_id = AtomicU64::new(table.max_row_id()? + 1);
@@ -283,6 +304,11 @@ impl Table {
     /// The table's definition.
     pub fn def(&self) -> &TableDef {
         &self.layout.def
+    }
+
+    /// The storage the table lives in.
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.storage
     }
 
     /// The table's index layouts.

@@ -247,7 +247,7 @@ fn purge_record(
     if u.kind == UndoKind::Insert {
         return Ok(());
     }
-    let Some(table) = services.table(u.space, u.root) else {
+    let Some(mut table) = services.table(u.space, u.root) else {
         return Ok(()); // dropped table
     };
     loop {
@@ -271,7 +271,18 @@ fn purge_record(
             Err(e) => return Err(e),
         }
     }
-    let r = table.purge_change(trx_id, &u, unneeded);
+    // A table whose indexes changed meanwhile is purged through the one
+    // opened with its new definition (the same rows, under the same lock).
+    let r = loop {
+        match table.purge_change(trx_id, &u, unneeded) {
+            Ok(None) => match services.table(u.space, u.root) {
+                Some(t) if !Arc::ptr_eq(&t, &table) => table = t,
+                _ => break Ok(false),
+            },
+            Ok(Some(removed)) => break Ok(removed),
+            Err(e) => break Err(e),
+        }
+    };
     services.locks.release_all(locks);
     if r.as_ref().is_ok_and(|&removed| removed) {
         services.purge.rows_removed.fetch_add(1, Ordering::Relaxed);
@@ -281,8 +292,22 @@ fn purge_record(
 
 impl Table {
     /// Purges one change of committed transaction `trx_id` (the caller holds
-    /// the row lock). Returns true if the row's record was removed.
+    /// the row lock). Returns true if the row's record was removed, `None`
+    /// if this open table was retired (see [`Table::retire`]).
     fn purge_change(
+        &self,
+        trx_id: u64,
+        u: &RowUndo,
+        unneeded: &dyn Fn(u64, u64) -> bool,
+    ) -> Result<Option<bool>> {
+        let current = self.retired.read();
+        if *current {
+            return Ok(None);
+        }
+        self.purge_current(trx_id, u, unneeded).map(Some)
+    }
+
+    fn purge_current(
         &self,
         trx_id: u64,
         u: &RowUndo,

@@ -9,8 +9,14 @@
 //! INDEX|KEY / PRIMARY KEY / FOREIGN KEY / CONSTRAINT, AUTO_INCREMENT=n,
 //! RENAME INDEX|KEY and CONVERT TO CHARACTER SET (`super::alter_ops`),
 //! [DEFAULT] CHARACTER SET / COLLATE;
-//! ALGORITHM= and LOCK= are accepted. The result is applied by `rebuild`
-//! (in place for metadata-only changes, otherwise by a copying rebuild).
+//! The result is applied by `rebuild`: in place for metadata-only changes,
+//! by an index build when only secondary indexes change, otherwise by a
+//! copying rebuild. ALGORITHM= and LOCK= are honoured or refused with
+//! MariaDB's 1846 ([`check_algorithm_and_lock`]): INSTANT takes changes
+//! that build and drop no index, INPLACE those that copy no rows, COPY
+//! always copies;
+//! an index build or a copy holds the table's exclusive lock throughout,
+//! so LOCK=NONE and LOCK=SHARED are refused for them.
 //!
 //! Errors: 1146 (no table; a note with ALTER TABLE IF EXISTS), 1054 (unknown
 //! column), 1060 (duplicate column), 1090 (dropping every column), 1091
@@ -39,6 +45,9 @@ struct AlterState {
     to: (String, String),
     auto_increment: Option<u64>,
     force: bool,
+    /// ALGORITHM= and LOCK= as given (the last of each).
+    algorithm: Option<ast::AlterTableAlgorithm>,
+    lock: Option<ast::AlterTableLock>,
 }
 
 /// Runs `ops` against table `name` under the DDL lock and applies the result.
@@ -71,6 +80,8 @@ fn run_alter(
         to: (db.clone(), table.clone()),
         auto_increment: None,
         force: false,
+        algorithm: None,
+        lock: None,
     };
     ops(s, &mut w, &mut st)?;
     let owner = super::foreign_ddl::Owner {
@@ -94,6 +105,11 @@ fn run_alter(
         s.push_warning(n);
     }
     let fin = w.finish()?;
+    if st.algorithm == Some(ast::AlterTableAlgorithm::Copy) {
+        st.force = true;
+    }
+    let how = rebuild::method(&entry, &fin, st.force)?;
+    check_algorithm_and_lock(st.algorithm, st.lock, how)?;
     let to = (st.to.0.as_str(), st.to.1.as_str());
     super::foreign_ddl::verify_added(s, &db, &table, &fin, &added)?;
     let applied = rebuild::apply(
@@ -562,10 +578,59 @@ fn operation(
                 .map_err(|_| syntax_error(text.clone()))?;
             st.auto_increment = Some(n);
         }
-        A::Algorithm { .. } | A::Lock { .. } => {}
+        A::Algorithm { algorithm, .. } => st.algorithm = Some(*algorithm),
+        A::Lock { lock, .. } => st.lock = Some(*lock),
         other => {
             return Err(SqlError::not_supported(&format!("ALTER TABLE {other}")));
         }
     }
     Ok(())
+}
+
+/// MariaDB's 1846 for an ALGORITHM= or LOCK= that `how` cannot honour.
+fn check_algorithm_and_lock(
+    algorithm: Option<ast::AlterTableAlgorithm>,
+    lock: Option<ast::AlterTableLock>,
+    how: rebuild::Method,
+) -> Result<(), SqlError> {
+    use ast::AlterTableAlgorithm as Alg;
+    use ast::AlterTableLock as Lock;
+    use rebuild::Method;
+    let refuse = |what: String, reason: &str, fix: &str| {
+        Err(SqlError::new(
+            1846,
+            format!("{what} is not supported. Reason: {reason}. Try {fix}"),
+        ))
+    };
+    let work = match how {
+        Method::Indexes(w) => Some(w),
+        _ => None,
+    };
+    match (algorithm, how) {
+        (Some(Alg::Instant), Method::Indexes(w)) if w.builds => {
+            return refuse("ALGORITHM=INSTANT".into(), "ADD INDEX", "ALGORITHM=NOCOPY");
+        }
+        (Some(Alg::Instant), Method::Indexes(w)) if w.drops => {
+            return refuse("ALGORITHM=INSTANT".into(), "DROP INDEX", "ALGORITHM=NOCOPY");
+        }
+        (Some(a @ (Alg::Instant | Alg::Inplace)), Method::Copy) => {
+            return refuse(
+                format!("ALGORITHM={a}"),
+                "Larch copies the table for this change",
+                "ALGORITHM=COPY",
+            );
+        }
+        _ => {}
+    }
+    let held = match (how, work) {
+        (_, Some(w)) if w.builds => "Larch builds indexes under an exclusive lock",
+        (Method::Copy, _) => "COPY algorithm requires an exclusive lock in Larch",
+        _ => return Ok(()),
+    };
+    match lock {
+        Some(l @ (Lock::None | Lock::Shared)) => {
+            refuse(format!("LOCK={l}"), held, "LOCK=EXCLUSIVE")
+        }
+        _ => Ok(()),
+    }
 }

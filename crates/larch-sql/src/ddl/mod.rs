@@ -50,6 +50,7 @@ pub(crate) mod foreign_ddl;
 pub(crate) mod foreign_index;
 mod foreign_parent;
 pub(crate) mod generated;
+mod index_change;
 mod keys;
 mod maintenance;
 pub mod meta;

@@ -1,6 +1,7 @@
 //! Applying a new definition to an existing table: in place when only the
 //! SQL metadata (defaults, comments, FULLTEXT keys...) or the name changes,
-//! otherwise by a copying rebuild.
+//! by an index build when only secondary indexes change
+//! (`ddl::index_change`), otherwise by a copying rebuild.
 //!
 //! A rebuild creates the new table under a temporary name (`#sql-alter-N`,
 //! in the target database), copies every row converting values with the
@@ -87,14 +88,12 @@ pub(super) fn apply(
 ) -> Result<Applied, SqlError> {
     let database = s.db.clone();
     let catalog = database.catalog();
-    let identity = fin.origin.len() == old.def.columns.len()
-        && fin.origin.iter().enumerate().all(|(i, o)| *o == Some(i));
     let mut same = fin.def.clone();
     same.name = old.def.name.clone();
     let old_meta = TableMeta::decode(&old.sql_meta, &old.def)?;
     let new_checks = adds_checks(&old_meta, &fin.meta);
-    let regenerate = super::generated::generation_changed(&old_meta, &fin.meta);
-    if identity && same == old.def && !force && !regenerate {
+    let how = method(old, fin, force)?;
+    if how == Method::Metadata {
         if new_checks {
             verify_rows(s, &*catalog.table(db, name)?, fin, to)?;
         }
@@ -106,6 +105,24 @@ pub(super) fn apply(
         let bytes = fin.meta.encode();
         if bytes != old.sql_meta {
             catalog.set_table_meta(to.0, to.1, &bytes)?;
+        }
+        if let Some(n) = auto_increment {
+            let t = catalog.table(to.0, to.1)?;
+            if t.auto_increment_next().is_some() {
+                t.raise_auto_increment(n)?;
+            }
+        }
+        return Ok(Applied::default());
+    }
+    if let Method::Indexes(_) = how {
+        if new_checks {
+            verify_rows(s, &*catalog.table(db, name)?, fin, to)?;
+        }
+        super::index_change::apply(s, (db, name), &same, &fin.meta.encode())?;
+        if (db, name) != to {
+            crate::exec::trigger::check_rename(s, (db, name), to)?;
+            catalog.rename_table(db, name, to.0, to.1)?;
+            crate::exec::trigger::table_renamed(s, (db, name), to)?;
         }
         if let Some(n) = auto_increment {
             let t = catalog.table(to.0, to.1)?;
@@ -141,6 +158,38 @@ pub(super) fn apply(
         crate::exec::trigger::table_renamed(s, (db, name), to)?;
     }
     Ok(applied)
+}
+
+/// How a new definition is applied to a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Method {
+    /// Only the SQL metadata or the name changes.
+    Metadata,
+    /// Only secondary indexes change (or AUTO_INCREMENT goes): in place.
+    Indexes(super::index_change::IndexWork),
+    /// The rows are copied into a rebuilt table.
+    Copy,
+}
+
+/// How `fin` is applied to the table `old` (`force`: ALTER ... FORCE,
+/// ENGINE=, ALGORITHM=COPY).
+pub(super) fn method(old: &TableEntry, fin: &Finished, force: bool) -> Result<Method, SqlError> {
+    let identity = fin.origin.len() == old.def.columns.len()
+        && fin.origin.iter().enumerate().all(|(i, o)| *o == Some(i));
+    let mut same = fin.def.clone();
+    same.name = old.def.name.clone();
+    let old_meta = TableMeta::decode(&old.sql_meta, &old.def)?;
+    let regenerate = super::generated::generation_changed(&old_meta, &fin.meta);
+    if !identity || force || regenerate {
+        return Ok(Method::Copy);
+    }
+    if same == old.def {
+        return Ok(Method::Metadata);
+    }
+    Ok(match super::index_change::index_work(&old.def, &same) {
+        Some(work) => Method::Indexes(work),
+        None => Method::Copy,
+    })
 }
 
 fn raise_counter(old: &Table, new: &Table, explicit: Option<u64>) -> Result<(), SqlError> {

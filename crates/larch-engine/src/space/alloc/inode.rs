@@ -146,6 +146,20 @@ pub fn open(mtr: &mut Mtr<'_>, ctx: &Ctx, seg: SegmentRef) -> Result<Inode> {
     })
 }
 
+/// The id of segment `seg` while its inode is in use; `None` once it was
+/// freed (its inode page may since be freed too, or hold other segments).
+pub fn live_id(mtr: &mut Mtr<'_>, ctx: &Ctx, seg: SegmentRef) -> Result<Option<u64>> {
+    if seg.slot >= inodes_per_page(ctx.ps) || !inode_pages(mtr, ctx)?.contains(&seg.inode_page) {
+        return Ok(None);
+    }
+    let r = inode_page(mtr, ctx, seg.inode_page)?;
+    let off = slot_offset(seg.slot);
+    let d = mtr.data(r);
+    let seg_id = bytes::get_u64(d, off + IN_SEG_ID);
+    let magic = bytes::get_u32(d, off + IN_MAGIC);
+    Ok((seg_id != 0 && magic == INODE_MAGIC).then_some(seg_id))
+}
+
 /// Formats a fresh inode page (all slots free) and puts it on FREE_INODE.
 pub fn init_inode_page(mtr: &mut Mtr<'_>, ctx: &Ctx, page_no: u32) -> Result<()> {
     mtr.new_page(PageId::new(ctx.space, page_no), PageType::Inode)?;

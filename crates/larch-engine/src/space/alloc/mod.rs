@@ -239,6 +239,13 @@ pub fn drop_segment_step(mtr: &mut Mtr<'_>, space: u32, seg: SegmentRef) -> Resu
     segment::drop_step(mtr, &ctx, &ino)
 }
 
+/// The id of segment `seg` while it exists (`None` once dropped): what
+/// makes a logged drop of a segment safe to repeat after a crash.
+pub fn segment_id(mtr: &mut Mtr<'_>, space: u32, seg: SegmentRef) -> Result<Option<u64>> {
+    let ctx = Ctx::open(mtr, space)?;
+    inode::live_id(mtr, &ctx, seg)
+}
+
 /// Pages used by segment `seg` (fragment pages plus used pages of its extents).
 pub fn segment_page_count(mtr: &mut Mtr<'_>, space: u32, seg: SegmentRef) -> Result<u32> {
     let ctx = Ctx::open(mtr, space)?;

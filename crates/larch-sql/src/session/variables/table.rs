@@ -177,6 +177,24 @@ pub(super) static VARIABLES: &[VarDef] = &[
     v("innodb_adaptive_hash_index", Global, Kind::Bool, "0"),
     ro("innodb_autoinc_lock_mode", U32, "1"),
     engine("innodb_buffer_pool_size", I64),
+    // Index builds (`larch_engine::ddl`): the sort memory per build thread
+    // (MySQL 8.0's variable; MariaDB sorts in innodb_sort_buffer_size
+    // per index) and the build threads.
+    v(
+        "innodb_ddl_buffer_size",
+        Both,
+        Kind::Int {
+            min: 65_536,
+            max: u32::MAX as i64,
+        },
+        "1048576",
+    ),
+    v(
+        "innodb_ddl_threads",
+        Both,
+        Kind::Int { min: 1, max: 64 },
+        "2",
+    ),
     v(
         "innodb_default_row_format",
         Global,
@@ -187,6 +205,12 @@ pub(super) static VARIABLES: &[VarDef] = &[
     // Larch always gives a table its own file; the setting is kept and shown
     // (MariaDB's default ON is what Larch does).
     v("innodb_file_per_table", Global, Kind::Bool, "1"),
+    v(
+        "innodb_fill_factor",
+        Global,
+        Kind::Int { min: 10, max: 100 },
+        "100",
+    ),
     engine("innodb_flush_log_at_trx_commit", U32),
     engine("innodb_flush_method", Kind::Str),
     v(
