@@ -42,6 +42,14 @@ impl Table {
             ));
         }
         let ncols = layout.def.columns.len();
+        // Only the columns the new entries hold are decoded.
+        let mut want = vec![false; ncols];
+        for &s in positions {
+            let l = &layout.secondary[s];
+            for &c in l.key_columns.iter().chain(&l.carried) {
+                want[c] = true;
+            }
+        }
         let mut slots: Vec<Option<Value>> = vec![None; ncols];
         let mut row: Vec<Value> = vec![Value::Null; ncols];
         let mut key = Vec::new();
@@ -61,7 +69,7 @@ impl Table {
                 return Err(EngineError::QueryInterrupted);
             }
             rows += 1;
-            self.decode_row_into(e.key, e.value, None, &mut slots)?;
+            self.decode_row_into(e.key, e.value, Some(&want), &mut slots)?;
             for (v, s) in row.iter_mut().zip(slots.iter_mut()) {
                 *v = s.take().unwrap_or(Value::Null);
             }
