@@ -41,6 +41,7 @@ fn statements_stop_at_their_time_limit() -> Res {
 
     // A scan stops too: a cross join of 2,000 x 2,000 rows.
     c.query_drop("CREATE TABLE test.t (id INT PRIMARY KEY, v INT NOT NULL)")?;
+    c.query_drop("SET SESSION max_recursive_iterations = 5000")?;
     c.query_drop(
         "INSERT INTO test.t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) SELECT i, 0 FROM n",
     )?;
