@@ -146,6 +146,17 @@ fn algorithm_and_lock_are_honoured_or_refused() -> R<()> {
         refused("ALGORITHM=INSTANT", "DROP INDEX", "ALGORITHM=NOCOPY")
     );
     s.execute("ALTER TABLE t DROP INDEX x, ALGORITHM=INPLACE, LOCK=NONE")?;
+    // RENAME INDEX keeps the tree: instant.
+    s.execute("ALTER TABLE t ADD INDEX r1 (d, c)")?;
+    s.execute("ALTER TABLE t RENAME INDEX r1 TO r2, ALGORITHM=INSTANT, LOCK=NONE")?;
+    assert!(show_create(&mut s, "t")?.contains("KEY `r2` (`d`,`c`)"));
+    assert_eq!(
+        one(
+            &mut s,
+            "SELECT COUNT(*) FROM t FORCE INDEX (r2) WHERE d > 2990"
+        )?,
+        "10"
+    );
     // ALGORITHM=COPY copies: the rows are reported.
     let r = s.execute("ALTER TABLE t ADD INDEX y (d), ALGORITHM=COPY")?;
     assert!(format!("{r:?}").contains("Records: 3000"), "{r:?}");

@@ -155,6 +155,21 @@ fn indexes_build_from_one_scan_spill_merge_and_survive_a_crash() -> Result<()> {
     assert_eq!(ids_in_index_order(&t, 1)?, by_u2);
     assert_healthy(&c, &t)?;
     drop(t);
+    // A renamed index keeps its tree.
+    let roots = c.table_entry("d", "t").map(|e| e.roots);
+    let mut renamed = fewer.clone();
+    renamed.secondary[1].name = "g2".into();
+    let change = c.change_indexes(
+        "d",
+        "t",
+        renamed.clone(),
+        b"m3",
+        &options(1 << 20, 1),
+        &never,
+    )?;
+    assert!(change.built.is_empty() && change.dropped.is_empty());
+    assert_eq!(c.table_entry("d", "t").map(|e| e.roots), roots);
+    let fewer = renamed;
     c.storage().make_durable()?;
     crash(c, &sim)?;
     let c = open(&vfs)?;

@@ -4,7 +4,8 @@
 //!
 //! [`Catalog::change_indexes`] takes the table's new definition (the same
 //! columns and primary key, the same AUTO_INCREMENT column or none;
-//! secondary indexes added, removed or reordered) and:
+//! secondary indexes added, removed, renamed or reordered; a renamed index
+//! keeps its tree, [`match_indexes`]) and:
 //! 1. creates an empty tree for each new index, in the table's tablespace;
 //! 2. writes a DDL log entry *drop the trees of the table it does not
 //!    use*, naming the new trees and those of the dropped indexes;
@@ -33,7 +34,7 @@ use crate::ddl::{build_indexes, BuildOptions, BuildStats, NewIndex};
 use crate::error::{EngineError, Result};
 use crate::mtr::Mtr;
 use crate::space::alloc;
-use crate::table::{TableDef, TableLayout, TableRoots};
+use crate::table::{IndexDef, TableDef, TableLayout, TableRoots};
 
 /// What [`Catalog::change_indexes`] did.
 #[derive(Debug, Clone, Default)]
@@ -69,18 +70,11 @@ impl Catalog {
             ));
         }
         // Each index of the new definition is an old one kept, or new.
+        let sources = match_indexes(&e.def.secondary, &def.secondary);
         let mut kept = vec![false; e.def.secondary.len()];
-        let sources: Vec<Option<usize>> = def
-            .secondary
-            .iter()
-            .map(|ix| {
-                let j = (0..e.def.secondary.len()).find(|&j| !kept[j] && e.def.secondary[j] == *ix);
-                if let Some(j) = j {
-                    kept[j] = true;
-                }
-                j
-            })
-            .collect();
+        for j in sources.iter().flatten() {
+            kept[*j] = true;
+        }
         let layout = TableLayout::new(def.clone(), self.storage.page_size())?;
         let table = self.table(schema, name)?;
         let pool = self.storage.pool();
@@ -254,6 +248,35 @@ impl Catalog {
         }
         self.storage.make_durable()
     }
+}
+
+/// For each index of `new`, the index of `old` whose tree it keeps: the
+/// same definition, or failing that the same columns and uniqueness under
+/// another name (RENAME INDEX keeps the tree). `None`: built anew.
+pub fn match_indexes(old: &[IndexDef], new: &[IndexDef]) -> Vec<Option<usize>> {
+    let mut kept = vec![false; old.len()];
+    let mut sources = vec![None; new.len()];
+    let same_tree = |a: &IndexDef, b: &IndexDef| a.columns == b.columns && a.unique == b.unique;
+    for exact in [true, false] {
+        for (i, ix) in new.iter().enumerate() {
+            if sources[i].is_some() {
+                continue;
+            }
+            let found = (0..old.len()).find(|&j| {
+                !kept[j]
+                    && if exact {
+                        old[j] == *ix
+                    } else {
+                        same_tree(&old[j], ix)
+                    }
+            });
+            if let Some(j) = found {
+                kept[j] = true;
+                sources[i] = Some(j);
+            }
+        }
+    }
+    sources
 }
 
 /// The smallest index id of tablespace `space` (`space << 16 | n`, n >= 1)

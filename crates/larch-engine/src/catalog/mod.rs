@@ -45,7 +45,7 @@ mod triggers;
 mod views;
 
 pub use ddl_log::{LoggedDdl, RenameStep};
-pub use indexes::IndexChange;
+pub use indexes::{match_indexes, IndexChange};
 pub use routines::{ProgramEntry, ProgramKind};
 pub use triggers::TriggerEntry;
 pub use views::ViewEntry;

@@ -9,7 +9,7 @@
 //! Which changes qualify: the columns (types, defaults, order) and the
 //! primary key stay, and the AUTO_INCREMENT column stays or loses the
 //! attribute; secondary indexes are added, dropped or renamed (a renamed
-//! index is dropped and built again), and the table options and CHECK
+//! index keeps its tree: instant), and the table options and CHECK
 //! constraints may change alongside (SQL metadata written in the same
 //! dictionary change). Everything else takes the copying rebuild of
 //! `rebuild`. A change that builds no index is done in milliseconds
@@ -42,17 +42,11 @@ pub(super) fn index_work(old: &TableDef, new: &TableDef) -> Option<IndexWork> {
     if !same_rows {
         return None;
     }
-    let mut kept = vec![false; old.secondary.len()];
-    let mut builds = false;
-    for ix in &new.secondary {
-        match (0..old.secondary.len()).find(|&j| !kept[j] && old.secondary[j] == *ix) {
-            Some(j) => kept[j] = true,
-            None => builds = true,
-        }
-    }
+    let sources = larch_engine::catalog::match_indexes(&old.secondary, &new.secondary);
+    let kept = sources.iter().flatten().count();
     Some(IndexWork {
-        builds,
-        drops: kept.contains(&false),
+        builds: sources.iter().any(Option::is_none),
+        drops: kept < old.secondary.len(),
     })
 }
 
