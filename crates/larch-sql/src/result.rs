@@ -31,6 +31,9 @@ pub struct ResultColumn {
     /// First column of a non-unique key.
     pub multiple_key: bool,
     pub auto_increment: bool,
+    /// The column is a bare `NULL` (no type of its own): MariaDB announces
+    /// it with type NULL. `ty` is what a table made from it would hold.
+    pub null_literal: bool,
 }
 
 impl ResultColumn {
@@ -48,6 +51,7 @@ impl ResultColumn {
             unique_key: false,
             multiple_key: false,
             auto_increment: false,
+            null_literal: false,
         }
     }
 

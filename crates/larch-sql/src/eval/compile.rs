@@ -18,10 +18,14 @@ use crate::error::{code, SqlError};
 use crate::value::temporal::{parse_datetime, parse_time};
 
 mod calls;
+mod function_types;
+mod lengths;
 mod literals;
 mod operators;
 mod types;
 
+use function_types::*;
+use lengths::*;
 use literals::{default_collation_name, number_literal, temporal_fsp};
 pub(crate) use types::set_operation_type;
 use types::*;
@@ -93,6 +97,7 @@ fn lit(v: Value, ty: ColumnType, coer: u8) -> Typed {
         coer,
         hex: None,
         null_lit: nullable,
+        len: None,
     }
 }
 
@@ -314,6 +319,7 @@ impl Compiler<'_, '_> {
                     coer: 2,
                     hex: None,
                     null_lit: false,
+                    len: None,
                 }
             }
             A::Collate { expr, collation } => {
@@ -501,6 +507,7 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
         other => other,
     };
     let (ty, coerce, nullable) = func_type(func, &args, default);
+    let len = func_len(func, &args, &ty);
     let collation = pick_collation(args.iter(), default);
     let mut args = args;
     if func == Func::UnixTimestamp && args.len() == 1 {
@@ -541,6 +548,7 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
     let coer = if ty.collation().is_some() { 4 } else { 5 };
     Typed {
         coer,
+        len,
         ..Typed::computed(
             Expr::Call {
                 func,

@@ -14,6 +14,10 @@
 //! | `Enum`, `Set` | STRING | 45 | longest member / all members | ENUM / SET |
 //! | `Bit(n)` | BIT | 63 | n | UNSIGNED |
 //!
+//! A computed string (no underlying column) is VAR_STRING, BLOB, MEDIUM_BLOB or
+//! LONG_BLOB by its length in bytes, as MariaDB announces expressions.
+//! A bare `NULL` is type NULL (63, length 0, BINARY NUM), and a table's
+//! TIMESTAMP column is also UNSIGNED, as MariaDB sends them;
 //! plus NOT_NULL, PRI_KEY, UNIQUE_KEY, MULTIPLE_KEY and AUTO_INCREMENT from
 //! the result column. Character columns announce their utf8mb4 collation id
 //! (45, 46, 224); latin1 columns announce 45 because values are always sent
@@ -223,10 +227,53 @@ fn fsp_len(fsp: u8) -> u32 {
     }
 }
 
+/// The protocol type MariaDB gives a computed string of this type: by its
+/// length in bytes as sent, VAR_STRING below 65,535, then BLOB,
+/// MEDIUM_BLOB from 65,536 and LONG_BLOB from 16 MiB (a table's TEXT and
+/// BLOB columns are BLOB whatever their size). `None` for other types.
+fn computed_string_type(ty: &EType) -> Option<WType> {
+    let bytes = match ty {
+        EType::Varchar { max_len, collation } => u64::from(*max_len) * sent_mbmaxlen(*collation),
+        EType::Varbinary { max_len } => u64::from(*max_len),
+        EType::Text { kind, collation } => kind.max_bytes() * sent_mbmaxlen(*collation),
+        EType::Blob { kind } => kind.max_bytes(),
+        _ => return None,
+    };
+    Some(match bytes {
+        0..=65_534 => WType::MYSQL_TYPE_VAR_STRING,
+        65_535 => WType::MYSQL_TYPE_BLOB,
+        65_536..=16_777_215 => WType::MYSQL_TYPE_MEDIUM_BLOB,
+        _ => WType::MYSQL_TYPE_LONG_BLOB,
+    })
+}
+
 /// The column definition of a result column.
 pub fn column_def(c: &ResultColumn) -> ColumnDef {
     use ColumnFlags as F;
-    let (ty, charset, length, mut flags, decimals) = describe_type(&c.ty);
+    let (mut ty, charset, length, mut flags, decimals) = if c.null_literal {
+        (
+            WType::MYSQL_TYPE_NULL,
+            BINARY_COLLATION,
+            0,
+            F::BINARY_FLAG | F::NUM_FLAG,
+            0,
+        )
+    } else {
+        describe_type(&c.ty)
+    };
+    // A computed column has no underlying column (also when read through
+    // a derived table or a CTE).
+    let computed = c.org_name.is_empty();
+    if computed && !c.null_literal {
+        if let Some(t) = computed_string_type(&c.ty) {
+            ty = t;
+        }
+    }
+    if matches!(c.ty, EType::Timestamp { .. }) && !computed {
+        // MariaDB marks a table's TIMESTAMP columns UNSIGNED (not a
+        // computed TIMESTAMP).
+        flags |= F::UNSIGNED_FLAG;
+    }
     if !c.nullable {
         flags |= F::NOT_NULL_FLAG;
     }

@@ -52,6 +52,46 @@ fn column_definitions() {
 }
 
 #[test]
+fn computed_columns_as_mariadb_announces_them() {
+    // A bare NULL is type NULL.
+    let mut null = col(EType::Binary { len: 0 });
+    null.null_literal = true;
+    let d = column_def(&null);
+    assert_eq!(
+        (d.column_type, d.charset, d.length),
+        (WType::MYSQL_TYPE_NULL, 63, 0)
+    );
+    // Computed strings by their length in bytes as sent (4 per utf8mb4
+    // character); a table's TEXT column is BLOB whatever its size.
+    let text = |kind| EType::Text {
+        kind,
+        collation: Collation::Utf8mb4GeneralCi,
+    };
+    let varchar = |max_len| EType::Varchar {
+        max_len,
+        collation: Collation::Utf8mb4GeneralCi,
+    };
+    for (ty, want) in [
+        (varchar(16_383), WType::MYSQL_TYPE_VAR_STRING),
+        (varchar(16_384), WType::MYSQL_TYPE_MEDIUM_BLOB),
+        (EType::Varbinary { max_len: 65_535 }, WType::MYSQL_TYPE_BLOB),
+        (text(LobKind::Text), WType::MYSQL_TYPE_MEDIUM_BLOB),
+        (text(LobKind::Long), WType::MYSQL_TYPE_LONG_BLOB),
+        (text(LobKind::Tiny), WType::MYSQL_TYPE_VAR_STRING),
+    ] {
+        assert_eq!(column_def(&col(ty.clone())).column_type, want, "{ty:?}");
+    }
+    let mut column = col(text(LobKind::Long));
+    column.org_name = "c".into();
+    assert_eq!(column_def(&column).column_type, WType::MYSQL_TYPE_BLOB);
+    // A table's TIMESTAMP is UNSIGNED, a computed one is not.
+    let mut ts = col(EType::Timestamp { fsp: 0 });
+    assert!(!column_def(&ts).flags.contains(ColumnFlags::UNSIGNED_FLAG));
+    ts.org_name = "c".into();
+    assert!(column_def(&ts).flags.contains(ColumnFlags::UNSIGNED_FLAG));
+}
+
+#[test]
 fn values_in_both_protocols() {
     let bit = EType::Bit { bits: 12 };
     assert_eq!(

@@ -30,7 +30,13 @@ impl Compiler<'_, '_> {
         } else {
             arg
         };
+        let len = integer_cast_len(&target, &arg);
+        let ty = match (len, &ty) {
+            (Some(len), ColumnType::Int { unsigned, .. }) => int_of_len(len, *unsigned),
+            _ => ty,
+        };
         Ok(Typed {
+            len,
             coer: if matches!(target, CastTarget::Char { .. }) {
                 2
             } else {
@@ -345,5 +351,29 @@ impl Compiler<'_, '_> {
             ty.ty,
             ty.nullable,
         ))
+    }
+}
+
+/// The length of `CAST(arg AS SIGNED|UNSIGNED)` where MariaDB keeps the
+/// argument's: an integer's, or a DECIMAL's integer digits and sign. A
+/// signed argument made UNSIGNED may become any BIGINT UNSIGNED value
+/// (`CAST(-1 AS UNSIGNED)`), unless it is a literal that is not negative.
+fn integer_cast_len(target: &CastTarget, arg: &Typed) -> Option<u32> {
+    let signed_arg = match &arg.ty.ty {
+        ColumnType::Int { unsigned, .. } => !*unsigned,
+        ColumnType::Decimal { .. } => true,
+        _ => return None,
+    };
+    let len = match &arg.ty.ty {
+        ColumnType::Decimal { .. } => int_digits(arg) + 1,
+        _ => char_len(arg),
+    };
+    match target {
+        CastTarget::Signed => Some(len.min(20)),
+        CastTarget::Unsigned => {
+            let not_negative = matches!(&arg.expr, Expr::Literal(Value::Int(n)) if *n >= 0);
+            (!signed_arg || not_negative).then_some(len.min(20))
+        }
+        _ => None,
     }
 }

@@ -78,6 +78,7 @@ impl Compiler<'_, '_> {
                     coer: 4,
                     hex: None,
                     null_lit: false,
+                    len: None,
                 }
             }
             other => return Err(SqlError::not_supported(&other.to_string())),
@@ -135,6 +136,7 @@ impl Compiler<'_, '_> {
                 ty,
                 hex: None,
                 null_lit: false,
+                len: None,
             }),
             None => {
                 let name = ids
@@ -209,7 +211,9 @@ pub(super) fn number_literal(s: &str) -> Result<Typed, SqlError> {
     }
     if !s.contains('.') {
         if let Ok(i) = s.parse::<i64>() {
-            return Ok(lit(Value::Int(i), int_ty(false), 5));
+            // INT up to 9 characters, as MariaDB types integer literals.
+            let len = s.trim_start_matches(['+', '0']).len().max(1) as u32;
+            return Ok(lit(Value::Int(i), int_of_len(len, false), 5));
         }
         if let Ok(u) = s.parse::<u64>() {
             return Ok(lit(Value::UInt(u), int_ty(true), 5));
@@ -261,6 +265,7 @@ fn var_typed(expr: Expr, collation: Collation) -> Typed {
         coer: 4,
         hex: None,
         null_lit: false,
+        len: None,
     }
 }
 

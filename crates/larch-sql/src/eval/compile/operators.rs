@@ -25,23 +25,26 @@ impl Compiler<'_, '_> {
         Ok(match op {
             U::Plus => t,
             U::Minus => {
+                let nullable = t.ty.nullable;
+                let t = t.numeric();
+                // A negated integer is one character (the sign) longer.
+                let len = matches!(t.ty.ty, ColumnType::Int { .. }).then(|| char_len(&t) + 1);
                 let ty = match &t.ty.ty {
-                    ColumnType::Int { .. } => ColumnType::Int {
-                        bytes: 8,
-                        unsigned: false,
-                    },
+                    ColumnType::Int { .. } => int_of_len(len.unwrap_or(20), false),
                     other if is_decimal(other) => other.clone(),
                     _ => ColumnType::Double,
                 };
-                let nullable = t.ty.nullable;
-                Typed::computed(
-                    Expr::Neg {
-                        arg: boxed(t.numeric()),
-                        text: whole.to_string(),
-                    },
-                    ty,
-                    nullable,
-                )
+                Typed {
+                    len,
+                    ..Typed::computed(
+                        Expr::Neg {
+                            arg: boxed(t),
+                            text: whole.to_string(),
+                        },
+                        ty,
+                        nullable,
+                    )
+                }
             }
             U::Not | U::BangNot => {
                 let nullable = t.ty.nullable;
@@ -97,21 +100,36 @@ impl Compiler<'_, '_> {
                     return self.date_add(r, iv, false);
                 }
             }
-            let (a, b) = (self.expr(l)?, self.expr(r)?);
-            let ty = arith_type(aop, &a.ty.ty, &b.ty.ty);
+            let (a, b) = (self.expr(l)?.numeric(), self.expr(r)?.numeric());
+            let mut ty = arith_type(aop, &a.ty.ty, &b.ty.ty);
             let nullable = a.ty.nullable
                 || b.ty.nullable
                 || matches!(aop, ArithOp::Div | ArithOp::IntDiv | ArithOp::Mod);
-            return Ok(Typed::computed(
-                Expr::Arith {
-                    op: aop,
-                    left: boxed(a.numeric()),
-                    right: boxed(b.numeric()),
-                    text: whole.to_string(),
-                },
-                ty,
-                nullable,
-            ));
+            let bitwise = matches!(
+                aop,
+                ArithOp::BitAnd | ArithOp::BitOr | ArithOp::BitXor | ArithOp::Shl | ArithOp::Shr
+            );
+            let len = match ty {
+                ColumnType::Int { unsigned, .. } if !bitwise => {
+                    let len = arith_len(aop, &a, &b, unsigned);
+                    ty = int_of_len(len, unsigned);
+                    Some(len)
+                }
+                _ => None,
+            };
+            return Ok(Typed {
+                len,
+                ..Typed::computed(
+                    Expr::Arith {
+                        op: aop,
+                        left: boxed(a),
+                        right: boxed(b),
+                        text: whole.to_string(),
+                    },
+                    ty,
+                    nullable,
+                )
+            });
         }
         let cmp = match op {
             B::Eq => Some(CmpOp::Eq),

@@ -1,13 +1,14 @@
 //! MySQL's static typing rules for compiled expressions: result types of
-//! operators and functions, the common type of IF/CASE/COALESCE branches,
+//! operators (functions: `function_types.rs`; integer lengths:
+//! `lengths.rs`), the common type of IF/CASE/COALESCE branches,
 //! CAST targets, and collation choice by coercibility.
 
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, LobKind, Value};
 use sqlparser::ast::{CharacterLength, DataType, ExactNumberInfo};
 
-use super::super::func_more::More;
-use super::super::{ArithOp, CastTarget, Coerce, Expr, ExprType, Func};
+use super::super::{ArithOp, CastTarget, Coerce, Expr, ExprType};
+use super::lengths::{int_digits, int_of_len};
 use crate::error::{code, SqlError};
 
 /// An expression being compiled, with what typing needs to know about it.
@@ -20,6 +21,11 @@ pub(super) struct Typed {
     /// For hex and bit literals: their value as a number.
     pub hex: Option<u64>,
     pub null_lit: bool,
+    /// MariaDB's display length in characters (`max_char_length`) of a
+    /// computed integer, where the type alone does not fix it: `1 + 1` is
+    /// 3 characters. It decides whether a column is announced as INT or
+    /// BIGINT and feeds the length of the expressions built on it.
+    pub len: Option<u32>,
 }
 
 impl Typed {
@@ -31,6 +37,16 @@ impl Typed {
             coer,
             hex: None,
             null_lit: false,
+            len: None,
+        }
+    }
+
+    /// A computed integer of `len` characters: INT up to 9 of them, as
+    /// MariaDB announces it (`type_handler_long_or_longlong`), else BIGINT.
+    pub fn integer(expr: Expr, len: u32, unsigned: bool, nullable: bool) -> Typed {
+        Typed {
+            len: Some(len),
+            ..Typed::computed(expr, int_of_len(len, unsigned), nullable)
         }
     }
 
@@ -49,6 +65,7 @@ impl Typed {
                 coer: 5,
                 hex: None,
                 null_lit: false,
+                len: None,
             },
             None => self,
         }
@@ -56,14 +73,7 @@ impl Typed {
 }
 
 pub(super) fn bool_typed(expr: Expr, nullable: bool) -> Typed {
-    Typed::computed(
-        expr,
-        ColumnType::Int {
-            bytes: 4,
-            unsigned: false,
-        },
-        nullable,
-    )
+    Typed::integer(expr, 1, false, nullable)
 }
 
 pub(super) fn is_string(ty: &ColumnType) -> bool {
@@ -84,14 +94,14 @@ pub(super) fn is_decimal(ty: &ColumnType) -> bool {
     matches!(ty, ColumnType::Decimal { .. })
 }
 
-fn is_int(ty: &ColumnType) -> bool {
+pub(super) fn is_int(ty: &ColumnType) -> bool {
     matches!(
         ty,
         ColumnType::Int { .. } | ColumnType::Year | ColumnType::Bit { .. }
     )
 }
 
-fn is_temporal(ty: &ColumnType) -> bool {
+pub(super) fn is_temporal(ty: &ColumnType) -> bool {
     matches!(
         ty,
         ColumnType::Date
@@ -102,7 +112,7 @@ fn is_temporal(ty: &ColumnType) -> bool {
 }
 
 /// (integer digits, scale) of a numeric type as a DECIMAL.
-fn dec_shape(ty: &ColumnType) -> (u8, u8) {
+pub(super) fn dec_shape(ty: &ColumnType) -> (u8, u8) {
     match ty {
         ColumnType::Decimal { precision, scale } => (precision - scale, *scale),
         ColumnType::Date => (8, 0),
@@ -112,7 +122,7 @@ fn dec_shape(ty: &ColumnType) -> (u8, u8) {
     }
 }
 
-fn decimal(int: u16, scale: u16) -> ColumnType {
+pub(super) fn decimal(int: u16, scale: u16) -> ColumnType {
     let scale = scale.min(30) as u8;
     let precision = (int + u16::from(scale)).clamp(1, 65) as u8;
     ColumnType::Decimal {
@@ -219,7 +229,7 @@ pub(super) fn with_collation(ty: &ColumnType, c: Collation) -> ColumnType {
     }
 }
 
-fn str_len(ty: &ColumnType) -> u32 {
+pub(super) fn str_len(ty: &ColumnType) -> u32 {
     match ty {
         ColumnType::Char { len, .. } | ColumnType::Binary { len } => *len,
         ColumnType::Varchar { max_len, .. } | ColumnType::Varbinary { max_len } => *max_len,
@@ -234,7 +244,7 @@ fn str_len(ty: &ColumnType) -> u32 {
     }
 }
 
-fn string_type(len: u32, binary: bool, collation: Collation) -> ColumnType {
+pub(super) fn string_type(len: u32, binary: bool, collation: Collation) -> ColumnType {
     match (binary, len > 16_383) {
         (true, false) => ColumnType::Varbinary { max_len: len },
         (true, true) => ColumnType::Blob {
@@ -289,8 +299,39 @@ pub(super) fn merge_types(branches: &[&Typed], default: Collation) -> (ColumnTyp
             .unwrap_or(0);
         return (decimal(u16::from(int), u16::from(scale)), Coerce::Decimal);
     }
-    let unsigned = all(&|t| matches!(t, ColumnType::Int { unsigned: true, .. }));
-    (ColumnType::Int { bytes: 8, unsigned }, Coerce::Int)
+    int_common(&real)
+}
+
+/// The common type of integer branches, as MariaDB aggregates them: the
+/// widest integer type, or a DECIMAL when signed and unsigned ones meet.
+fn int_common(branches: &[&&Typed]) -> (ColumnType, Coerce) {
+    let unsigned = |t: &ColumnType| {
+        matches!(
+            t,
+            ColumnType::Int { unsigned: true, .. } | ColumnType::Bit { .. }
+        )
+    };
+    let all_unsigned = branches.iter().all(|b| unsigned(&b.ty.ty));
+    let any_unsigned = branches.iter().any(|b| unsigned(&b.ty.ty));
+    if any_unsigned && !all_unsigned {
+        let int = branches.iter().map(|b| int_digits(b)).max().unwrap_or(1);
+        return (decimal(int.min(65) as u16, 0), Coerce::Decimal);
+    }
+    let bytes = branches
+        .iter()
+        .map(|b| match &b.ty.ty {
+            ColumnType::Int { bytes, .. } => *bytes,
+            _ => 8,
+        })
+        .max()
+        .unwrap_or(8);
+    (
+        ColumnType::Int {
+            bytes,
+            unsigned: all_unsigned,
+        },
+        Coerce::Int,
+    )
 }
 
 /// The type of a UNION, INTERSECT or EXCEPT result column whose branches
@@ -318,6 +359,7 @@ pub(crate) fn set_operation_type(
             coer: if t.is_some() { 2 } else { 6 },
             hex: None,
             null_lit: t.is_none(),
+            len: None,
         })
         .collect();
     let refs: Vec<&Typed> = typed.iter().collect();
@@ -327,7 +369,7 @@ pub(crate) fn set_operation_type(
 /// LEAST and GREATEST with a DATE, TIME, DATETIME or TIMESTAMP argument
 /// compare and return that type, as in MariaDB: DATE or TIME when every
 /// temporal argument is one, else DATETIME, with the largest fraction.
-fn temporal_min_max(args: &[Typed]) -> Option<(ColumnType, Coerce)> {
+pub(super) fn temporal_min_max(args: &[Typed]) -> Option<(ColumnType, Coerce)> {
     let temporal: Vec<&ColumnType> = args
         .iter()
         .filter(|a| !a.null_lit && is_temporal(&a.ty.ty))
@@ -498,259 +540,6 @@ pub(super) fn is_aggregate(name: &str) -> bool {
     )
 }
 
-/// Result type, branch coercion and nullability of a function call.
-pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType, Coerce, bool) {
-    let any_null = args.iter().any(|a| a.ty.nullable);
-    let int = ColumnType::Int {
-        bytes: 8,
-        unsigned: false,
-    };
-    let binary = args
-        .iter()
-        .any(|a| a.ty.ty.is_binary_string() && !a.null_lit);
-    let coll = pick_collation(args.iter(), coll);
-    let text = |len: u32| string_type(len, binary, coll);
-    let arg_len = |i: usize| args.get(i).map_or(0, |a| str_len(&a.ty.ty));
-    match f {
-        Func::If => {
-            let (t, c) = merge_types(&[&args[1], &args[2]], coll);
-            (t, c, args[1].ty.nullable || args[2].ty.nullable)
-        }
-        Func::IfNull | Func::Coalesce => {
-            let refs: Vec<&Typed> = args.iter().collect();
-            let (t, c) = merge_types(&refs, coll);
-            (t, c, args.iter().all(|a| a.ty.nullable))
-        }
-        Func::Greatest | Func::Least => {
-            if let Some((t, c)) = temporal_min_max(args) {
-                return (t, c, any_null);
-            }
-            let refs: Vec<&Typed> = args.iter().collect();
-            let (t, c) = merge_types(&refs, coll);
-            // Mixed strings and numbers compare (and return) as numbers.
-            let mixed = args.iter().any(|a| is_string(&a.ty.ty))
-                && args.iter().any(|a| !is_string(&a.ty.ty) && !a.null_lit);
-            if mixed && c == Coerce::Text {
-                return (ColumnType::Double, Coerce::Double, any_null);
-            }
-            (t, c, any_null)
-        }
-        Func::NullIf => (args[0].ty.ty.clone(), Coerce::Keep, true),
-        Func::IsNull => (int, Coerce::Keep, false),
-        Func::Concat => (
-            text(
-                args.iter()
-                    .map(|a| str_len(&a.ty.ty))
-                    .fold(0u32, u32::saturating_add),
-            ),
-            Coerce::Keep,
-            any_null,
-        ),
-        Func::ConcatWs => (
-            text(
-                args.iter()
-                    .map(|a| str_len(&a.ty.ty))
-                    .fold(0u32, u32::saturating_add),
-            ),
-            Coerce::Keep,
-            args[0].ty.nullable,
-        ),
-        Func::Length
-        | Func::CharLength
-        | Func::Locate
-        | Func::Instr
-        | Func::Ascii
-        | Func::Strcmp => (int, Coerce::Keep, any_null),
-        Func::Upper
-        | Func::Lower
-        | Func::Reverse
-        | Func::Trim(_)
-        | Func::Substring
-        | Func::Left
-        | Func::Right => (text(arg_len(0)), Coerce::Keep, any_null),
-        Func::Replace | Func::Repeat | Func::Space => (
-            text(arg_len(0).saturating_mul(4).max(255)),
-            Coerce::Keep,
-            true,
-        ),
-        Func::Lpad | Func::Rpad => (text(255), Coerce::Keep, true),
-        Func::Md5 => (string_type(32, false, coll), Coerce::Keep, any_null),
-        Func::Password => (string_type(41, false, coll), Coerce::Keep, any_null),
-        Func::Hex => (
-            string_type(arg_len(0).saturating_mul(2), false, coll),
-            Coerce::Keep,
-            any_null,
-        ),
-        Func::Unhex => (
-            string_type(arg_len(0).div_ceil(2), true, Collation::Binary),
-            Coerce::Keep,
-            true,
-        ),
-        Func::Abs => (args[0].ty.ty.clone(), Coerce::Keep, any_null),
-        Func::Ceil | Func::Floor => {
-            let t = match &args[0].ty.ty {
-                ColumnType::Float | ColumnType::Double => ColumnType::Double,
-                t if is_string(t) => ColumnType::Double,
-                ColumnType::Int { unsigned, .. } => ColumnType::Int {
-                    bytes: 8,
-                    unsigned: *unsigned,
-                },
-                _ => int,
-            };
-            (t, Coerce::Keep, any_null)
-        }
-        Func::Round | Func::Truncate => {
-            let places = match args.get(1).map(|a| &a.expr) {
-                Some(Expr::Literal(Value::Int(n))) => (*n).clamp(0, 30) as u8,
-                Some(_) => 30,
-                None => 0,
-            };
-            let t = match &args[0].ty.ty {
-                ColumnType::Decimal { precision, scale } => {
-                    let s = places.min(*scale);
-                    decimal(u16::from(precision - scale) + 1, u16::from(s))
-                }
-                ColumnType::Int { unsigned, .. } => ColumnType::Int {
-                    bytes: 8,
-                    unsigned: *unsigned,
-                },
-                _ => ColumnType::Double,
-            };
-            (t, Coerce::Keep, any_null)
-        }
-        Func::Mod => (
-            arith_type(ArithOp::Mod, &args[0].ty.ty, &args[1].ty.ty),
-            Coerce::Keep,
-            true,
-        ),
-        Func::Pow | Func::Rand | Func::Pi => (ColumnType::Double, Coerce::Keep, any_null),
-        Func::Sqrt => (ColumnType::Double, Coerce::Keep, true),
-        Func::Sign => (int, Coerce::Keep, any_null),
-        Func::Now | Func::UtcTimestamp => (
-            ColumnType::Datetime {
-                fsp: literal_fsp(args),
-            },
-            Coerce::Keep,
-            false,
-        ),
-        Func::CurDate => (ColumnType::Date, Coerce::Keep, false),
-        Func::CurTime => (
-            ColumnType::Time {
-                fsp: literal_fsp(args),
-            },
-            Coerce::Keep,
-            false,
-        ),
-        Func::Date => (ColumnType::Date, Coerce::Keep, true),
-        Func::Time => (
-            ColumnType::Time {
-                fsp: time_precision(&args[0]),
-            },
-            Coerce::Keep,
-            true,
-        ),
-        Func::Year
-        | Func::Month
-        | Func::Day
-        | Func::Hour
-        | Func::Minute
-        | Func::Second
-        | Func::DayOfWeek
-        | Func::DayOfYear
-        | Func::DateDiff => (int, Coerce::Keep, true),
-        Func::DateFormat => (string_type(255, false, coll), Coerce::Keep, true),
-        Func::UnixTimestamp => match args.first().map(time_precision) {
-            Some(fsp) if fsp > 0 => (
-                decimal(11 + u16::from(fsp), u16::from(fsp)),
-                Coerce::Keep,
-                true,
-            ),
-            first => (int, Coerce::Keep, first.is_some()),
-        },
-        Func::FromUnixtime if args.len() > 1 => (string_type(255, false, coll), Coerce::Keep, true),
-        Func::FromUnixtime => (
-            ColumnType::Datetime {
-                fsp: args.first().map_or(0, time_precision),
-            },
-            Coerce::Keep,
-            true,
-        ),
-        Func::Database => (
-            ColumnType::Varchar {
-                max_len: 64,
-                collation: Collation::Utf8mb4GeneralCi,
-            },
-            Coerce::Keep,
-            true,
-        ),
-        Func::Version | Func::User | Func::CurrentUser => (
-            ColumnType::Varchar {
-                max_len: 64,
-                collation: Collation::Utf8mb4GeneralCi,
-            },
-            Coerce::Keep,
-            false,
-        ),
-        Func::Sleep => (
-            ColumnType::Int {
-                bytes: 8,
-                unsigned: false,
-            },
-            Coerce::Keep,
-            false,
-        ),
-        Func::More(m) => more_type(m, args, int, text(arg_len(0)), coll),
-        Func::Json(j) => {
-            let nullable = true;
-            if j.func.returns_int() {
-                (int, Coerce::Keep, nullable)
-            } else {
-                (string_type(u32::MAX, false, coll), Coerce::Keep, nullable)
-            }
-        }
-        Func::ConnectionId | Func::LastInsertId => (
-            ColumnType::Int {
-                bytes: 8,
-                unsigned: true,
-            },
-            Coerce::Keep,
-            false,
-        ),
-    }
-}
-
-/// Types of the functions of `func_more`.
-fn more_type(
-    m: More,
-    args: &[Typed],
-    int: ColumnType,
-    first_text: ColumnType,
-    coll: Collation,
-) -> (ColumnType, Coerce, bool) {
-    let any_null = args.iter().any(|a| a.ty.nullable);
-    match m {
-        More::BitLength => (int, Coerce::Keep, any_null),
-        More::SubstringIndex => (first_text, Coerce::Keep, any_null),
-        More::FromDays => (ColumnType::Date, Coerce::Keep, any_null),
-        More::LastDay => (ColumnType::Date, Coerce::Keep, true),
-        More::DayName | More::MonthName => (string_type(9, false, coll), Coerce::Keep, true),
-        More::ToDays
-        | More::Weekday
-        | More::Quarter
-        | More::Week
-        | More::YearWeek
-        | More::WeekOfYear
-        | More::Microsecond => (int, Coerce::Keep, true),
-        More::GetLock | More::ReleaseLock | More::IsFreeLock | More::IsUsedLock => {
-            (int, Coerce::Keep, true)
-        }
-        More::ReleaseAllLocks => (int, Coerce::Keep, false),
-        More::RegexpLike | More::RegexpInstr => (int, Coerce::Keep, any_null),
-        More::RegexpSubstr => (first_text, Coerce::Keep, any_null),
-        More::RegexpReplace => (string_type(16_383, false, coll), Coerce::Keep, any_null),
-    }
-}
-
 /// The fractional digits a temporal value made from `a` keeps, as MariaDB
 /// counts them (`time_precision`): a temporal column's own, a DECIMAL's
 /// scale, none for integers, the digits written in a string literal, and
@@ -771,12 +560,5 @@ pub(in crate::eval) fn time_precision(a: &Typed) -> u8 {
         ColumnType::Decimal { scale, .. } => (*scale).min(6),
         ColumnType::Int { .. } | ColumnType::Date | ColumnType::Year => 0,
         _ => 6,
-    }
-}
-
-fn literal_fsp(args: &[Typed]) -> u8 {
-    match args.first().map(|a| &a.expr) {
-        Some(Expr::Literal(Value::Int(n))) => (*n).clamp(0, 6) as u8,
-        _ => 0,
     }
 }

@@ -311,8 +311,16 @@ fn compile_errors() {
 #[test]
 fn static_types() -> Result<(), SqlError> {
     let ty = |e: &str| compile_expr(e).map(|c| c.ty.ty);
+    // INT up to 9 characters, as MariaDB types integer literals.
     assert_eq!(
         ty("1")?,
+        ColumnType::Int {
+            bytes: 4,
+            unsigned: false
+        }
+    );
+    assert_eq!(
+        ty("1234567890")?,
         ColumnType::Int {
             bytes: 8,
             unsigned: false

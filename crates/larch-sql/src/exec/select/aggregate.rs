@@ -212,8 +212,10 @@ pub(crate) fn has_aggregate(e: &ast::Expr) -> bool {
     .is_break()
 }
 
-/// The result type of an aggregate over arguments of type `arg`.
-pub(crate) fn result_type(kind: AggKind, arg: Option<&ExprType>) -> ExprType {
+/// The result type of an aggregate over arguments of type `arg`
+/// (`arg_is_column`: the argument is a column, whose type MIN and MAX
+/// keep; over a computed integer they are BIGINT, as in MariaDB).
+pub(crate) fn result_type(kind: AggKind, arg: Option<&ExprType>, arg_is_column: bool) -> ExprType {
     let int = |unsigned| ColumnType::Int { bytes: 8, unsigned };
     let nullable = !matches!(kind, AggKind::Count | AggKind::CountStar);
     let ty = match (kind, arg.map(|a| &a.ty)) {
@@ -236,6 +238,9 @@ pub(crate) fn result_type(kind: AggKind, arg: Option<&ExprType>) -> ExprType {
             scale: (*scale + 4).min(30),
         },
         (AggKind::Sum | AggKind::Avg, _) => ColumnType::Double,
+        (AggKind::Min | AggKind::Max, Some(ColumnType::Int { unsigned, .. })) if !arg_is_column => {
+            int(*unsigned)
+        }
         (AggKind::Min | AggKind::Max, Some(t)) => t.clone(),
         (AggKind::GroupConcat, _) => ColumnType::Text {
             kind: LobKind::Text,

@@ -316,7 +316,9 @@ fn plan_block(
                 .iter()
                 .map(|a| check(eval::compile(a, &resolve_source, &opts("SELECT"))))
                 .collect::<Result<Vec<_>, _>>()?;
-            let ty = aggregate::result_type(c.kind, args.first().map(|a| &a.ty));
+            let first = args.first();
+            let is_column = first.is_some_and(|a| matches!(a.expr, eval::Expr::Column(_)));
+            let ty = aggregate::result_type(c.kind, first.map(|a| &a.ty), is_column);
             let collation = args
                 .first()
                 .and_then(|a| a.ty.ty.collation())
@@ -427,6 +429,10 @@ fn plan_block(
                         src.map(|s| s.columns[c - s.offset].clone())
                             .unwrap_or_else(|| ResultColumn::computed("", expr.ty.ty.clone(), true))
                     }
+                    eval::Expr::Literal(Value::Null) => ResultColumn {
+                        null_literal: true,
+                        ..ResultColumn::computed("", expr.ty.ty.clone(), true)
+                    },
                     _ => ResultColumn::computed("", expr.ty.ty.clone(), expr.ty.nullable),
                 };
                 column.name = alias.clone().unwrap_or_else(|| {

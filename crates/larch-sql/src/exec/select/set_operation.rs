@@ -60,6 +60,7 @@ pub(super) fn unify(s: &Session, left: &mut RowSet, right: &mut RowSet) -> Vec<W
             column.ty = ty;
         }
         column.nullable = nullable;
+        column.null_literal = false;
     }
     ctx.take_warnings()
 }

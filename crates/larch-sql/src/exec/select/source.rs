@@ -132,6 +132,7 @@ fn table_columns(db: &str, table: &str, alias: &str, t: &Table) -> Vec<ResultCol
                 .iter()
                 .any(|s| !s.unique && s.columns.first().is_some_and(|p| p.column == i)),
             auto_increment: def.auto_increment == Some(i),
+            null_literal: false,
         })
         .collect()
 }
@@ -158,6 +159,8 @@ pub(super) fn factor(
                         .map(|c| ResultColumn {
                             table: alias.clone(),
                             org_table: String::new(),
+                            // Materialised, a NULL is a BINARY(0) column.
+                            null_literal: false,
                             ..c.clone()
                         })
                         .collect(),
@@ -235,6 +238,8 @@ pub(super) fn factor(
                 .map(|mut c| {
                     c.table = alias.clone();
                     c.org_table = String::new();
+                    // Materialised, a NULL is a BINARY(0) column.
+                    c.null_literal = false;
                     c
                 })
                 .collect();

@@ -419,7 +419,7 @@ pub(crate) fn compile(
                     nullable: false,
                 },
                 Function::Aggregate => match &c.aggregate {
-                    Some(a) => aggregate::result_type(a.kind, first.as_ref()),
+                    Some(a) => aggregate::result_type(a.kind, first.as_ref(), true),
                     None => int,
                 },
                 _ => ExprType {
