@@ -108,6 +108,7 @@ fn integer_expressions_are_int_up_to_nine_characters() -> R<()> {
         ("GREATEST(i, t)", "INT"),
         ("JSON_LENGTH('[1]')", "INT"),
         ("NULL", "NULL"),
+        ("CAST(NULL AS SIGNED)", "INT"),
         ("JSON_ARRAY()", "VARCHAR"),
         ("JSON_OBJECT('k', s)", "VARCHAR"),
         ("JSON_DETAILED(NULL)", "TEXT"),
@@ -161,5 +162,39 @@ fn integer_results_keep_their_values() -> R<()> {
             "{expr}"
         );
     }
+    Ok(())
+}
+
+#[test]
+fn computed_strings_keep_their_text_class() -> R<()> {
+    use larch_engine::record::value::LobKind;
+    let t = TestDb::new(&[
+        "CREATE TABLE tt (tx TEXT, mt MEDIUMTEXT, v VARCHAR(10))",
+        "INSERT INTO tt VALUES ('abc', 'def', 'ghi')",
+    ])?;
+    let mut s = t.session(5)?;
+    let text = |kind| format!("{:?}", Some(kind));
+    // MariaDB (utf8mb4 client): MEDIUM_BLOB, MEDIUM_BLOB, VAR_STRING,
+    // LONG_BLOB, VAR_STRING: a TEXT class counts as many characters as its
+    // size in bytes, 4 bytes each as sent.
+    let cases = [
+        ("CASE WHEN 1 THEN 1 ELSE tx END", text(LobKind::Text)),
+        ("LOWER(tx)", text(LobKind::Text)),
+        ("RIGHT(tx, 1)", "None".to_string()),
+        ("UPPER(mt)", text(LobKind::Medium)),
+        ("LEFT(v, 3)", "None".to_string()),
+    ];
+    for (expr, want) in cases {
+        let cols = columns(&mut s, &format!("SELECT {expr} FROM tt"))?;
+        let got = cols.first().map(|c| match &c.ty {
+            ColumnType::Text { kind, .. } => format!("{:?}", Some(kind)),
+            _ => "None".to_string(),
+        });
+        assert_eq!(got.as_deref(), Some(want.as_str()), "SELECT {expr}");
+    }
+    assert_eq!(
+        support::one(&mut s, "SELECT CONCAT(RIGHT(tx, 1), LEFT(v, 2)) FROM tt")?,
+        "cgh"
+    );
     Ok(())
 }

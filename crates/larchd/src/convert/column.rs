@@ -235,6 +235,7 @@ fn computed_string_type(ty: &EType) -> Option<WType> {
     let bytes = match ty {
         EType::Varchar { max_len, collation } => u64::from(*max_len) * sent_mbmaxlen(*collation),
         EType::Varbinary { max_len } => u64::from(*max_len),
+        // A TEXT class counts as many characters as its size in bytes.
         EType::Text { kind, collation } => kind.max_bytes() * sent_mbmaxlen(*collation),
         EType::Blob { kind } => kind.max_bytes(),
         _ => return None,

@@ -76,6 +76,8 @@ fn computed_columns_as_mariadb_announces_them() {
         (varchar(16_384), WType::MYSQL_TYPE_MEDIUM_BLOB),
         (EType::Varbinary { max_len: 65_535 }, WType::MYSQL_TYPE_BLOB),
         (text(LobKind::Text), WType::MYSQL_TYPE_MEDIUM_BLOB),
+        (text(LobKind::Medium), WType::MYSQL_TYPE_LONG_BLOB),
+        (EType::Blob { kind: LobKind::Text }, WType::MYSQL_TYPE_BLOB),
         (text(LobKind::Long), WType::MYSQL_TYPE_LONG_BLOB),
         (text(LobKind::Tiny), WType::MYSQL_TYPE_VAR_STRING),
     ] {

@@ -359,6 +359,10 @@ impl Compiler<'_, '_> {
 /// signed argument made UNSIGNED may become any BIGINT UNSIGNED value
 /// (`CAST(-1 AS UNSIGNED)`), unless it is a literal that is not negative.
 fn integer_cast_len(target: &CastTarget, arg: &Typed) -> Option<u32> {
+    if arg.null_lit {
+        // CAST(NULL AS SIGNED) is an INT in MariaDB.
+        return matches!(target, CastTarget::Signed | CastTarget::Unsigned).then_some(1);
+    }
     let signed_arg = match &arg.ty.ty {
         ColumnType::Int { unsigned, .. } => !*unsigned,
         ColumnType::Decimal { .. } => true,

@@ -83,7 +83,7 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
         | Func::Trim(_)
         | Func::Substring
         | Func::Left
-        | Func::Right => (text(arg_len(0)), Coerce::Keep, any_null),
+        | Func::Right => (same_text(f, args, text(arg_len(0))), Coerce::Keep, any_null),
         Func::Replace | Func::Repeat | Func::Space => (
             text(arg_len(0).saturating_mul(4).max(255)),
             Coerce::Keep,
@@ -281,5 +281,43 @@ fn literal_fsp(args: &[Typed]) -> u8 {
     match args.first().map(|a| &a.expr) {
         Some(Expr::Literal(Value::Int(n))) => (*n).clamp(0, 6) as u8,
         _ => 0,
+    }
+}
+
+/// The type of a function that returns part of its first argument: as
+/// long as a constant LEFT / RIGHT / SUBSTRING length says, else the
+/// argument's own TEXT or BLOB class, else `text` (as long as the
+/// argument).
+fn same_text(f: Func, args: &[Typed], text: ColumnType) -> ColumnType {
+    let count = match (f, args.get(1), args.get(2)) {
+        (Func::Left | Func::Right, Some(n), _) | (Func::Substring, _, Some(n)) => match &n.expr {
+            Expr::Literal(Value::Int(n)) => Some(u32::try_from(*n).unwrap_or(0)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let resized = |len: u32| match &text {
+        ColumnType::Varbinary { .. } | ColumnType::Blob { .. } => {
+            ColumnType::Varbinary { max_len: len }
+        }
+        ColumnType::Varchar { collation, .. } | ColumnType::Text { collation, .. } => {
+            ColumnType::Varchar {
+                max_len: len,
+                collation: *collation,
+            }
+        }
+        other => other.clone(),
+    };
+    match (count, args.first()) {
+        (Some(n), Some(a)) if n <= 16_383 => resized(n.min(str_len(&a.ty.ty))),
+        (_, Some(a)) => match (lob_kind(&a.ty.ty), &text) {
+            (Some(kind), ColumnType::Text { collation, .. }) => ColumnType::Text {
+                kind,
+                collation: *collation,
+            },
+            (Some(kind), ColumnType::Blob { .. }) => ColumnType::Blob { kind },
+            _ => text,
+        },
+        _ => text,
     }
 }

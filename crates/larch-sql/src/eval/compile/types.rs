@@ -244,20 +244,58 @@ pub(super) fn str_len(ty: &ColumnType) -> u32 {
     }
 }
 
+/// A string of up to `len` characters: VARCHAR (VARBINARY) up to 16,383,
+/// else MEDIUMTEXT (MEDIUMBLOB) while 4 bytes a character fit 16 MiB,
+/// else LONGTEXT (LONGBLOB), as MariaDB sizes a computed string.
 pub(super) fn string_type(len: u32, binary: bool, collation: Collation) -> ColumnType {
+    let kind = if len < 4_194_304 {
+        LobKind::Medium
+    } else {
+        LobKind::Long
+    };
     match (binary, len > 16_383) {
         (true, false) => ColumnType::Varbinary { max_len: len },
-        (true, true) => ColumnType::Blob {
-            kind: LobKind::Long,
-        },
+        (true, true) => ColumnType::Blob { kind },
         (false, false) => ColumnType::Varchar {
             max_len: len,
             collation,
         },
-        (false, true) => ColumnType::Text {
-            kind: LobKind::Long,
-            collation,
+        (false, true) => ColumnType::Text { kind, collation },
+    }
+}
+
+/// The size class of a TEXT or BLOB type.
+pub(super) fn lob_kind(ty: &ColumnType) -> Option<LobKind> {
+    match ty {
+        ColumnType::Text { kind, .. } | ColumnType::Blob { kind } => Some(*kind),
+        _ => None,
+    }
+}
+
+/// The largest of TEXT and BLOB size classes.
+fn larger_lob(a: LobKind, b: LobKind) -> LobKind {
+    if a.max_bytes() >= b.max_bytes() {
+        a
+    } else {
+        b
+    }
+}
+
+/// The string type of merged branches: the largest TEXT or BLOB class
+/// among them when there is one (`CASE ... THEN 1 ELSE text_col END` is
+/// TEXT), else a string as long as the longest branch.
+fn merged_string_type(real: &[&&Typed], len: u32, binary: bool, coll: Collation) -> ColumnType {
+    match real
+        .iter()
+        .filter_map(|b| lob_kind(&b.ty.ty))
+        .reduce(larger_lob)
+    {
+        Some(kind) if binary => ColumnType::Blob { kind },
+        Some(kind) => ColumnType::Text {
+            kind,
+            collation: coll,
         },
+        None => string_type(len, binary, coll),
     }
 }
 
@@ -274,11 +312,12 @@ pub(super) fn merge_types(branches: &[&Typed], default: Collation) -> (ColumnTyp
     }
     let len = real.iter().map(|b| str_len(&b.ty.ty)).max().unwrap_or(0);
     if any(&|t| t.is_binary_string()) {
-        return (string_type(len, true, Collation::Binary), Coerce::Binary);
+        let ty = merged_string_type(&real, len, true, Collation::Binary);
+        return (ty, Coerce::Binary);
     }
     if any(&is_string) || (any(&is_temporal) && !all(&is_temporal)) {
         let coll = pick_collation(real.iter().copied().copied(), default);
-        return (string_type(len, false, coll), Coerce::Text);
+        return (merged_string_type(&real, len, false, coll), Coerce::Text);
     }
     if all(&is_temporal) {
         return (ColumnType::Datetime { fsp: 6 }, Coerce::Keep);

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 
 use larch_engine::record::collation::Collation;
-use larch_engine::record::value::Value;
+use larch_engine::record::value::{ColumnType, Value};
 use larch_engine::table::Table;
 use sqlparser::ast;
 
@@ -429,10 +429,15 @@ fn plan_block(
                         src.map(|s| s.columns[c - s.offset].clone())
                             .unwrap_or_else(|| ResultColumn::computed("", expr.ty.ty.clone(), true))
                     }
-                    eval::Expr::Literal(Value::Null) => ResultColumn {
-                        null_literal: true,
-                        ..ResultColumn::computed("", expr.ty.ty.clone(), true)
-                    },
+                    // A NULL written as such (not a subquery's empty result).
+                    eval::Expr::Literal(Value::Null)
+                        if expr.ty.ty == ColumnType::Binary { len: 0 } =>
+                    {
+                        ResultColumn {
+                            null_literal: true,
+                            ..ResultColumn::computed("", expr.ty.ty.clone(), true)
+                        }
+                    }
                     _ => ResultColumn::computed("", expr.ty.ty.clone(), expr.ty.nullable),
                 };
                 column.name = alias.clone().unwrap_or_else(|| {
