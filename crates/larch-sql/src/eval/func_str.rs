@@ -74,7 +74,10 @@ fn too_big(ctx: &mut EvalContext<'_>, f: &str) -> Value {
 }
 
 /// 1-based character position of `needle` in `hay` at or after `from`
-/// (1-based), 0 when absent.
+/// (1-based), 0 when absent. In a utf8mb4 collation MariaDB's `my_instr_mb`
+/// compares the needle with as many bytes of the haystack as the needle
+/// has, so a match must also be of the same length in bytes:
+/// INSTR('e', 'é') is 0 though 'e' = 'é' in utf8mb4_general_ci.
 fn locate(needle: &[char], hay: &[char], from: usize, coll: Collation) -> usize {
     if from == 0 || from > hay.len() + 1 {
         return 0;
@@ -82,6 +85,8 @@ fn locate(needle: &[char], hay: &[char], from: usize, coll: Collation) -> usize 
     if needle.is_empty() {
         return from;
     }
+    let utf8_len = |cs: &[char]| cs.iter().map(|c| c.len_utf8()).sum::<usize>();
+    let by_bytes = coll.charset() == Charset::Utf8mb4;
     (from - 1..=hay.len().saturating_sub(needle.len()))
         .find(|&i| {
             i + needle.len() <= hay.len()
@@ -89,6 +94,7 @@ fn locate(needle: &[char], hay: &[char], from: usize, coll: Collation) -> usize 
                     .iter()
                     .zip(&hay[i..])
                     .all(|(a, b)| same_char(*a, *b, coll))
+                && (!by_bytes || utf8_len(&hay[i..i + needle.len()]) == utf8_len(needle))
         })
         .map_or(0, |i| i + 1)
 }
@@ -173,11 +179,7 @@ pub(super) fn call(
             Value::Bytes(b) => Value::Bytes(b.clone()),
             other => {
                 let s = to_str(other);
-                Value::Str(if f == Func::Upper {
-                    s.to_uppercase()
-                } else {
-                    s.to_lowercase()
-                })
+                Value::Str(change_case(&s, f == Func::Upper))
             }
         },
         Func::Substring => {
@@ -314,4 +316,24 @@ pub(super) fn call(
         }
         _ => return Ok(None),
     }))
+}
+
+/// UPPER / LOWER as MariaDB's case tables map characters: one character
+/// to one, so a character whose full mapping is longer stays ('ß' for
+/// UPPER, not 'SS'); 'İ' lowers to 'i'.
+fn change_case(s: &str, upper: bool) -> String {
+    s.chars()
+        .map(|ch| {
+            let mapped: Vec<char> = if upper {
+                ch.to_uppercase().collect()
+            } else {
+                ch.to_lowercase().collect()
+            };
+            match mapped.as_slice() {
+                [one] => *one,
+                _ if !upper && ch == '\u{130}' => 'i',
+                _ => ch,
+            }
+        })
+        .collect()
 }

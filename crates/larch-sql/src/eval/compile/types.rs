@@ -188,7 +188,11 @@ pub(super) fn arg_collation(t: &Typed, default: Collation) -> Collation {
 }
 
 /// The collation comparisons among these operands use: binary if any operand
-/// is a binary string, else that of the lowest coercibility.
+/// is a binary string, else that of the lowest coercibility; between two
+/// of the same coercibility, the utf8mb4 one over a latin1 one and then a
+/// `_bin` collation over another of its character set (MariaDB's
+/// `DTCollation::aggregate`: a JSON column, utf8mb4_bin, against a TEXT
+/// column compares in utf8mb4_bin).
 pub(super) fn pick_collation<'t>(
     ts: impl IntoIterator<Item = &'t Typed>,
     default: Collation,
@@ -199,12 +203,26 @@ pub(super) fn pick_collation<'t>(
             return Collation::Binary;
         }
         if let Some(c) = t.ty.ty.collation() {
-            if best.is_none_or(|(k, _)| t.coer < k) {
+            let wins = match best {
+                None => true,
+                Some((k, b)) => t.coer < k || (t.coer == k && wins_tie(c, b)),
+            };
+            if wins {
                 best = Some((t.coer, c));
             }
         }
     }
     best.map_or(default, |(_, c)| c)
+}
+
+/// Whether collation `c` wins over `b` of the same coercibility.
+fn wins_tie(c: Collation, b: Collation) -> bool {
+    use larch_engine::record::collation::Charset;
+    let is_bin = |x: Collation| matches!(x, Collation::Latin1Bin | Collation::Utf8mb4Bin);
+    if c.charset() != b.charset() {
+        return c.charset() == Charset::Utf8mb4 && b.charset() == Charset::Latin1;
+    }
+    is_bin(c) && !is_bin(b)
 }
 
 /// The type with its collation replaced (strings), or a VARCHAR in it.
