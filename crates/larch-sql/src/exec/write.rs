@@ -29,6 +29,7 @@ mod insert;
 mod matching;
 mod multi;
 mod row_so_far;
+mod source;
 mod target;
 mod trigger_nulls;
 pub(crate) mod view;
@@ -46,7 +47,7 @@ use crate::eval::{self, CompileOptions, ExprType};
 use crate::parse::trigger::{Event, Timing};
 use crate::result::{OkInfo, QueryResult};
 use crate::session::Session;
-use crate::value::store::{store, StoreTarget};
+use crate::value::store::{store, store_unsigned, StoreTarget};
 
 pub(super) fn execute(
     s: &mut Session,
@@ -268,7 +269,27 @@ fn convert(
         row: row_no,
         strict: s.strict() && !w.ignore,
     };
+    let unsigned_real = matches!(
+        col.ty,
+        ColumnType::Decimal { .. } | ColumnType::Float | ColumnType::Double
+    ) && t.meta.columns.get(c).is_some_and(|m| m.unsigned);
+    if unsigned_real {
+        return store_unsigned(v, &col.ty, &target, &mut w.warnings);
+    }
+    if let (Value::Time(us), true) = (v, is_date_type(&col.ty)) {
+        // A TIME going into a date column is that time on the current date.
+        let on_today = source::time_on_date(*us, s.eval_context(&[]).now.date);
+        return store(&on_today, &col.ty, &target, &mut w.warnings);
+    }
     store(v, &col.ty, &target, &mut w.warnings)
+}
+
+/// DATE, DATETIME and TIMESTAMP.
+fn is_date_type(ty: &ColumnType) -> bool {
+    matches!(
+        ty,
+        ColumnType::Date | ColumnType::Datetime { .. } | ColumnType::Timestamp { .. }
+    )
 }
 
 /// The value an omitted column gets.

@@ -133,6 +133,42 @@ pub fn store(
     }
 }
 
+/// Stores `v` into a DECIMAL, FLOAT or DOUBLE column declared UNSIGNED: a
+/// negative number is out of range and the column gets 0. MariaDB checks
+/// the sign before it rounds, so -0.001 is out of range too.
+pub fn store_unsigned(
+    v: &Value,
+    ty: &ColumnType,
+    target: &StoreTarget<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Result<Value, SqlError> {
+    if !is_negative_number(v) {
+        return store(v, ty, target, warnings);
+    }
+    let mut c = Ctx {
+        t: target,
+        warnings,
+    };
+    c.out_of_range()?;
+    store(&Value::Int(0), ty, target, c.warnings)
+}
+
+/// Whether `v` is a number below zero (a string by its leading number).
+fn is_negative_number(v: &Value) -> bool {
+    match v {
+        Value::Int(i) => *i < 0,
+        Value::Decimal(d) => d.is_negative() && !d.is_zero(),
+        Value::Double(f) => *f < 0.0,
+        Value::Float(f) => *f < 0.0,
+        Value::Str(_) | Value::Bytes(_) => {
+            let text = value_to_string(v);
+            let p = parse_number_prefix(&text);
+            p.text.starts_with('-') && prefix_to_f64(&p) != 0.0
+        }
+        _ => false,
+    }
+}
+
 /// The text of a value as MySQL converts it to a string.
 pub fn value_to_string(v: &Value) -> String {
     match v {
@@ -185,6 +221,37 @@ fn temporal_number(v: &Value) -> Option<i128> {
         Value::Year(y) => i128::from(*y),
         _ => return None,
     })
+}
+
+/// Temporal values as MySQL's numbers with their microseconds
+/// (19820913151241.46 for '1982-09-13 15:12:41.46'), as DOUBLE and
+/// DECIMAL columns take them.
+fn temporal_decimal(v: &Value) -> Option<Decimal> {
+    let n = temporal_number(v)?;
+    let micros = match v {
+        Value::Datetime(dt) => dt.micros,
+        Value::Timestamp(ts) => temporal::timestamp_to_datetime(ts).micros,
+        Value::Time(us) => (us.unsigned_abs() % 1_000_000) as u32,
+        _ => 0,
+    };
+    let sign = if n < 0 || matches!(v, Value::Time(us) if *us < 0) {
+        -1
+    } else {
+        1
+    };
+    let scaled = n.abs() * 1_000_000 + i128::from(micros);
+    Some(Decimal::from_i128(sign * scaled, 6).rescale(trimmed_scale(micros)))
+}
+
+/// Digits of `micros` (a fraction of six digits) without trailing zeros.
+fn trimmed_scale(micros: u32) -> u8 {
+    let mut m = micros;
+    let mut scale = 6u8;
+    while scale > 0 && m % 10 == 0 {
+        m /= 10;
+        scale -= 1;
+    }
+    scale
 }
 
 fn store_int(c: &mut Ctx<'_, '_>, v: &Value, bytes: u8, unsigned: bool) -> Result<Value, SqlError> {
@@ -302,7 +369,7 @@ fn store_decimal(
                 prefix_to_decimal(&p)
             }
         }
-        other => temporal_number(other).map(|n| Decimal::from_i128(n, 0)),
+        other => temporal_decimal(other),
     };
     let max_int = usize::from(precision - scale);
     let d = match d {
@@ -348,7 +415,7 @@ fn store_real(c: &mut Ctx<'_, '_>, v: &Value, float: bool) -> Result<Value, SqlE
             }
             prefix_to_f64(&p)
         }
-        other => temporal_number(other).unwrap_or(0) as f64,
+        other => temporal_decimal(other).map_or(0.0, |d| d.to_string().parse().unwrap_or(0.0)),
     };
     let limit = if float { f64::from(f32::MAX) } else { f64::MAX };
     let f = if f.is_nan() {

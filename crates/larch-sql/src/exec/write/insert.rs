@@ -6,12 +6,13 @@ use std::sync::atomic::Ordering as AtomicOrdering;
 
 use larch_engine::error::EngineError;
 use larch_engine::lock::LockMode;
-use larch_engine::record::value::Value;
+use larch_engine::record::value::{ColumnType, Value};
 use larch_engine::table::{KeyRange, ReadContext, RowRef};
 use sqlparser::ast;
 
 use super::names;
 use super::row_so_far::RowSoFar;
+use super::source;
 use super::trigger_nulls::NullChecks;
 use super::{
     col_type, column_index, column_ref, convert, generated_null, is_default_word, target, txn_ctx,
@@ -97,7 +98,8 @@ pub(super) fn insert(
     // Source rows as expressions (VALUES, SET) or values (SELECT).
     enum Src {
         Exprs(Vec<Vec<ast::Expr>>),
-        Values(Vec<Vec<Value>>),
+        /// The rows and the type of each of their columns.
+        Values(Vec<Vec<Value>>, Vec<ColumnType>),
     }
     let src = if !ins.assignments.is_empty() {
         cols.clear();
@@ -133,7 +135,8 @@ pub(super) fn insert(
                         return Err(SqlError::new(cut.code, cut.message.clone()));
                     }
                 }
-                Src::Values(set.rows)
+                let types: Vec<ColumnType> = set.columns.iter().map(|c| c.ty.clone()).collect();
+                Src::Values(set.rows, types)
             }
         }
     };
@@ -196,6 +199,7 @@ pub(super) fn insert(
                     let mut ctx = s.eval_context(params);
                     let v = c.eval(current.as_deref().unwrap_or(&[]), &mut ctx)?;
                     w.warnings.extend(ctx.take_warnings());
+                    let v = ready(&t, &cols, i, v, Some(&c.ty.ty));
                     if let (Some(row), Some(&col)) = (current.as_mut(), cols.get(i)) {
                         row_values.set(s, &t, row, col, &v, n as u64 + 1);
                     }
@@ -205,9 +209,14 @@ pub(super) fn insert(
             }
             out
         }
-        Src::Values(rows) => rows
+        Src::Values(rows, types) => rows
             .into_iter()
-            .map(|r| r.into_iter().map(Some).collect())
+            .map(|r| {
+                r.into_iter()
+                    .enumerate()
+                    .map(|(i, v)| Some(ready(&t, &cols, i, v, types.get(i))))
+                    .collect()
+            })
             .collect(),
     };
     let how = HowToInsert {
@@ -218,6 +227,15 @@ pub(super) fn insert(
         rows_before: 0,
     };
     insert_rows(s, &t, &cols, rows_in, &how, params, w)
+}
+
+/// The `i`-th value of a source row (of type `from`) readied for its
+/// column (see [`source::ready_for_column`]).
+fn ready(t: &Target, cols: &[usize], i: usize, v: Value, from: Option<&ColumnType>) -> Value {
+    match (cols.get(i), from) {
+        (Some(&c), Some(from)) => source::ready_for_column(v, from, &t.table.def().columns[c].ty),
+        _ => v,
+    }
 }
 
 /// How rows are inserted: REPLACE, IGNORE, ON DUPLICATE KEY UPDATE, and
@@ -441,7 +459,7 @@ fn insert_counted(
                 if let (Some(id), 0) = (generated, *first_id) {
                     *first_id = id;
                 }
-                *last_value = auto_value(&full[a]);
+                *last_value = insert_id_of(&full[a]);
             }
         };
         t.fill_generated(s, &mut full, row_no, w)?;
@@ -501,7 +519,7 @@ fn insert_counted(
                     // packet's insert id; LAST_INSERT_ID() stays, as after
                     // an UPDATE (MariaDB).
                     if let Some(a) = auto {
-                        last_value = auto_value(&old[a]);
+                        last_value = insert_id_of(&old[a]);
                     }
                     let mut update_nulls = NullChecks::new(t, Event::Update);
                     let mut new = odku_row(
@@ -556,6 +574,17 @@ fn auto_value(v: &Value) -> u64 {
     match v {
         Value::UInt(n) => *n,
         Value::Int(n) => u64::try_from(*n).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// An AUTO_INCREMENT column's value as the OK packet's insert id:
+/// MariaDB sends the field's integer value as unsigned, so a negative
+/// explicit value -711 is 18446744073709550905.
+fn insert_id_of(v: &Value) -> u64 {
+    match v {
+        Value::UInt(n) => *n,
+        Value::Int(n) => *n as u64,
         _ => 0,
     }
 }

@@ -88,7 +88,44 @@ fn zero_temporal(ty: &ColumnType) -> Value {
     }
 }
 
+/// A number past 9999999 (HHHMMSS) as a TIME: MariaDB reads it as a
+/// DATETIME number and keeps its time (a note), or stores 00:00:00 with
+/// "Data truncated" when it is no date and time; `None` for other values.
+/// Numbers past 99991231235959 and negative ones are out of range as times.
+fn time_from_datetime_number(c: &mut Ctx<'_, '_>, v: &Value) -> Result<Option<i64>, SqlError> {
+    if !matches!(
+        v,
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_)
+    ) {
+        return Ok(None);
+    }
+    let text = value_to_string(v);
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let Ok(n) = int.parse::<u64>() else {
+        return Ok(None);
+    };
+    if !(10_000_000..=99_991_231_235_959).contains(&n) {
+        return Ok(None);
+    }
+    let micros = format!("{frac:0<6}")[..6].parse().unwrap_or(0);
+    match datetime_from_number(n, micros) {
+        Some(p) => {
+            let m = c.truncated_msg();
+            c.note(code::WARN_DATA_TRUNCATED, m);
+            Ok(Some(time_of(&p.value)))
+        }
+        None => {
+            c.truncated()?;
+            Ok(Some(0))
+        }
+    }
+}
+
 pub(super) fn store_time(c: &mut Ctx<'_, '_>, v: &Value, fsp: u8) -> Result<Value, SqlError> {
+    if let Some(us) = time_from_datetime_number(c, v)? {
+        let unit = 10i64.pow(6 - u32::from(fsp.min(6)));
+        return Ok(Value::Time(us - us % unit));
+    }
     let parsed = match v {
         Value::Time(us) => Some((*us, false, false)),
         Value::Datetime(dt) => Some((time_of(dt), false, false)),
@@ -165,30 +202,70 @@ fn member_index(members: &[String], s: &str) -> Option<usize> {
         .position(|m| m.trim_end_matches(' ').to_lowercase() == s.to_lowercase())
 }
 
+/// A number as ENUM and SET columns take it: DECIMAL, FLOAT and DOUBLE
+/// values cut toward zero (MariaDB stores them through a double and a
+/// `(longlong)` cast), integers as they are.
+fn member_number(c: &mut Ctx<'_, '_>, v: &Value) -> Result<i128, SqlError> {
+    Ok(match v {
+        Value::Int(i) => i128::from(*i),
+        Value::UInt(u) | Value::Bit(u) | Value::Set(u) => i128::from(*u),
+        Value::Enum(i) => i128::from(*i),
+        Value::Decimal(d) => f64_to_i128(d.to_string().parse::<f64>().unwrap_or(0.0).trunc()),
+        Value::Double(f) => f64_to_i128(f.trunc()),
+        Value::Float(f) => f64_to_i128(f64::from(*f).trunc()),
+        other => match store_int(c, other, 8, false)? {
+            Value::Int(i) => i128::from(i),
+            _ => 0,
+        },
+    })
+}
+
+/// A string of at most `max_len` ASCII digits (after trailing spaces are
+/// cut when `trim`) as the number MariaDB reads from it when it names no
+/// member ("for reading numbers with LOAD DATA").
+fn digits_number(s: &str, max_len: usize, trim: bool) -> Option<u64> {
+    let s = if trim { s.trim_end_matches(' ') } else { s };
+    if s.is_empty() || s.len() >= max_len || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// DATE, DATETIME, TIMESTAMP and TIME values go into ENUM and SET columns
+/// as their text, as MariaDB stores them (not as their numbers).
+fn temporal_as_text(v: &Value) -> Option<Value> {
+    matches!(
+        v,
+        Value::Date(_) | Value::Datetime(_) | Value::Timestamp(_) | Value::Time(_)
+    )
+    .then(|| Value::Str(value_to_string(v)))
+}
+
 pub(super) fn store_enum(
     c: &mut Ctx<'_, '_>,
     v: &Value,
     members: &[String],
 ) -> Result<Value, SqlError> {
-    let idx = match v {
-        Value::Str(_) | Value::Bytes(_) => {
-            member_index(members, &value_to_string(v)).map(|i| i + 1)
-        }
-        Value::Enum(i) => Some(usize::from(*i)),
-        other => match store_int(c, other, 8, true)? {
-            Value::UInt(u) => usize::try_from(u)
-                .ok()
-                .filter(|u| *u >= 1 && *u <= members.len()),
-            _ => None,
-        },
-    };
-    match idx {
-        Some(i) if i <= members.len() => Ok(Value::Enum(i as u16)),
-        _ => {
-            c.truncated()?;
-            Ok(Value::Enum(0))
-        }
+    if let Some(text) = temporal_as_text(v) {
+        return store_enum(c, &text, members);
     }
+    let count = members.len() as i128;
+    let idx: i128 = match v {
+        Value::Str(_) | Value::Bytes(_) => {
+            let s = value_to_string(v);
+            match member_index(members, &s) {
+                Some(i) => i as i128 + 1,
+                None => digits_number(&s, 6, true).map_or(0, i128::from),
+            }
+        }
+        Value::Enum(i) => i128::from(*i),
+        other => member_number(c, other)?,
+    };
+    if (1..=count).contains(&idx) {
+        return Ok(Value::Enum(idx as u16));
+    }
+    c.truncated()?;
+    Ok(Value::Enum(0))
 }
 
 pub(super) fn store_set(
@@ -196,6 +273,9 @@ pub(super) fn store_set(
     v: &Value,
     members: &[String],
 ) -> Result<Value, SqlError> {
+    if let Some(text) = temporal_as_text(v) {
+        return store_set(c, &text, members);
+    }
     let n = members.len().min(64);
     let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
     match v {
@@ -209,6 +289,16 @@ pub(super) fn store_set(
                     _ => bad = true,
                 }
             }
+            if bits == 0 && !s.is_empty() {
+                // No member named: the text may be the set's number.
+                return match digits_number(&s, 22, false) {
+                    Some(u) if u & !all == 0 => Ok(Value::Set(u)),
+                    _ => {
+                        c.truncated()?;
+                        Ok(Value::Set(0))
+                    }
+                };
+            }
             if bad {
                 c.truncated()?;
             }
@@ -216,10 +306,8 @@ pub(super) fn store_set(
         }
         Value::Set(b) => Ok(Value::Set(b & all)),
         other => {
-            let u = match store_int(c, other, 8, true)? {
-                Value::UInt(u) => u,
-                _ => 0,
-            };
+            // A negative number keeps its two's complement bits.
+            let u = member_number(c, other)? as i64 as u64;
             if u & !all != 0 {
                 c.truncated()?;
             }
@@ -252,6 +340,9 @@ pub(super) fn store_bit(c: &mut Ctx<'_, '_>, v: &Value, bits: u8) -> Result<Valu
             }
             b.iter().fold(0u64, |a, &x| (a << 8) | u64::from(x))
         }
+        // A negative integer is its 64 bits (all of them past the
+        // column's width: out of range, the column's largest value).
+        Value::Int(i) if *i < 0 => *i as u64,
         other => match store_int(c, other, 8, true)? {
             Value::UInt(u) => u,
             _ => 0,
