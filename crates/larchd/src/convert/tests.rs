@@ -77,7 +77,12 @@ fn computed_columns_as_mariadb_announces_them() {
         (EType::Varbinary { max_len: 65_535 }, WType::MYSQL_TYPE_BLOB),
         (text(LobKind::Text), WType::MYSQL_TYPE_MEDIUM_BLOB),
         (text(LobKind::Medium), WType::MYSQL_TYPE_LONG_BLOB),
-        (EType::Blob { kind: LobKind::Text }, WType::MYSQL_TYPE_BLOB),
+        (
+            EType::Blob {
+                kind: LobKind::Text,
+            },
+            WType::MYSQL_TYPE_BLOB,
+        ),
         (text(LobKind::Long), WType::MYSQL_TYPE_LONG_BLOB),
         (text(LobKind::Tiny), WType::MYSQL_TYPE_VAR_STRING),
     ] {
