@@ -75,7 +75,11 @@ pub fn compile_with_params(
         next_param,
         depth: 0,
     };
-    let t = c.expr(e)?;
+    let mut t = c.expr(e)?;
+    if matches!(opts.clause.as_str(), "WHERE" | "ON" | "HAVING" | "CHECK") {
+        // A condition is a truth value: an ENUM or SET is its number.
+        t = t.numeric();
+    }
     Ok(Compiled {
         expr: t.expr,
         ty: t.ty,
@@ -160,7 +164,7 @@ impl Compiler<'_, '_> {
                 let negated = matches!(e, A::IsNotTrue(_) | A::IsNotFalse(_));
                 bool_typed(
                     Expr::IsTruth {
-                        arg: boxed(self.expr(x)?),
+                        arg: boxed(self.expr(x)?.numeric()),
                         value,
                         negated,
                     },
@@ -256,8 +260,8 @@ impl Compiler<'_, '_> {
                 let nullable = a.ty.nullable || p.ty.nullable;
                 bool_typed(
                     Expr::Like {
-                        arg: boxed(a),
-                        pattern: boxed(p),
+                        arg: boxed(a.text()),
+                        pattern: boxed(p.text()),
                         escape,
                         negated: *negated,
                         collation,
@@ -535,17 +539,44 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
             | Func::Sign
             | Func::Mod
     );
+    let mut coer = if ty.collation().is_some() { 4 } else { 5 };
+    let text_args = matches!(
+        func,
+        Func::Concat
+            | Func::ConcatWs
+            | Func::Length
+            | Func::CharLength
+            | Func::Upper
+            | Func::Lower
+            | Func::Substring
+            | Func::Left
+            | Func::Right
+            | Func::Trim(_)
+            | Func::Replace
+            | Func::Lpad
+            | Func::Rpad
+            | Func::Repeat
+            | Func::Reverse
+            | Func::Locate
+            | Func::Instr
+            | Func::Hex
+            | Func::Ascii
+            | Func::Strcmp
+            | Func::Md5
+    );
     let args = args
         .into_iter()
         .map(|a| {
+            coer = coer.min(derived_coercibility(&ty, std::iter::once(&a)));
             if numeric_args {
                 a.numeric().expr
+            } else if text_args {
+                a.text().expr
             } else {
                 a.expr
             }
         })
         .collect();
-    let coer = if ty.collation().is_some() { 4 } else { 5 };
     Typed {
         coer,
         len,

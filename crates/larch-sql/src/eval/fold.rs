@@ -54,6 +54,8 @@ fn is_constant(e: &Expr) -> bool {
         | Expr::AssignUserVar { .. } => false,
         Expr::Neg { arg, .. }
         | Expr::BitNot(arg)
+        | Expr::MemberNumber { arg, .. }
+        | Expr::AsText { arg, .. }
         | Expr::IsNull { arg, .. }
         | Expr::IsTruth { arg, .. }
         | Expr::Not(arg)

@@ -64,7 +64,7 @@ pub(crate) use func::lookup as builtin_function;
 pub use func::Func;
 pub use func_time::IntervalUnit;
 pub(crate) use ops::apply_coerce;
-pub use ops::{compare, like};
+pub use ops::{compare, like, member_number_of};
 
 use crate::error::{Level, SqlError, Warning};
 
@@ -425,6 +425,19 @@ pub enum Expr {
         text: String,
     },
     BitNot(Box<Expr>),
+    /// An ENUM or SET value (passed as its member text) in numeric context:
+    /// its member number (ENUM, 0 for the invalid '') or bitmap (SET).
+    MemberNumber {
+        arg: Box<Expr>,
+        members: Vec<String>,
+        set: bool,
+    },
+    /// A TIME, DATETIME or TIMESTAMP value as text with the fractional
+    /// digits of its type `ty` (what a string function reads of it).
+    AsText {
+        arg: Box<Expr>,
+        ty: ColumnType,
+    },
     Arith {
         op: ArithOp,
         left: Box<Expr>,

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 
 use larch_engine::record::collation::Collation;
-use larch_engine::record::value::{Decimal, Value};
+use larch_engine::record::value::{ColumnType, Decimal, Value};
 
 use super::convert::{self, bool_value, to_num, to_str, truth, Num};
 use super::{decimal, func, func_time, ArithOp, CmpOp, Coerce, DivisionByZero, EvalContext, Expr};
@@ -54,6 +54,17 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             }
             Value::UInt(!(to_num(&v, ctx).to_i128() as u64))
         }
+        Expr::MemberNumber { arg, members, set } => match arg.eval(row, ctx)? {
+            Value::Null => Value::Null,
+            v => Value::UInt(member_number(&to_str(&v), members, *set)),
+        },
+        Expr::AsText { arg, ty } => match arg.eval(row, ctx)? {
+            Value::Null => Value::Null,
+            v => match crate::value::to_text(&v, ty) {
+                Some(text) => Value::Str(String::from_utf8_lossy(&text).into_owned()),
+                None => v,
+            },
+        },
         Expr::Arith {
             op,
             left,
@@ -136,9 +147,13 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             negated,
             collation,
         } => {
-            let mut v = Probe::new(arg.eval(row, ctx)?);
-            let lo = low.eval(row, ctx)?;
-            let hi = high.eval(row, ctx)?;
+            let (v, lo, hi) = (
+                arg.eval(row, ctx)?,
+                low.eval(row, ctx)?,
+                high.eval(row, ctx)?,
+            );
+            let [v, lo, hi] = datetimes_if_mixed_with_numbers([v, lo, hi], ctx);
+            let mut v = Probe::new(v);
             // A string between numbers is read once: as a DOUBLE when a
             // bound is a DECIMAL or DOUBLE, else as a DECIMAL.
             let inexact =
@@ -616,6 +631,62 @@ fn temporal_or_zero(v: &Value, ctx: &mut EvalContext<'_>) -> larch_engine::recor
         );
     }
     dt.unwrap_or_default()
+}
+
+/// The member number (ENUM) or bitmap (SET) of a value of column type `ty`
+/// (passed as its member text), which ORDER BY and GROUP BY sort by; `None`
+/// for other types and NULL.
+pub fn member_number_of(v: &Value, ty: &ColumnType) -> Option<u64> {
+    let (members, set) = match ty {
+        ColumnType::Enum { values } => (values, false),
+        ColumnType::Set { values } => (values, true),
+        _ => return None,
+    };
+    match v {
+        Value::Null => None,
+        Value::Enum(i) => Some(u64::from(*i)),
+        Value::Set(bits) => Some(*bits),
+        other => Some(member_number(&to_str(other), members, set)),
+    }
+}
+
+/// The number of an ENUM member's text (1-based, 0 for none) or the bitmap
+/// of a SET value's comma-separated members.
+fn member_number(text: &str, members: &[String], set: bool) -> u64 {
+    let index = |m: &str| {
+        members
+            .iter()
+            .position(|x| x == m)
+            .or_else(|| members.iter().position(|x| x.eq_ignore_ascii_case(m)))
+    };
+    if !set {
+        return index(text).map_or(0, |i| i as u64 + 1);
+    }
+    text.split(',')
+        .filter_map(index)
+        .filter(|&i| i < 64)
+        .fold(0, |bits, i| bits | 1u64 << i)
+}
+
+/// BETWEEN's operands as MariaDB compares them: when a DATE, DATETIME or
+/// TIMESTAMP meets a number, all three compare as datetimes (a value that is
+/// no datetime is the zero datetime, with 1292), not pair by pair.
+fn datetimes_if_mixed_with_numbers(vals: [Value; 3], ctx: &mut EvalContext<'_>) -> [Value; 3] {
+    let dated = |v: &Value| matches!(v, Value::Date(_) | Value::Datetime(_) | Value::Timestamp(_));
+    let number = |v: &Value| {
+        matches!(
+            v,
+            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_)
+        )
+    };
+    if !(vals.iter().any(dated) && vals.iter().any(number)) {
+        return vals;
+    }
+    vals.map(|v| match v {
+        Value::Null => Value::Null,
+        v if dated(&v) => v,
+        v => Value::Datetime(temporal_or_zero(&v, ctx)),
+    })
 }
 
 /// One element of a LIKE pattern.

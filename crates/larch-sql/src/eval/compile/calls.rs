@@ -27,6 +27,8 @@ impl Compiler<'_, '_> {
                 | CastTarget::Double
         ) {
             arg.numeric()
+        } else if matches!(target, CastTarget::Char { .. } | CastTarget::Binary { .. }) {
+            arg.text()
         } else {
             arg
         };

@@ -48,7 +48,7 @@ impl Compiler<'_, '_> {
             }
             U::Not | U::BangNot => {
                 let nullable = t.ty.nullable;
-                bool_typed(Expr::Not(boxed(t)), nullable)
+                bool_typed(Expr::Not(boxed(t.numeric())), nullable)
             }
             U::BitwiseNot => {
                 let nullable = t.ty.nullable;
@@ -146,7 +146,7 @@ impl Compiler<'_, '_> {
         }
         let (a, b) = (self.expr(l)?, self.expr(r)?);
         let nullable = a.ty.nullable || b.ty.nullable;
-        let (x, y) = (boxed(a), boxed(b));
+        let (x, y) = (boxed(a.numeric()), boxed(b.numeric()));
         Ok(match op {
             B::And => bool_typed(Expr::And(x, y), nullable),
             // `||` is OR unless sql_mode has PIPES_AS_CONCAT (not supported).
@@ -232,7 +232,8 @@ impl Compiler<'_, '_> {
         }
         let (ty, coerce) = merge_types(&branches, self.opts.collation);
         let nullable = other.is_none() || branches.iter().any(|b| b.ty.nullable);
-        Ok(Typed::computed(
+        let coer = derived_coercibility(&ty, branches);
+        let mut typed = Typed::computed(
             Expr::Case {
                 operand: op.map(boxed),
                 whens: conds
@@ -246,7 +247,9 @@ impl Compiler<'_, '_> {
             },
             ty,
             nullable,
-        ))
+        );
+        typed.coer = coer;
+        Ok(typed)
     }
 }
 

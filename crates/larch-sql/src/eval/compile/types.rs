@@ -50,8 +50,52 @@ impl Typed {
         }
     }
 
-    /// The expression in a numeric context: hex and bit literals are numbers.
+    /// The expression where its text is read (string functions): a TIME,
+    /// DATETIME or TIMESTAMP with fractional digits shows as many as its
+    /// type has (a DATETIME(1) is `...:36.3`, not `...:36.300000`).
+    pub fn text(self) -> Typed {
+        let fsp = match &self.ty.ty {
+            ColumnType::Time { fsp }
+            | ColumnType::Datetime { fsp }
+            | ColumnType::Timestamp { fsp } => *fsp,
+            _ => 0,
+        };
+        if fsp == 0 {
+            return self;
+        }
+        Typed {
+            expr: Expr::AsText {
+                arg: Box::new(self.expr),
+                ty: self.ty.ty.clone(),
+            },
+            ..self
+        }
+    }
+
+    /// The expression in a numeric context (arithmetic, a truth value):
+    /// hex and bit literals are numbers, ENUM and SET values their member
+    /// number.
     pub fn numeric(self) -> Typed {
+        let member_of = match &self.ty.ty {
+            ColumnType::Enum { values } => Some((values.clone(), false)),
+            ColumnType::Set { values } => Some((values.clone(), true)),
+            _ => None,
+        };
+        if let Some((members, set)) = member_of {
+            let nullable = self.ty.nullable;
+            return Typed::computed(
+                Expr::MemberNumber {
+                    arg: Box::new(self.expr),
+                    members,
+                    set,
+                },
+                ColumnType::Int {
+                    bytes: 8,
+                    unsigned: true,
+                },
+                nullable,
+            );
+        }
         match self.hex {
             Some(n) => Typed {
                 expr: Expr::Literal(Value::UInt(n)),
@@ -223,6 +267,23 @@ fn wins_tie(c: Collation, b: Collation) -> bool {
         return c.charset() == Charset::Utf8mb4 && b.charset() == Charset::Latin1;
     }
     is_bin(c) && !is_bin(b)
+}
+
+/// MySQL coercibility of a string result whose collation comes from its
+/// operands (a function call, CASE): that of the strongest operand with the
+/// result's collation, so `CONCAT(col)` is as strong as `col` (2) and beats a
+/// literal; 4 when no operand gives it, 5 for a result that is no string.
+pub(super) fn derived_coercibility<'t>(
+    ty: &ColumnType,
+    args: impl IntoIterator<Item = &'t Typed>,
+) -> u8 {
+    let Some(c) = ty.collation() else {
+        return 5;
+    };
+    args.into_iter()
+        .filter(|a| !a.null_lit && !a.ty.ty.is_binary_string() && a.ty.ty.collation() == Some(c))
+        .map(|a| a.coer)
+        .fold(4, u8::min)
 }
 
 /// The type with its collation replaced (strings), or a VARCHAR in it.

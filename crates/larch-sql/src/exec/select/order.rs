@@ -228,7 +228,14 @@ fn compare_key(x: &Value, y: &Value, k: &SortKey, ctx: &mut eval::EvalContext<'_
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
         (false, true) => Ordering::Greater,
-        _ => eval::compare(x, y, k.collation, ctx).unwrap_or(Ordering::Equal),
+        _ => match (
+            eval::member_number_of(x, &k.expr.ty.ty),
+            eval::member_number_of(y, &k.expr.ty.ty),
+        ) {
+            // ENUM and SET values sort by their member number.
+            (Some(a), Some(b)) => a.cmp(&b),
+            _ => eval::compare(x, y, k.collation, ctx).unwrap_or(Ordering::Equal),
+        },
     };
     if k.desc {
         o.reverse()

@@ -41,7 +41,10 @@ pub(super) fn unify(s: &Session, left: &mut RowSet, right: &mut RowSet) -> Vec<W
             if coerce != Coerce::Keep && own.as_ref() != Some(&ty) {
                 for row in &mut set.rows {
                     if let Some(v) = row.get_mut(i) {
-                        let value = std::mem::replace(v, Value::Null);
+                        let mut value = std::mem::replace(v, Value::Null);
+                        if coerce == Coerce::Text {
+                            value = temporal_text(value, own.as_ref());
+                        }
                         *v = match (eval::apply_coerce(value, coerce, &mut ctx), &ty) {
                             // Stored in the result's DECIMAL(p, s): 1 and 1.0
                             // are one value, shown as 1.0.
@@ -63,6 +66,26 @@ pub(super) fn unify(s: &Session, left: &mut RowSet, right: &mut RowSet) -> Vec<W
         column.null_literal = false;
     }
     ctx.take_warnings()
+}
+
+/// A TIME, DATETIME or TIMESTAMP value of a side of type `own` as the text
+/// it shows (with its type's fractional digits), for a result column that
+/// is a string; other values unchanged.
+fn temporal_text(value: Value, own: Option<&ColumnType>) -> Value {
+    match (&value, own) {
+        (
+            Value::Time(_) | Value::Datetime(_) | Value::Timestamp(_),
+            Some(
+                ty @ (ColumnType::Time { .. }
+                | ColumnType::Datetime { .. }
+                | ColumnType::Timestamp { .. }),
+            ),
+        ) => match crate::value::to_text(&value, ty) {
+            Some(text) => Value::Str(String::from_utf8_lossy(&text).into_owned()),
+            None => value,
+        },
+        _ => value,
+    }
 }
 
 /// Replaces `left` by `left INTERSECT right` (`intersect`) or `left EXCEPT

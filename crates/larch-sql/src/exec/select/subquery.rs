@@ -81,7 +81,8 @@ pub(crate) fn literal_of(v: &Value, ty: Option<&ColumnType>) -> Option<ast::Expr
                 crate::value::store::value_to_string(v),
             ))
         }
-        Value::Datetime(_) => {
+        // A TIMESTAMP compares as the datetime it shows, as a DATETIME does.
+        Value::Datetime(_) | Value::Timestamp(_) => {
             return Some(typed(
                 ast::DataType::Datetime(None),
                 crate::value::store::value_to_string(v),
