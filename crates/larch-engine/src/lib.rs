@@ -24,7 +24,9 @@
 //! - [`table`]: tables as a clustered and secondary B+trees with typed rows;
 //! - [`ddl`]: index builds: one scan, an external sort inside one memory
 //!   budget, trees written bottom-up;
-//! - [`catalog`]: the data dictionary (databases, tables) with crash-safe DDL.
+//! - [`catalog`]: the data dictionary (databases, tables) with crash-safe DDL;
+//! - [`fts`]: full-text search building blocks: InnoDB's tokenizer, stopwords,
+//!   the ngram parser, boolean query parsing, the inverted-list codec, ranking.
 
 pub mod btree;
 pub mod buffer;
@@ -32,6 +34,7 @@ pub mod catalog;
 pub mod config;
 pub mod ddl;
 pub mod error;
+pub mod fts;
 pub mod io;
 pub mod lock;
 pub mod mtr;

@@ -1,0 +1,27 @@
+//! Full-text search building blocks, following InnoDB's FTS (MariaDB 10.11).
+//!
+//! This module owns the pure parts of full-text search: the pieces that turn
+//! column text into index words, query strings into a syntax tree, word
+//! occurrences into InnoDB's inverted-list bytes, and match statistics into
+//! relevance values. None of them touches pages, transactions or the catalog;
+//! the index maintenance (auxiliary tables, the cache, `FTS_DOC_ID`) and query
+//! execution build on them.
+//!
+//! - [`tokenizer`]: InnoDB's built-in parser (word characters, the apostrophe
+//!   rule, case folding, `innodb_ft_min_token_size` / `max_token_size`, byte
+//!   positions, several columns as one document);
+//! - [`stopwords`]: the default stopword list and [`stopwords::StopwordSet`];
+//! - [`ngram`]: MySQL's ngram parser (`ngram_token_size`);
+//! - [`query`]: boolean-mode and natural-language query strings to an AST;
+//! - [`ilist`]: the inverted-list (ilist) codec of the `INDEX_n` tables;
+//! - [`ranking`]: InnoDB's TF-IDF relevance and its boolean adjustments.
+//!
+//! The byte layout and the tokenizer rules are described in
+//! `docs/fts-format.md`.
+
+pub mod ilist;
+pub mod ngram;
+pub mod query;
+pub mod ranking;
+pub mod stopwords;
+pub mod tokenizer;
