@@ -3,9 +3,9 @@
 //! This module owns the pure parts of full-text search: the pieces that turn
 //! column text into index words, query strings into a syntax tree, word
 //! occurrences into InnoDB's inverted-list bytes, and match statistics into
-//! relevance values. None of them touches pages, transactions or the catalog;
-//! the index maintenance (auxiliary tables, the cache, `FTS_DOC_ID`) and query
-//! execution build on them.
+//! relevance values, plus the in-memory index cache and its sync policy. None
+//! of them touches pages, transactions or the catalog; the index maintenance
+//! (auxiliary tables, `FTS_DOC_ID`) and query execution build on them.
 //!
 //! - [`tokenizer`]: InnoDB's built-in parser (word characters, the apostrophe
 //!   rule, case folding, `innodb_ft_min_token_size` / `max_token_size`, byte
@@ -14,14 +14,21 @@
 //! - [`ngram`]: MySQL's ngram parser (`ngram_token_size`);
 //! - [`query`]: boolean-mode and natural-language query strings to an AST;
 //! - [`ilist`]: the inverted-list (ilist) codec of the `INDEX_n` tables;
-//! - [`ranking`]: InnoDB's TF-IDF relevance and its boolean adjustments.
+//! - [`ranking`]: InnoDB's TF-IDF relevance and its boolean adjustments;
+//! - [`cache`]: the per-index cache of committed documents not yet in the
+//!   index tables ([`cache::IndexCache`]);
+//! - [`sync`]: the shared cache budget (`innodb_ft_cache_size`,
+//!   `innodb_ft_total_cache_size`), the choice of caches a background task
+//!   syncs, and the hard limit above which writers wait.
 //!
 //! The byte layout and the tokenizer rules are described in
 //! `docs/fts-format.md`.
 
+pub mod cache;
 pub mod ilist;
 pub mod ngram;
 pub mod query;
 pub mod ranking;
 pub mod stopwords;
+pub mod sync;
 pub mod tokenizer;
