@@ -94,6 +94,7 @@ fn deterministic(f: &Func) -> bool {
     !matches!(
         f,
         Func::Rand
+            | Func::MathStr(super::func_math::MathStr::Uuid)
             | Func::Sleep
             | Func::LastInsertId
             | Func::More(

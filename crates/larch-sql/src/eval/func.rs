@@ -9,7 +9,9 @@ use larch_engine::record::value::{Decimal, Value};
 
 use super::convert::{self, to_int, to_num, to_str, truth, Num};
 use super::ops::{apply_coerce, compare};
-use super::{decimal, func_more, func_str, func_time, CastTarget, Coerce, EvalContext, Expr};
+use super::{
+    decimal, func_math, func_more, func_str, func_time, CastTarget, Coerce, EvalContext, Expr,
+};
 use crate::error::{code, SqlError};
 use crate::value::store::decimal_to_i128;
 
@@ -94,6 +96,8 @@ pub enum Func {
     Sleep,
     /// The functions of `func_more`.
     More(func_more::More),
+    /// The math and string functions of `func_math`.
+    MathStr(func_math::MathStr),
     /// The JSON functions (`json`).
     Json(super::json::JsonCall),
 }
@@ -175,6 +179,10 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "CURRENT_USER" => (CurrentUser, 0, 0),
         other => match func_more::lookup(other) {
             Some((m, min, max)) => (More(m), min, max),
+            None if func_math::lookup(other).is_some() => {
+                let (m, min, max) = func_math::lookup(other)?;
+                (MathStr(m), min, max)
+            }
             None => {
                 let (j, min, max) = super::json::lookup(other)?;
                 let call = super::json::JsonCall {
@@ -191,6 +199,9 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
 /// True for functions that are NULL when any argument is NULL.
 fn null_propagating(f: Func) -> bool {
     use Func::*;
+    if let MathStr(m) = f {
+        return func_math::null_propagating(m);
+    }
     !matches!(
         f,
         If | IfNull
@@ -340,6 +351,7 @@ pub(super) fn call(
         Func::CurrentUser => Value::Str(ctx.session.current_account()),
         Func::Sleep => sleep(&v[0], ctx)?,
         Func::More(m) => func_more::call(m, v, coll, ctx)?,
+        Func::MathStr(m) => func_math::call(m, v, coll, ctx)?,
         Func::Json(j) => super::json::call(j, v, ctx)?,
         Func::If | Func::IfNull | Func::Coalesce => Value::Null,
         _ => match func_str::call(f, v, coll, ctx)? {

@@ -430,7 +430,7 @@ pub(super) fn compare_num(x: &Num, y: &Num) -> Ordering {
     }
 }
 
-fn div_zero(ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
+pub(super) fn div_zero(ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
     match ctx.division_by_zero {
         DivisionByZero::Error => Err(SqlError::new(code::DIVISION_BY_ZERO, "Division by 0")),
         DivisionByZero::Warn => {

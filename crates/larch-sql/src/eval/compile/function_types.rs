@@ -4,6 +4,7 @@
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, Value};
 
+use super::super::func_math::{self, ArgInfo, MathStr, ResultKind};
 use super::super::func_more::More;
 use super::super::{ArithOp, Coerce, Expr, Func};
 use super::lengths::*;
@@ -211,6 +212,7 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
         ),
         Func::Sleep => (int, Coerce::Keep, false),
         Func::More(m) => more_type(m, args, int, text(arg_len(0)), coll),
+        Func::MathStr(m) => math_str_type(m, args, coll),
         Func::Json(j) => {
             let nullable = true;
             if j.func.returns_int() {
@@ -275,6 +277,31 @@ fn more_type(
         More::RegexpSubstr => (first_text, Coerce::Keep, any_null),
         More::RegexpReplace => (string_type(u32::MAX, false, coll), Coerce::Keep, any_null),
     }
+}
+
+/// Types of the functions of `func_math`.
+fn math_str_type(m: MathStr, args: &[Typed], coll: Collation) -> (ColumnType, Coerce, bool) {
+    let info: Vec<ArgInfo> = args
+        .iter()
+        .map(|a| ArgInfo {
+            len: str_len(&a.ty.ty),
+            nullable: a.ty.nullable,
+            binary: a.ty.ty.is_binary_string() && !a.null_lit,
+            literal: match &a.expr {
+                Expr::Literal(v) => Some(v.clone()),
+                _ => None,
+            },
+        })
+        .collect();
+    let (kind, nullable) = func_math::result_type(m, &info);
+    let ty = match kind {
+        ResultKind::Double => ColumnType::Double,
+        ResultKind::Int { bytes, unsigned } => ColumnType::Int { bytes, unsigned },
+        ResultKind::Text { len, binary } => {
+            string_type(len, binary, if binary { Collation::Binary } else { coll })
+        }
+    };
+    (ty, Coerce::Keep, nullable)
 }
 
 fn literal_fsp(args: &[Typed]) -> u8 {

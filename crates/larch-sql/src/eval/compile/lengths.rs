@@ -97,6 +97,7 @@ pub(super) fn func_len(f: Func, args: &[Typed], ty: &ColumnType) -> Option<u32> 
                 _ => None,
             };
         }
+        Func::MathStr(m) => return super::super::func_math::int_len(m),
         Func::Year => 4,
         Func::Month | Func::Day | Func::Hour | Func::Minute | Func::Second => 2,
         Func::DayOfWeek | Func::IsNull | Func::Sleep => 1,
