@@ -18,6 +18,7 @@ use crate::error::{code, SqlError};
 use crate::value::temporal::{parse_datetime, parse_time};
 
 mod calls;
+mod clock_types;
 mod function_types;
 mod lengths;
 mod literals;
@@ -514,7 +515,11 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
     let len = func_len(func, &args, &ty);
     let collation = pick_collation(args.iter(), default);
     let mut args = args;
-    if func == Func::UnixTimestamp && args.len() == 1 {
+    let needs_digits = matches!(
+        func,
+        Func::UnixTimestamp | Func::Clock(super::func_clock::Clock::TimeToSec)
+    );
+    if needs_digits && args.len() == 1 {
         // The fractional digits of the result are the argument's (a hidden
         // second argument, which no user call can have).
         let digits = super::compile::types::time_precision(&args[0]);

@@ -10,7 +10,8 @@ use larch_engine::record::value::{Decimal, Value};
 use super::convert::{self, to_int, to_num, to_str, truth, Num};
 use super::ops::{apply_coerce, compare};
 use super::{
-    decimal, func_math, func_more, func_str, func_time, CastTarget, Coerce, EvalContext, Expr,
+    decimal, func_clock, func_math, func_more, func_str, func_time, CastTarget, Coerce,
+    EvalContext, Expr,
 };
 use crate::error::{code, SqlError};
 use crate::value::store::decimal_to_i128;
@@ -98,6 +99,8 @@ pub enum Func {
     More(func_more::More),
     /// The math and string functions of `func_math`.
     MathStr(func_math::MathStr),
+    /// The clock arithmetic functions of `func_clock`.
+    Clock(func_clock::Clock),
     /// The JSON functions (`json`).
     Json(super::json::JsonCall),
 }
@@ -183,6 +186,10 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
                 let (m, min, max) = func_math::lookup(other)?;
                 (MathStr(m), min, max)
             }
+            None if func_clock::lookup(other).is_some() => {
+                let (c, min, max) = func_clock::lookup(other)?;
+                (Clock(c), min, max)
+            }
             None => {
                 let (j, min, max) = super::json::lookup(other)?;
                 let call = super::json::JsonCall {
@@ -214,6 +221,7 @@ fn null_propagating(f: Func) -> bool {
             | Now
             | UtcTimestamp
             | CurTime
+            | Clock(super::func_clock::Clock::UtcTime)
             | More(super::func_more::More::GetLock)
             | More(super::func_more::More::Week)
             | More(super::func_more::More::YearWeek)
@@ -352,6 +360,7 @@ pub(super) fn call(
         Func::Sleep => sleep(&v[0], ctx)?,
         Func::More(m) => func_more::call(m, v, coll, ctx)?,
         Func::MathStr(m) => func_math::call(m, v, coll, ctx)?,
+        Func::Clock(c) => func_clock::call(c, v, ctx)?,
         Func::Json(j) => super::json::call(j, v, ctx)?,
         Func::If | Func::IfNull | Func::Coalesce => Value::Null,
         _ => match func_str::call(f, v, coll, ctx)? {

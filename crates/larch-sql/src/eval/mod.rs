@@ -42,6 +42,8 @@ pub mod decimal;
 mod fold;
 mod func;
 mod func_math;
+mod func_clock;
+mod func_clock_format;
 mod func_more;
 mod func_str;
 mod func_strings_more;

@@ -72,8 +72,19 @@ impl Compiler<'_, '_> {
                 near: format!("{first} {}", last.unwrap_or_default()),
                 line: 1,
             })?;
+        self.date_add_unit(date, &iv.value, unit, subtract)
+    }
+
+    /// `date + INTERVAL amount unit` (or minus).
+    pub(super) fn date_add_unit(
+        &mut self,
+        date: &ast::Expr,
+        amount: &ast::Expr,
+        unit: IntervalUnit,
+        subtract: bool,
+    ) -> Result<Typed, SqlError> {
         let d = self.expr(date)?;
-        let amount = self.expr(&iv.value)?;
+        let amount = self.expr(amount)?;
         let micro = matches!(
             unit,
             IntervalUnit::Microsecond
@@ -162,6 +173,10 @@ impl Compiler<'_, '_> {
                     }
                 };
             }
+            "timestampdiff" | "timestampadd" => {
+                arity_ok(&name, args.len(), 3, 3)?;
+                return self.timestamp_unit_call(&name, &args);
+            }
             // The character set and collation of the argument's type
             // ("binary" for numbers, binary strings and NULL).
             "charset" | "collation" => {
@@ -212,6 +227,47 @@ impl Compiler<'_, '_> {
             .map(|a| self.expr(a))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(make_call(func, typed, self.opts.collation))
+    }
+
+    /// TIMESTAMPDIFF(unit, a, b) and TIMESTAMPADD(unit, n, d), whose unit
+    /// is a keyword (MICROSECOND .. YEAR, optionally `SQL_TSI_`-prefixed):
+    /// TIMESTAMPADD is `d + INTERVAL n unit`; TIMESTAMPDIFF passes the unit
+    /// to `func_clock` as a first integer argument.
+    fn timestamp_unit_call(&mut self, name: &str, args: &[&ast::Expr]) -> Result<Typed, SqlError> {
+        use super::super::func_clock::{unit_index, Clock, UNITS};
+        let word = match args[0] {
+            ast::Expr::Identifier(id) => id.value.clone(),
+            other => other.to_string(),
+        };
+        let Some(index) = unit_index(&word) else {
+            return Err(SqlError::Syntax {
+                near: format!("{word}, ..."),
+                line: 1,
+            });
+        };
+        if name == "timestampadd" {
+            let unit =
+                IntervalUnit::from_fields(UNITS[index], None).ok_or_else(|| SqlError::Syntax {
+                    near: word.clone(),
+                    line: 1,
+                })?;
+            return self.date_add_unit(args[2], args[1], unit, false);
+        }
+        let unit = Typed::computed(
+            Expr::Literal(Value::Int(index as i64)),
+            ColumnType::Int {
+                bytes: 4,
+                unsigned: false,
+            },
+            false,
+        );
+        let a = self.expr(args[1])?;
+        let b = self.expr(args[2])?;
+        Ok(make_call(
+            Func::Clock(Clock::TimestampDiff),
+            vec![unit, a, b],
+            self.opts.collation,
+        ))
     }
 
     /// A function that is no built-in: a stored function of the database

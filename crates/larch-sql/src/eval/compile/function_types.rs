@@ -213,6 +213,7 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
         Func::Sleep => (int, Coerce::Keep, false),
         Func::More(m) => more_type(m, args, int, text(arg_len(0)), coll),
         Func::MathStr(m) => math_str_type(m, args, coll),
+        Func::Clock(c) => super::clock_types::clock_type(c, args, coll),
         Func::Json(j) => {
             let nullable = true;
             if j.func.returns_int() {
