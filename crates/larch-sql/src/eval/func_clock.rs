@@ -106,8 +106,13 @@ pub(super) fn call(c: Clock, v: &[Value], ctx: &mut EvalContext<'_>) -> Result<V
             _ => Value::Null,
         },
         Clock::PeriodAdd => {
-            let months = period_to_month(to_int(&v[0], ctx)) + to_int(&v[1], ctx);
-            Value::Int(month_to_period(months) as i64)
+            let (period, add) = (to_int(&v[0], ctx), to_int(&v[1], ctx));
+            if period == 0 {
+                // MariaDB: the zero period stays 0 whatever is added.
+                Value::Int(0)
+            } else {
+                Value::Int(month_to_period(period_to_month(period) + add) as i64)
+            }
         }
         Clock::PeriodDiff => Value::Int(
             (period_to_month(to_int(&v[0], ctx)) - period_to_month(to_int(&v[1], ctx))) as i64,
