@@ -13,10 +13,11 @@ use sqlparser::ast::{self, BinaryOperator as B, DataType, UnaryOperator as U};
 
 use super::func::lookup;
 use super::func_time::IntervalUnit;
-use super::{ArithOp, CastTarget, CmpOp, Compiled, Expr, ExprType, Func, VarScope};
+use super::{ArithOp, CastTarget, CmpOp, Coerce, Compiled, Expr, ExprType, Func, VarScope};
 use crate::error::{code, SqlError};
 use crate::value::temporal::{parse_datetime, parse_time};
 
+mod branch_types;
 mod calls;
 mod clock_types;
 mod function_types;
@@ -25,10 +26,12 @@ mod literals;
 mod operators;
 mod types;
 
+use super::temporal_fsp;
+pub(crate) use branch_types::set_operation_type;
+use branch_types::*;
 use function_types::*;
 use lengths::*;
-use literals::{default_collation_name, number_literal, temporal_fsp};
-pub(crate) use types::set_operation_type;
+use literals::{default_collation_name, number_literal};
 use types::*;
 
 /// Resolves a (possibly qualified) column name to its row position and type.
@@ -349,6 +352,21 @@ impl Compiler<'_, '_> {
                         ));
                     }
                 }
+                if t.ty.ty.collation().is_none() {
+                    // A number or temporal with COLLATE is its text (MariaDB
+                    // compares `0 COLLATE utf8mb4_general_ci < 'a'` as strings).
+                    let text = t.text();
+                    t = Typed {
+                        expr: Expr::Cast {
+                            arg: Box::new(text.expr),
+                            target: CastTarget::Char {
+                                len: None,
+                                collation: coll,
+                            },
+                        },
+                        ..text
+                    };
+                }
                 t.ty.ty = with_collation(&t.ty.ty, coll);
                 t.coer = 0;
                 t
@@ -568,14 +586,18 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
             | Func::Ascii
             | Func::Strcmp
             | Func::Md5
-    );
+    ) || (matches!(
+        func,
+        Func::If | Func::IfNull | Func::Coalesce | Func::Greatest | Func::Least
+    ) && coerce == Coerce::Text);
     let args = args
         .into_iter()
-        .map(|a| {
+        .enumerate()
+        .map(|(i, a)| {
             coer = coer.min(derived_coercibility(&ty, std::iter::once(&a)));
             if numeric_args {
                 a.numeric().expr
-            } else if text_args {
+            } else if text_args && !(func == Func::If && i == 0) {
                 a.text().expr
             } else {
                 a.expr

@@ -216,6 +216,12 @@ pub fn to_datetime(v: &Value, ctx: &mut EvalContext<'_>) -> Option<DateTime> {
             let today = temporal::date_days(&ctx.now.date)?;
             temporal::datetime_from_micros(today * 86_400_000_000 + us)
         }
+        // A BIT value is its bytes here, as in MariaDB (b'0' is '\0', no date).
+        Value::Bit(bits) => {
+            let bytes = bits.to_be_bytes();
+            let first = bytes.iter().position(|b| *b != 0).unwrap_or(7);
+            to_datetime(&Value::Bytes(bytes[first..].to_vec()), ctx)
+        }
         Value::Str(_) | Value::Bytes(_) => {
             let s = value_to_string(v);
             match parse_datetime(&s) {
@@ -252,7 +258,18 @@ pub fn to_datetime(v: &Value, ctx: &mut EvalContext<'_>) -> Option<DateTime> {
             let r = u64::try_from(decimal_to_i128(&int))
                 .ok()
                 .and_then(|n| datetime_from_number(n, micros as u32))
-                .map(|p| p.value);
+                .map(|p| {
+                    if p.truncated {
+                        ctx.note(
+                            code::TRUNCATED_WRONG_VALUE,
+                            format!(
+                                "Truncated incorrect date value: '{}'",
+                                value_to_string(other)
+                            ),
+                        );
+                    }
+                    p.value
+                });
             if r.is_none() {
                 ctx.warn(
                     code::TRUNCATED_WRONG_VALUE,
@@ -282,6 +299,24 @@ pub fn to_time(v: &Value, ctx: &mut EvalContext<'_>) -> Option<i64> {
                     + i64::from(dt.micros),
             )
         }
+        Value::Int(_) | Value::UInt(_) if date_shaped_integer(v).is_some() => {
+            let n = date_shaped_integer(v).unwrap_or_default();
+            match datetime_from_number(n, 0) {
+                Some(p) => Some(
+                    (i64::from(p.value.hour) * 3600
+                        + i64::from(p.value.minute) * 60
+                        + i64::from(p.value.second))
+                        * 1_000_000,
+                ),
+                None => {
+                    ctx.warn(
+                        code::TRUNCATED_WRONG_VALUE,
+                        format!("Incorrect time value: '{n}'"),
+                    );
+                    None
+                }
+            }
+        }
         other => {
             let s = value_to_string(other);
             match parse_time(&s) {
@@ -304,6 +339,18 @@ pub fn to_time(v: &Value, ctx: &mut EvalContext<'_>) -> Option<i64> {
             }
         }
     }
+}
+
+/// An integer above TIME's largest `HHHMMSS` that is as long as a date
+/// (from 10000101): MariaDB reads it as a date or datetime and takes its
+/// time part (TIME(20240229) is 00:00:00), or NULL when it is none.
+fn date_shaped_integer(v: &Value) -> Option<u64> {
+    let n = match v {
+        Value::Int(i) => u64::try_from(*i).ok()?,
+        Value::UInt(u) => *u,
+        _ => return None,
+    };
+    (n >= 10_000_101).then_some(n)
 }
 
 /// A string compared with a TIME, as TIME microseconds: what is no time

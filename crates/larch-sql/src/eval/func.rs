@@ -7,8 +7,9 @@ use std::cmp::Ordering;
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{Decimal, Value};
 
+use super::compare::compare;
 use super::convert::{self, to_int, to_num, to_str, truth, Num};
-use super::ops::{apply_coerce, compare};
+use super::ops::apply_coerce;
 use super::{
     decimal, func_clock, func_math, func_more, func_str, func_time, CastTarget, Coerce,
     EvalContext, Expr,
@@ -273,7 +274,7 @@ pub(super) fn call(
             if compare(&v[0], &v[1], coll, ctx) == Some(Ordering::Equal) {
                 Value::Null
             } else {
-                v[0].clone()
+                apply_coerce(v[0].clone(), coerce, ctx)
             }
         }
         Func::IsNull => Value::Int(i64::from(v[0].is_null())),
@@ -330,7 +331,7 @@ pub(super) fn call(
         }
         Func::Sign => {
             let n = to_num(&v[0], ctx);
-            Value::Int(match super::ops::compare_num(&n, &Num::Int(0)) {
+            Value::Int(match super::compare::compare_num(&n, &Num::Int(0)) {
                 Ordering::Less => -1,
                 Ordering::Equal => 0,
                 Ordering::Greater => 1,
@@ -581,6 +582,13 @@ pub(super) fn cast(
             Value::Bytes(b)
         }
         CastTarget::Date => convert::to_date(v, ctx).map_or(Value::Null, Value::Date),
+        CastTarget::DateOrZero => Value::Date(super::compare::temporal_or_zero(v, ctx).date),
+        CastTarget::DatetimeOrZero { fsp } => {
+            let mut dt = super::compare::temporal_or_zero(v, ctx);
+            let unit = 10u32.pow(6 - u32::from((*fsp).min(6)));
+            dt.micros -= dt.micros % unit;
+            Value::Datetime(dt)
+        }
         CastTarget::Datetime { fsp } => {
             convert::to_datetime(v, ctx).map_or(Value::Null, |mut dt| {
                 let unit = 10u32.pow(6 - u32::from((*fsp).min(6)));

@@ -25,9 +25,9 @@ use std::cmp::Ordering;
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::Value;
 
+use super::compare::{compare, compare_num};
 use super::convert::{to_bytes, to_f64, to_int, to_num, to_str, Num};
 use super::func_math::MathStr;
-use super::ops::{compare, compare_num};
 use super::EvalContext;
 use crate::error::SqlError;
 

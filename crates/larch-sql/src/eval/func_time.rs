@@ -211,10 +211,12 @@ pub(super) fn date_add(
         (months, micros)
     };
     if let Value::Time(t) = d {
-        // A TIME moves by days and smaller units only, within ±838:59:59.
+        // A TIME moves by days and smaller units only (not weeks: MariaDB's
+        // "time field overflow" and NULL), within ±838:59:59.
         let months_unit = matches!(
             unit,
-            IntervalUnit::Month
+            IntervalUnit::Week
+                | IntervalUnit::Month
                 | IntervalUnit::Quarter
                 | IntervalUnit::Year
                 | IntervalUnit::YearMonth
@@ -228,13 +230,19 @@ pub(super) fn date_add(
             }
         });
     }
-    // A DATE, or a string without a time part, stays a date for day units.
+    // A DATE, or a string or integer without a time part (902 is
+    // 2000-09-02), stays a date for day units.
     let date_only = !unit.has_time()
         && match d {
             Value::Date(_) => true,
             Value::Str(_) | Value::Bytes(_) => {
                 temporal::parse_datetime(&to_str(d)).is_some_and(|p| !p.has_time)
             }
+            Value::Int(_) | Value::UInt(_) => to_str(d)
+                .parse::<u64>()
+                .ok()
+                .and_then(|n| temporal::datetime_from_number(n, 0))
+                .is_some_and(|p| !p.has_time),
             _ => false,
         };
     let Some(dt) = to_datetime(d, ctx) else {
@@ -339,7 +347,7 @@ pub(super) fn call(f: Func, v: &[Value], ctx: &mut EvalContext<'_>) -> Result<Va
             None => Value::Int(ctx.now_micros.div_euclid(1_000_000)),
             Some(Value::Null) => Value::Null,
             Some(x) => match to_datetime(x, ctx).and_then(|dt| datetime_micros(&dt)) {
-                Some(us) if (1_000_000..=i64::from(i32::MAX) * 1_000_000).contains(&us) => {
+                Some(us) if (0..=i64::from(i32::MAX) * 1_000_000).contains(&us) => {
                     // The fraction keeps the digits the argument's type has
                     // (the hidden second argument the compiler adds).
                     let digits = match v.get(1) {

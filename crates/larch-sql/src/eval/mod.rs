@@ -36,6 +36,7 @@
 //! internal precision while nested and are rounded to the static scale by
 //! [`Compiled::eval`].
 
+mod compare;
 mod compile;
 pub(crate) mod convert;
 pub mod decimal;
@@ -62,6 +63,7 @@ mod week;
 use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, DateTime, Value};
 
+pub use compare::compare;
 pub(crate) use compile::set_operation_type;
 pub use compile::{compile, compile_with_params, CompileOptions, Resolver};
 pub use fold::fold_constant_conditions;
@@ -69,7 +71,7 @@ pub(crate) use func::lookup as builtin_function;
 pub use func::Func;
 pub use func_time::IntervalUnit;
 pub(crate) use ops::apply_coerce;
-pub use ops::{compare, like, member_number_of};
+pub use ops::{like, member_number_of};
 
 use crate::error::{Level, SqlError, Warning};
 
@@ -395,6 +397,14 @@ pub enum CastTarget {
     Time {
         fsp: u8,
     },
+    /// Internal: CAST AS DATE / DATE() where a comparison or MIN/MAX reads
+    /// it: a value that is no date is the zero date, with MariaDB's
+    /// "Truncated incorrect datetime value" (not NULL).
+    DateOrZero,
+    /// Internal: CAST AS DATETIME where a comparison or MIN/MAX reads it.
+    DatetimeOrZero {
+        fsp: u8,
+    },
 }
 
 /// A compiled expression.
@@ -522,7 +532,67 @@ pub struct Compiled {
     pub ty: ExprType,
 }
 
+/// An expression as a comparison or MIN/MAX reads it: CAST AS DATE or
+/// DATETIME and DATE() of what is no date give the zero date (MariaDB
+/// reads them with fuzzy dates there: `MAX(DATE(1))` is '0000-00-00',
+/// while `SELECT DATE(1)` is NULL).
+pub(crate) fn fuzzy_date(e: Expr) -> Expr {
+    match e {
+        Expr::Cast {
+            arg,
+            target: CastTarget::Date,
+        } => Expr::Cast {
+            arg,
+            target: CastTarget::DateOrZero,
+        },
+        Expr::Cast {
+            arg,
+            target: CastTarget::Datetime { fsp },
+        } => Expr::Cast {
+            arg,
+            target: CastTarget::DatetimeOrZero { fsp },
+        },
+        Expr::Call {
+            func: Func::Date,
+            mut args,
+            ..
+        } if args.len() == 1 => Expr::Cast {
+            arg: Box::new(args.remove(0)),
+            target: CastTarget::DateOrZero,
+        },
+        other => other,
+    }
+}
+
+/// The fractional digits of a TIME, DATETIME or TIMESTAMP type; 0 for
+/// every other type.
+pub(crate) fn temporal_fsp(ty: &ColumnType) -> u8 {
+    match ty {
+        ColumnType::Time { fsp } | ColumnType::Datetime { fsp } | ColumnType::Timestamp { fsp } => {
+            *fsp
+        }
+        _ => 0,
+    }
+}
+
 impl Compiled {
+    /// The expression read as text (GROUP_CONCAT's values): a TIME,
+    /// DATETIME or TIMESTAMP with fractional digits shows as many as its
+    /// type has, as MariaDB's string value of a temporal does.
+    pub fn text(self) -> Compiled {
+        if temporal_fsp(&self.ty.ty) == 0 {
+            return self;
+        }
+        let ty = self.ty.ty.clone();
+        Compiled {
+            expr: Expr::AsText {
+                arg: Box::new(self.expr),
+                ty,
+            },
+            ty: self.ty,
+        }
+    }
+
     /// Evaluates against a row; decimals come back rounded to the static scale.
     pub fn eval(&self, row: &[Value], ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
         let v = self.expr.eval(row, ctx)?;

@@ -308,7 +308,9 @@ fn build(
 /// 1970-1999), `YYYYMMDD` from 10000101, `YYMMDDhhmmss`, and
 /// `YYYYMMDDhhmmss` from 10000101000000; 0 is the zero date. `None` for
 /// numbers in none of these ranges (1, 100, 9999999, ...) and invalid
-/// dates, which MariaDB refuses (1292) or turns into NULL.
+/// dates, which MariaDB refuses (1292) or turns into NULL. A fraction of a
+/// number that is a date only (`506.986`) is dropped, and `truncated` says
+/// so (MariaDB's note "Truncated incorrect date value").
 pub fn datetime_from_number(int_part: u64, micros: u32) -> Option<ParsedDateTime> {
     const YY_PART_YEAR: u64 = 70;
     let n = int_part;
@@ -353,9 +355,9 @@ pub fn datetime_from_number(int_part: u64, micros: u32) -> Option<ParsedDateTime
         (time / 10_000) as u32,
         (time % 10_000 / 100) as u32,
         (time % 100) as u32,
-        (micros, 0),
+        (if has_time { micros } else { 0 }, 0),
         has_time,
-        false,
+        !has_time && micros != 0,
     )?;
     if parsed.value.date.year > 9999 {
         return None;
@@ -401,6 +403,8 @@ pub fn parse_time(s: &str) -> Option<(i64, bool, bool)> {
     if lead < b.len() && b[lead] == b' ' && b.get(lead + 1).is_some_and(u8::is_ascii_digit) {
         days = body[..lead].parse().ok()?;
         i = lead + 1;
+    } else if starts_with_exponent(body[lead..].trim_start()) {
+        return None;
     }
     if !body[i..].contains(':') {
         // Compact HHMMSS / MMSS / SS.
@@ -436,7 +440,7 @@ pub fn parse_time(s: &str) -> Option<(i64, bool, bool)> {
         frac = read_frac(&f[..n]).0;
         i += 1 + n;
     }
-    if m > 59 || sec > 59 {
+    if m > 59 || sec > 59 || starts_with_exponent(&body[i..]) {
         return None;
     }
     let truncated = !body[i..].trim().is_empty();
@@ -445,6 +449,16 @@ pub fn parse_time(s: &str) -> Option<(i64, bool, bool)> {
     let clamped = total.min(TIME_MAX_MICROS);
     let us = if neg { -clamped } else { clamped };
     Some((us, total > TIME_MAX_MICROS, truncated))
+}
+
+/// Whether a text starts with a number's exponent (`e2`, `E+2`, `e-2`): a
+/// time text whose number goes on so ('1e2', '12:30:01e5', '1 e2') is no
+/// time in MariaDB (NULL, "Incorrect time value"), never a truncated one.
+fn starts_with_exponent(rest: &str) -> bool {
+    let b = rest.as_bytes();
+    let digit_at = |k: usize| b.get(k).is_some_and(u8::is_ascii_digit);
+    matches!(b.first(), Some(b'e' | b'E'))
+        && (digit_at(1) || (matches!(b.get(1), Some(b'+' | b'-')) && digit_at(2)))
 }
 
 /// English month names, January first.

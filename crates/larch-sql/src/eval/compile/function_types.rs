@@ -7,6 +7,7 @@ use larch_engine::record::value::{ColumnType, Value};
 use super::super::func_math::{self, ArgInfo, MathStr, ResultKind};
 use super::super::func_more::More;
 use super::super::{ArithOp, Coerce, Expr, Func};
+use super::branch_types::*;
 use super::lengths::*;
 use super::types::*;
 
@@ -52,6 +53,15 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             }
             (t, c, any_null)
         }
+        // NULLIF of a BIT is a number (MariaDB's BIGINT UNSIGNED).
+        Func::NullIf if matches!(args[0].ty.ty, ColumnType::Bit { .. }) => (
+            ColumnType::Int {
+                bytes: 8,
+                unsigned: true,
+            },
+            Coerce::Int,
+            true,
+        ),
         Func::NullIf => (args[0].ty.ty.clone(), Coerce::Keep, true),
         Func::IsNull => (int, Coerce::Keep, false),
         Func::Concat => (

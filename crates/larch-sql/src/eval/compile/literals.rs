@@ -269,15 +269,6 @@ fn var_typed(expr: Expr, collation: Collation) -> Typed {
     }
 }
 
-pub(super) fn temporal_fsp(ty: &ColumnType) -> u8 {
-    match ty {
-        ColumnType::Datetime { fsp } | ColumnType::Timestamp { fsp } | ColumnType::Time { fsp } => {
-            *fsp
-        }
-        _ => 0,
-    }
-}
-
 /// The default collation of a character set name (utf8 means utf8mb4 here).
 pub(super) fn default_collation_name(charset: &str) -> String {
     match charset.to_ascii_lowercase().trim_matches(['\'', '`', '"']) {

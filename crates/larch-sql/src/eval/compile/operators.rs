@@ -190,7 +190,9 @@ impl Compiler<'_, '_> {
                 t
             });
         }
-        let (a, b) = (self.expr(l)?, self.expr(r)?);
+        let (mut a, mut b) = (self.expr(l)?, self.expr(r)?);
+        a.expr = super::super::fuzzy_date(a.expr);
+        b.expr = super::super::fuzzy_date(b.expr);
         let collation = pick_collation([&a, &b], self.opts.collation);
         let nullable = op != CmpOp::NullSafeEq && (a.ty.nullable || b.ty.nullable);
         // A hex literal compared with a number is a number.
@@ -233,15 +235,23 @@ impl Compiler<'_, '_> {
         let (ty, coerce) = merge_types(&branches, self.opts.collation);
         let nullable = other.is_none() || branches.iter().any(|b| b.ty.nullable);
         let coer = derived_coercibility(&ty, branches);
+        // Text results: a temporal branch's text has its type's digits.
+        let as_result = |t: Typed| {
+            if coerce == Coerce::Text {
+                t.text()
+            } else {
+                t
+            }
+        };
         let mut typed = Typed::computed(
             Expr::Case {
                 operand: op.map(boxed),
                 whens: conds
                     .into_iter()
                     .zip(results)
-                    .map(|(c, r)| (c.expr, r.expr))
+                    .map(|(c, r)| (c.expr, as_result(r).expr))
                     .collect(),
-                otherwise: other.map(boxed),
+                otherwise: other.map(|o| boxed(as_result(o))),
                 collation,
                 coerce,
             },

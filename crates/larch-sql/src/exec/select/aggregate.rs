@@ -238,6 +238,7 @@ pub(crate) fn result_type(kind: AggKind, arg: Option<&ExprType>, arg_is_column: 
             scale: (*scale + 4).min(30),
         },
         (AggKind::Sum | AggKind::Avg, _) => ColumnType::Double,
+        (AggKind::Min | AggKind::Max, Some(ColumnType::Bit { .. })) => int(true),
         (AggKind::Min | AggKind::Max, Some(ColumnType::Int { unsigned, .. })) if !arg_is_column => {
             int(*unsigned)
         }
@@ -402,7 +403,11 @@ impl Accumulator {
         match call.kind {
             AggKind::Count | AggKind::CountStar => Value::Int(self.count as i64),
             AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => Value::UInt(self.bits),
-            AggKind::Min | AggKind::Max => self.best.clone(),
+            // MIN/MAX of a BIT is a number (BIGINT UNSIGNED), as in MariaDB.
+            AggKind::Min | AggKind::Max => match &self.best {
+                Value::Bit(bits) => Value::UInt(*bits),
+                best => best.clone(),
+            },
             AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
                 self.json.as_ref().map_or(Value::Null, |j| j.finish(call))
             }
@@ -571,6 +576,30 @@ pub(super) fn value_key_into(v: &Value, coll: Collation, out: &mut Vec<u8>) {
             }
         }
     }
+}
+
+/// Aggregate arguments as MariaDB reads them: GROUP_CONCAT's values (not
+/// its ORDER BY keys) as text, a temporal one with its type's fractional
+/// digits ('11:20:19.70000' for a DATETIME(5)); MIN/MAX's with fuzzy dates.
+pub(crate) fn concat_values_as_text(call: &AggCall, args: Vec<Compiled>) -> Vec<Compiled> {
+    if matches!(call.kind, AggKind::Min | AggKind::Max) {
+        // MIN/MAX read DATE(x) of what is no date as the zero date.
+        return args
+            .into_iter()
+            .map(|a| Compiled {
+                expr: eval::fuzzy_date(a.expr),
+                ty: a.ty,
+            })
+            .collect();
+    }
+    if call.kind != AggKind::GroupConcat {
+        return args;
+    }
+    let values = args.len().saturating_sub(call.order.len());
+    args.into_iter()
+        .enumerate()
+        .map(|(i, a)| if i < values { a.text() } else { a })
+        .collect()
 }
 
 /// Compiled arguments of the aggregates of a statement.

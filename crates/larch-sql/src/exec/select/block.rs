@@ -319,6 +319,7 @@ fn plan_block(
             let first = args.first();
             let is_column = first.is_some_and(|a| matches!(a.expr, eval::Expr::Column(_)));
             let ty = aggregate::result_type(c.kind, first.map(|a| &a.ty), is_column);
+            let args = aggregate::concat_values_as_text(c, args);
             let collation = args
                 .first()
                 .and_then(|a| a.ty.ty.collation())

@@ -42,7 +42,14 @@ pub(super) fn store_datetime(
             int.parse::<u64>()
                 .ok()
                 .and_then(|n| datetime_from_number(n, micros))
-                .map(|p| (p.value, false))
+                .map(|p| {
+                    if p.truncated {
+                        // A date-only number's fraction is dropped (a note).
+                        let m = c.truncated_msg();
+                        c.note(code::WARN_DATA_TRUNCATED, m);
+                    }
+                    (p.value, false)
+                })
         }
         _ => None,
     };
