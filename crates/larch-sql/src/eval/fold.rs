@@ -97,6 +97,8 @@ fn deterministic(f: &Func) -> bool {
             | Func::MathStr(super::func_math::MathStr::Uuid)
             | Func::Sleep
             | Func::LastInsertId
+            | Func::FoundRows
+            | Func::RowCount
             | Func::More(
                 More::GetLock
                     | More::ReleaseLock

@@ -106,6 +106,12 @@ pub trait Session {
     fn connection_id(&self) -> u64;
     /// `LAST_INSERT_ID()`: the first AUTO_INCREMENT value of the last insert.
     fn last_insert_id(&self) -> u64;
+    /// `FOUND_ROWS()`: the rows of the last SELECT (without its LIMIT when
+    /// it had SQL_CALC_FOUND_ROWS).
+    fn found_rows(&self) -> u64;
+    /// `ROW_COUNT()`: the rows the last statement changed (its affected
+    /// rows), -1 after a result set or an error.
+    fn row_count(&self) -> i64;
     /// `VERSION()`.
     fn server_version(&self) -> String;
     /// `USER()`: the login name and client host.

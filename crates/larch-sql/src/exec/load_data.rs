@@ -106,7 +106,6 @@ fn load(s: &mut Session, l: &LoadData, src: &mut dyn Read) -> Result<QueryResult
     s.end_statement(r.as_ref().err(), mark)?;
     let (records, warnings) = r?;
     let counts = bulk.map(|b| b.counts).unwrap_or_default();
-    s.row_count = counts.affected as i64;
     if counts.first_id != 0 {
         s.last_insert_id = counts.first_id;
     }

@@ -107,7 +107,6 @@ pub(crate) fn execute(
                 .map_err(|e| file_access::io_error(file, &e, true))?;
         }
     }
-    s.row_count = n as i64;
     Ok(QueryResult::Ok(OkInfo {
         affected_rows: n,
         ..OkInfo::default()

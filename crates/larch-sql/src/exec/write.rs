@@ -88,11 +88,7 @@ pub(super) fn execute(
         s.push_warning(warning);
     }
     s.end_statement(r.as_ref().err(), mark)?;
-    let r = r?;
-    if let QueryResult::Ok(ok) = &r {
-        s.row_count = ok.affected_rows as i64;
-    }
-    Ok(r)
+    r
 }
 
 struct Writer {
@@ -173,6 +169,22 @@ impl Target {
             }
             None => Ok(()),
         }
+    }
+
+    /// Whether REPLACE changes a conflicting row in place, as MariaDB does
+    /// when the duplicate is on the table's last unique key (here: its only
+    /// one), no foreign key references the table and no DELETE trigger
+    /// would see the delete; an identical row then counts once, not as a
+    /// delete and an insert.
+    fn replaces_in_place(&self) -> bool {
+        let def = self.table.def();
+        let unique_keys = usize::from(def.primary_key.is_some())
+            + def.secondary.iter().filter(|i| i.unique).count();
+        unique_keys == 1
+            && !self.fks.is_referenced()
+            && self.triggers.as_ref().is_none_or(|tt| {
+                !tt.has(Timing::Before, Event::Delete) && !tt.has(Timing::After, Event::Delete)
+            })
     }
 
     /// Checks `row` against the table's CHECK constraints: false when it

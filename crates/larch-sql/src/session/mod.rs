@@ -204,7 +204,7 @@ impl Session {
             plans: Default::default(),
             targets: Default::default(),
             found_rows: 0,
-            row_count: -1,
+            row_count: 0,
             routine_results: Vec::new(),
             triggers: Default::default(),
             strict_statement: false,
@@ -513,7 +513,17 @@ impl Session {
         if let Err(e) = &result {
             self.record_error(e);
         }
+        self.note_row_count(&result);
         result
+    }
+
+    /// Keeps what ROW_COUNT() reads after a statement that ended with
+    /// `result`: its affected rows, -1 after a result set or an error.
+    pub(crate) fn note_row_count(&mut self, result: &Result<QueryResult, SqlError>) {
+        self.row_count = match result {
+            Ok(QueryResult::Ok(info)) => i64::try_from(info.affected_rows).unwrap_or(i64::MAX),
+            Ok(QueryResult::Rows(_)) | Err(_) => -1,
+        };
     }
 
     /// Runs `f`, turning a panic into error 1105 after putting the session

@@ -471,6 +471,14 @@ impl eval::Session for Session {
         self.last_insert_id
     }
 
+    fn found_rows(&self) -> u64 {
+        self.found_rows
+    }
+
+    fn row_count(&self) -> i64 {
+        self.row_count
+    }
+
     fn server_version(&self) -> String {
         SERVER_VERSION.to_owned()
     }

@@ -240,6 +240,8 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             Coerce::Keep,
             false,
         ),
+        // BIGINT(21) NOT NULL in MariaDB.
+        Func::FoundRows | Func::RowCount => (bigint, Coerce::Keep, false),
         Func::LastInsertId => (
             ColumnType::Int {
                 bytes: 8,

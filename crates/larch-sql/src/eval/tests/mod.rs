@@ -23,6 +23,12 @@ impl Session for TestSession {
     fn last_insert_id(&self) -> u64 {
         7
     }
+    fn found_rows(&self) -> u64 {
+        3
+    }
+    fn row_count(&self) -> i64 {
+        -1
+    }
     fn server_version(&self) -> String {
         "10.11.0-Larch".into()
     }

@@ -46,9 +46,7 @@ impl Host for SessionHost<'_> {
             Role::Trigger => crate::exec::execute_in_trigger(self.s, stmt, params),
             Role::Procedure => {
                 let r = crate::exec::execute(self.s, stmt, params);
-                if let Ok(QueryResult::Ok(ok)) = &r {
-                    self.s.row_count = ok.affected_rows as i64;
-                }
+                self.s.note_row_count(&r);
                 r
             }
         }

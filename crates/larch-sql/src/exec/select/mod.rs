@@ -31,6 +31,7 @@ mod block_run;
 mod correlated;
 pub(crate) mod cte;
 pub(crate) mod explain;
+mod found_rows;
 mod groups;
 pub(crate) mod information_schema;
 pub(crate) mod innodb_tables;
@@ -72,6 +73,19 @@ pub(crate) fn execute(
     s.db.status
         .com_select
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // SQL_CALC_FOUND_ROWS with a LIMIT: the query runs without it, counts
+    // its rows, and the LIMIT is applied to them here.
+    let calc = found_rows::wanted(q)? && found_rows::unparenthesized(q).limit_clause.is_some();
+    let (limit, unlimited) = if calc {
+        let inner = found_rows::unparenthesized(q);
+        (
+            query::limit_of(s, inner, params)?,
+            Some(found_rows::without_limit(inner)),
+        )
+    } else {
+        (None, None)
+    };
+    let q = unlimited.as_ref().unwrap_or(q);
     let warnings = RefCell::new(Vec::new());
     cte::take_warnings();
     // SERIALIZABLE: plain reads inside a transaction lock what they read
@@ -100,8 +114,11 @@ pub(crate) fn execute(
     {
         s.push_warning(w);
     }
-    let set = r?;
+    let mut set = r?;
     s.found_rows = set.rows.len() as u64;
+    if calc {
+        order::apply_limit(&mut set.rows, limit);
+    }
     Ok(QueryResult::Rows(set))
 }
 

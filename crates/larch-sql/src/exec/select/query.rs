@@ -175,7 +175,11 @@ fn query_of(e: &ast::SetExpr) -> ast::Query {
     }
 }
 
-fn limit_of(s: &Session, q: &ast::Query, params: &[Value]) -> Result<Option<(u64, u64)>, SqlError> {
+pub(super) fn limit_of(
+    s: &Session,
+    q: &ast::Query,
+    params: &[Value],
+) -> Result<Option<(u64, u64)>, SqlError> {
     let num = |e: &ast::Expr| -> Result<u64, SqlError> {
         let resolve = |_: &[ast::Ident]| None;
         let c = eval::compile(e, &resolve, &CompileOptions::default())?;

@@ -163,6 +163,12 @@ impl ForeignKeys {
             .is_some_and(|(_, pos)| pos.iter().zip(key).all(|(&p, k)| &row[p] == k))
     }
 
+    /// True when some table references this one, whether or not checks
+    /// are on (MariaDB's `referenced_by_foreign_key`).
+    pub fn is_referenced(&self) -> bool {
+        !self.children.is_empty()
+    }
+
     /// True when some table references this one (and checks are on).
     pub fn has_children(&self, s: &Session) -> bool {
         !self.children.is_empty() && checks_on(s)

@@ -71,11 +71,7 @@ pub(crate) fn insert_selected(
         s.push_warning(warning);
     }
     s.end_statement(r.as_ref().err(), mark)?;
-    let r = r?;
-    if let QueryResult::Ok(ok) = &r {
-        s.row_count = ok.affected_rows as i64;
-    }
-    Ok(r)
+    r
 }
 
 pub(super) fn insert(
@@ -495,6 +491,15 @@ fn insert_counted(
                 }
                 let conflicts = conflicts(t, &full, s)?;
                 if replace {
+                    if let [(_, old)] = conflicts.as_slice() {
+                        if *old == full && t.replaces_in_place() {
+                            // Nothing to change: the row counts once.
+                            affected += 1;
+                            went_in(&full, &mut first_id, &mut last_value);
+                            t.fire(s, Timing::After, Event::Insert, None, Some(&mut full))?;
+                            continue;
+                        }
+                    }
                     for (at, old) in conflicts {
                         t.fire(s, Timing::Before, Event::Delete, Some(&old), None)?;
                         if t.delete_row(s, &at, &old)? {
