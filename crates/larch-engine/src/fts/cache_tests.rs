@@ -5,35 +5,8 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::fts::ilist::decode;
+use crate::fts::test_support::{none, tok, Rng};
 use crate::fts::tokenizer::{tokenize, TokenSizeLimits};
-
-/// xorshift64*: a small deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn tok(text: &str, position: usize) -> Token {
-    Token {
-        text: text.into(),
-        position,
-        char_len: text.chars().count(),
-    }
-}
-
-fn none() -> StopwordSet {
-    StopwordSet::disabled()
-}
 
 fn entry(doc_id: u64, positions: &[u64]) -> DocEntry {
     DocEntry {

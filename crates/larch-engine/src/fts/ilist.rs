@@ -253,32 +253,7 @@ pub fn decode(buf: &[u8]) -> Result<Vec<DocEntry>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// xorshift64*: a small deterministic generator for the property tests.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-
-        /// A value whose bit length is itself random, to hit every vlc length.
-        fn wide(&mut self) -> u64 {
-            let bits = self.below(65);
-            if bits == 0 {
-                0
-            } else {
-                self.next() >> (64 - bits)
-            }
-        }
-    }
+    use crate::fts::test_support::Rng;
 
     #[test]
     fn vlc_matches_innodbs_bytes() {

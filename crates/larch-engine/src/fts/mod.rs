@@ -31,4 +31,6 @@ pub mod query;
 pub mod ranking;
 pub mod stopwords;
 pub mod sync;
+#[cfg(test)]
+mod test_support;
 pub mod tokenizer;

@@ -8,31 +8,8 @@ use std::thread;
 use super::*;
 use crate::fts::cache::{NODE_OVERHEAD, WORD_OVERHEAD};
 use crate::fts::ilist::{decode, DocEntry};
+use crate::fts::test_support::{none, tok, Rng};
 use crate::record::collation::Collation;
-
-/// xorshift64*: a small deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
-    }
-}
-
-fn tok(text: &str, position: usize) -> Token {
-    Token {
-        text: text.into(),
-        position,
-        char_len: text.chars().count(),
-    }
-}
-
-fn none() -> StopwordSet {
-    StopwordSet::disabled()
-}
 
 fn policy(cache_size: usize, total_cache_size: usize) -> SyncPolicy {
     SyncPolicy {

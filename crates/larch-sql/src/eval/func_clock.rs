@@ -206,15 +206,7 @@ fn time_to_sec(v: &[Value], ctx: &mut EvalContext<'_>) -> Value {
     let Some(us) = time_or_time_of_day(&v[0], ctx) else {
         return Value::Null;
     };
-    let digits = match v.get(1) {
-        Some(Value::Int(n)) => (*n).clamp(0, 6) as u8,
-        _ => 6,
-    };
-    if digits == 0 {
-        Value::Int(us / 1_000_000)
-    } else {
-        Value::Decimal(Decimal::from_i128(i128::from(us), 6).rescale(digits))
-    }
+    super::func_time::seconds_with_digits(us, v.get(1))
 }
 
 /// The time of a value: a TIME, or the time of day of a datetime (a string
@@ -355,11 +347,7 @@ fn period_to_month(period: i128) -> i128 {
     if period == 0 {
         return 0;
     }
-    let year = match period / 100 {
-        y if y < 70 => y + 2000,
-        y if y < 100 => y + 1900,
-        y => y,
-    };
+    let year = full_year(period / 100);
     year * 12 + period % 100 - 1
 }
 
@@ -368,10 +356,16 @@ fn month_to_period(month: i128) -> i128 {
     if month == 0 {
         return 0;
     }
-    let year = match month / 12 {
+    let year = full_year(month / 12);
+    year * 100 + month % 12 + 1
+}
+
+/// A two-digit year as MariaDB reads it in periods: 00-69 are 2000-2069,
+/// 70-99 are 1970-1999; longer years stay.
+fn full_year(y: i128) -> i128 {
+    match y {
         y if y < 70 => y + 2000,
         y if y < 100 => y + 1900,
         y => y,
-    };
-    year * 100 + month % 12 + 1
+    }
 }

@@ -350,15 +350,7 @@ pub(super) fn call(f: Func, v: &[Value], ctx: &mut EvalContext<'_>) -> Result<Va
                 Some(us) if (0..=i64::from(i32::MAX) * 1_000_000).contains(&us) => {
                     // The fraction keeps the digits the argument's type has
                     // (the hidden second argument the compiler adds).
-                    let digits = match v.get(1) {
-                        Some(Value::Int(n)) => (*n).clamp(0, 6) as u8,
-                        _ => 6,
-                    };
-                    if digits == 0 {
-                        Value::Int(us / 1_000_000)
-                    } else {
-                        Value::Decimal(Decimal::from_i128(i128::from(us), 6).rescale(digits))
-                    }
+                    seconds_with_digits(us, v.get(1))
                 }
                 _ => Value::Null,
             },
@@ -393,4 +385,19 @@ pub(super) fn call(f: Func, v: &[Value], ctx: &mut EvalContext<'_>) -> Result<Va
             ))
         }
     })
+}
+
+/// Microseconds `us` as seconds with the fractional digits `digits` asks
+/// for (the hidden argument the compiler adds from the argument's type; 6
+/// without it): an integer for 0 digits, else a DECIMAL.
+pub(super) fn seconds_with_digits(us: i64, digits: Option<&Value>) -> Value {
+    let digits = match digits {
+        Some(Value::Int(n)) => (*n).clamp(0, 6) as u8,
+        _ => 6,
+    };
+    if digits == 0 {
+        Value::Int(us / 1_000_000)
+    } else {
+        Value::Decimal(Decimal::from_i128(i128::from(us), 6).rescale(digits))
+    }
 }
