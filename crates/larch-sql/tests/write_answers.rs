@@ -224,3 +224,23 @@ fn text_against_json_compares_in_utf8mb4_bin() -> R<()> {
     assert_eq!(got, want.map(|r| r.map(String::from).to_vec()).to_vec());
     Ok(())
 }
+
+/// A multi-row INSERT that fails on a later row still sets LAST_INSERT_ID()
+/// to the id generated for its first row, though the rows are rolled back
+/// (MariaDB's `first_successful_insert_id_in_cur_stmt`); one that fails
+/// before any row went in leaves it.
+#[test]
+fn failed_insert_keeps_the_first_generated_id() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE li (id INT AUTO_INCREMENT PRIMARY KEY, b INT UNSIGNED)"])?;
+    let mut s = t.session(5)?;
+    assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "0");
+    assert!(s.execute("INSERT INTO li (b) VALUES (1), (-1)").is_err());
+    assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "1");
+    assert!(s.execute("INSERT INTO li (b) VALUES (-1)").is_err());
+    assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "1");
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM li")?, "0");
+    // InnoDB reserved ids 1 and 2 for the first statement's two rows.
+    assert!(s.execute("INSERT INTO li (b) VALUES (7), (8), (-1)").is_err());
+    assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "3");
+    Ok(())
+}

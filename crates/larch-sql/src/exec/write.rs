@@ -67,6 +67,7 @@ pub(super) fn execute(
         nulls_warn: matches!(stmt, ast::Statement::Update(_)) && !s.strict(),
         auto_increment: auto_increment::AutoIncrementRun::default(),
         where_warns_only: false,
+        first_id: 0,
     };
     // Division by zero fails INSERT, REPLACE and UPDATE in strict mode
     // (without IGNORE); DELETE only warns, as in MariaDB.
@@ -86,6 +87,9 @@ pub(super) fn execute(
     s.read = ReadContext::NEWEST;
     for warning in std::mem::take(&mut w.warnings) {
         s.push_warning(warning);
+    }
+    if w.first_id != 0 {
+        s.last_insert_id = w.first_id;
     }
     s.end_statement(r.as_ref().err(), mark)?;
     r
@@ -107,6 +111,10 @@ struct Writer {
     /// of an UPDATE with ORDER BY or of one that changes the primary key in
     /// a first pass, before its strict checks start.
     where_warns_only: bool,
+    /// The AUTO_INCREMENT value generated for the first row of the
+    /// statement that went in (0: none yet). LAST_INSERT_ID() takes it
+    /// even when a later row makes the statement fail, as in MariaDB.
+    first_id: u64,
 }
 
 /// The engine transaction of the statement (opened by `statement_mark`).

@@ -48,6 +48,7 @@ pub(crate) fn insert_selected(
         nulls_warn: !s.strict(),
         auto_increment: Default::default(),
         where_warns_only: false,
+        first_id: 0,
     };
     let name = ast::ObjectName::from(vec![ast::Ident::new(db), ast::Ident::new(table)]);
     let r = target(s, &name).and_then(|t| {
@@ -69,6 +70,9 @@ pub(crate) fn insert_selected(
     });
     for warning in std::mem::take(&mut w.warnings) {
         s.push_warning(warning);
+    }
+    if w.first_id != 0 {
+        s.last_insert_id = w.first_id;
     }
     s.end_statement(r.as_ref().err(), mark)?;
     r
@@ -293,6 +297,7 @@ impl BulkInsert {
                 nulls_warn: false,
                 auto_increment: Default::default(),
                 where_warns_only: false,
+                first_id: 0,
             },
             replace,
             ignore,
@@ -403,6 +408,11 @@ fn insert_counted(
     let mut last_value = 0u64;
     let mut nulls = NullChecks::new(t, Event::Insert);
     for (n, vals) in rows_in.into_iter().enumerate() {
+        // The rows before this one that went in count for LAST_INSERT_ID()
+        // even if this one fails the statement.
+        if w.first_id == 0 {
+            w.first_id = first_id;
+        }
         let row_no = how.rows_before + n as u64 + 1;
         // `VALUES ()` without a column list (or with an empty one) is a
         // row of defaults, as in MariaDB.
@@ -560,6 +570,9 @@ fn insert_counted(
             }
             Err(e) => return Err(e.into()),
         }
+    }
+    if w.first_id == 0 {
+        w.first_id = first_id;
     }
     s.db.status
         .rows_inserted

@@ -110,6 +110,7 @@ fn scratch() -> Writer {
         nulls_warn: true,
         auto_increment: Default::default(),
         where_warns_only: false,
+        first_id: 0,
     }
 }
 
