@@ -240,7 +240,9 @@ fn failed_insert_keeps_the_first_generated_id() -> R<()> {
     assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "1");
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM li")?, "0");
     // InnoDB reserved ids 1 and 2 for the first statement's two rows.
-    assert!(s.execute("INSERT INTO li (b) VALUES (7), (8), (-1)").is_err());
+    assert!(s
+        .execute("INSERT INTO li (b) VALUES (7), (8), (-1)")
+        .is_err());
     assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "3");
     Ok(())
 }

@@ -107,11 +107,16 @@ pub trait Session {
     /// `LAST_INSERT_ID()`: the first AUTO_INCREMENT value of the last insert.
     fn last_insert_id(&self) -> u64;
     /// `FOUND_ROWS()`: the rows of the last SELECT (without its LIMIT when
-    /// it had SQL_CALC_FOUND_ROWS).
-    fn found_rows(&self) -> u64;
+    /// it had SQL_CALC_FOUND_ROWS); 0 where no statement ran before.
+    fn found_rows(&self) -> u64 {
+        0
+    }
     /// `ROW_COUNT()`: the rows the last statement changed (its affected
-    /// rows), -1 after a result set or an error.
-    fn row_count(&self) -> i64;
+    /// rows), -1 after a result set or an error; 0 where no statement ran
+    /// before, as in a new MariaDB connection.
+    fn row_count(&self) -> i64 {
+        0
+    }
     /// `VERSION()`.
     fn server_version(&self) -> String;
     /// `USER()`: the login name and client host.
