@@ -177,8 +177,11 @@ fn duplicates_and_atomicity() -> R<()> {
         &mut s,
         &format!("LOAD DATA INFILE '{f}' REPLACE INTO TABLE t"),
     )?;
-    assert_eq!(n, 6);
-    assert_eq!(info, "Records: 3  Deleted: 3  Skipped: 0  Warnings: 0");
+    // Rows 1 and 3 are identical to the ones they replace: MariaDB changes
+    // them in place and counts them once; row 2 is a delete and an insert
+    // (MariaDB 10.11: 4 rows affected, Deleted: 1).
+    assert_eq!(n, 4);
+    assert_eq!(info, "Records: 3  Deleted: 1  Skipped: 0  Warnings: 0");
     assert_eq!(one(&mut s, "SELECT v FROM t WHERE k = 2")?, "two");
     // Inside a transaction the rows roll back with it.
     s.execute("DELETE FROM t")?;

@@ -81,7 +81,9 @@ fn load_data_local(args: &[&str]) -> Res {
     }
     drop(r);
     assert_eq!(sets.len(), 3, "{sets:?}");
-    assert_eq!(sets[1].0, 6);
+    // (1,a) and (2,c) are replaced by identical rows, in place, once each;
+    // (1,b) is a delete and an insert: 4, as MariaDB 10.11 counts it.
+    assert_eq!(sets[1].0, 4);
     assert!(
         sets[2].1[0].contains("\"2\"") || sets[2].1[0].contains("2"),
         "{sets:?}"
