@@ -34,6 +34,9 @@ pub struct ResultColumn {
     /// The column is a bare `NULL` (no type of its own): MariaDB announces
     /// it with type NULL. `ty` is what a table made from it would hold.
     pub null_literal: bool,
+    /// A DECIMAL, FLOAT or DOUBLE table column declared UNSIGNED (integer
+    /// types carry the flag in `ty`).
+    pub unsigned_number: bool,
 }
 
 impl ResultColumn {
@@ -52,6 +55,7 @@ impl ResultColumn {
             multiple_key: false,
             auto_increment: false,
             null_literal: false,
+            unsigned_number: false,
         }
     }
 

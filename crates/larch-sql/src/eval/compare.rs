@@ -1,8 +1,9 @@
 //! Comparisons with MySQL's coercions: strings under a collation, strings
 //! against numbers as DECIMAL or DOUBLE, TIME against strings as times,
 //! DATE/DATETIME/TIMESTAMP against strings and numbers as datetimes (a
-//! value that is no datetime reads as the zero datetime with 1292), and the
-//! left side of BETWEEN/IN read once as a number (`Probe`).
+//! value that is no datetime reads as the zero datetime with 1292), YEAR
+//! against temporal values as `YYYY-00-00`, and the left side of BETWEEN/IN
+//! read once as a number (`Probe`).
 
 use std::cmp::Ordering;
 
@@ -51,6 +52,17 @@ pub fn compare(
             convert::to_bytes(x).cmp(&convert::to_bytes(y))
         }
         (Value::Time(x), Value::Time(y)) => x.cmp(y),
+        // A YEAR meets a temporal value as the datetime `YYYY-00-00
+        // 00:00:00` (MariaDB's Field_year::get_date): against a TIME its
+        // time of day, midnight, whatever the year.
+        (Value::Year(_), Value::Time(t)) => 0.cmp(t),
+        (Value::Time(t), Value::Year(_)) => t.cmp(&0),
+        (Value::Year(y), d) if is_dated(d) => {
+            year_as_datetime(*y).cmp(&convert::to_datetime(d, ctx)?)
+        }
+        (d, Value::Year(y)) if is_dated(d) => {
+            convert::to_datetime(d, ctx)?.cmp(&year_as_datetime(*y))
+        }
         (Value::Time(x), y) | (y, Value::Time(x)) if is_stringish(y) => {
             let t = convert::to_time_for_comparison(y, ctx);
             let o = x.cmp(&t);
@@ -112,6 +124,18 @@ fn datetime_for_comparison(
         return Some(Default::default());
     }
     convert::to_datetime(v, ctx)
+}
+
+/// A YEAR as the datetime it compares as with temporal values.
+fn year_as_datetime(year: u16) -> larch_engine::record::value::DateTime {
+    larch_engine::record::value::DateTime {
+        date: larch_engine::record::value::Date {
+            year,
+            month: 0,
+            day: 0,
+        },
+        ..Default::default()
+    }
 }
 
 /// A DATE, DATETIME or TIMESTAMP value (not TIME).

@@ -26,7 +26,6 @@ mod literals;
 mod operators;
 mod types;
 
-use super::temporal_fsp;
 pub(crate) use branch_types::set_operation_type;
 use branch_types::*;
 use function_types::*;

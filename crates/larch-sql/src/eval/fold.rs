@@ -13,17 +13,44 @@ use super::{EvalContext, Expr, Func};
 use crate::error::SqlError;
 
 /// Replaces each constant condition of `cond`'s AND / OR / XOR / NOT tree
-/// with its value.
+/// with its value; a condition that can then never hold becomes false
+/// ([`drop_impossible`]).
 pub fn fold_constant_conditions(
     cond: &mut Expr,
     ctx: &mut EvalContext<'_>,
 ) -> Result<(), SqlError> {
+    fold(cond, ctx)?;
+    drop_impossible(cond);
+    Ok(())
+}
+
+/// A WHERE that can never hold, whatever the row (an AND with a false or
+/// NULL literal, an OR of such), becomes the literal false, so nothing of
+/// it is evaluated per row: MariaDB's optimizer finds an "Impossible
+/// WHERE" before reading, so `WHERE NULL AND a + 1` neither overflows nor
+/// warns. Only the top AND / OR levels count: under NOT, NULL and false
+/// differ.
+pub fn drop_impossible(cond: &mut Expr) {
+    fn never_true(e: &Expr) -> bool {
+        match e {
+            Expr::Literal(v) => !crate::value::number::is_true(v),
+            Expr::And(l, r) => never_true(l) || never_true(r),
+            Expr::Or(l, r) => never_true(l) && never_true(r),
+            _ => false,
+        }
+    }
+    if !matches!(cond, Expr::Literal(_)) && never_true(cond) {
+        *cond = Expr::Literal(larch_engine::record::value::Value::Int(0));
+    }
+}
+
+fn fold(cond: &mut Expr, ctx: &mut EvalContext<'_>) -> Result<(), SqlError> {
     match cond {
         Expr::And(l, r) | Expr::Or(l, r) | Expr::Xor(l, r) => {
-            fold_constant_conditions(l, ctx)?;
-            fold_constant_conditions(r, ctx)?;
+            fold(l, ctx)?;
+            fold(r, ctx)?;
         }
-        Expr::Not(x) => fold_constant_conditions(x, ctx)?,
+        Expr::Not(x) => fold(x, ctx)?,
         _ => {}
     }
     if matches!(cond, Expr::Literal(_)) || !is_constant(cond) {

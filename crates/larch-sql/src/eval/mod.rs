@@ -66,7 +66,7 @@ use larch_engine::record::value::{ColumnType, DateTime, Value};
 pub use compare::compare;
 pub(crate) use compile::set_operation_type;
 pub use compile::{compile, compile_with_params, CompileOptions, Resolver};
-pub use fold::fold_constant_conditions;
+pub use fold::{drop_impossible, fold_constant_conditions};
 pub(crate) use func::lookup as builtin_function;
 pub use func::Func;
 pub use func_time::IntervalUnit;
@@ -523,6 +523,9 @@ pub enum Expr {
         amount: Box<Expr>,
         unit: IntervalUnit,
         subtract: bool,
+        /// The result as text with these fractional digits (the argument
+        /// is neither a DATE, a TIME nor a DATETIME).
+        as_text: Option<u8>,
     },
     Call {
         func: Func,

@@ -87,6 +87,11 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             collation,
         } => {
             let a = left.eval(row, ctx)?;
+            // A NULL left side decides: the right one is not evaluated
+            // (nor warns), as in MariaDB's Arg_comparator.
+            if a.is_null() && *op != CmpOp::NullSafeEq {
+                return Ok(Value::Null);
+            }
             let b = right.eval(row, ctx)?;
             if *op == CmpOp::NullSafeEq {
                 return Ok(Value::Int(i64::from(match (a.is_null(), b.is_null()) {
@@ -271,10 +276,18 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             amount,
             unit,
             subtract,
+            as_text,
         } => {
             let d = date.eval(row, ctx)?;
             let a = amount.eval(row, ctx)?;
-            func_time::date_add(&d, &a, *unit, *subtract, ctx)?
+            let r = func_time::date_add(&d, &a, *unit, *subtract, ctx)?;
+            match (as_text, r) {
+                (Some(_), Value::Date(d)) => Value::Str(d.to_string()),
+                (Some(dec), Value::Datetime(dt)) => {
+                    Value::Str(crate::value::format_datetime(&dt, *dec))
+                }
+                (_, r) => r,
+            }
         }
         Expr::Call {
             func,

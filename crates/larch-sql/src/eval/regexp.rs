@@ -7,8 +7,9 @@
 //! collation is (a `_ci` collation of the operands), case-sensitive for
 //! binary strings and `_bin`/`_cs` collations; `REGEXP_LIKE`'s third
 //! argument (`c`, `i`, `m`, `n`) overrides. NULL operands give NULL.
-//! `REGEXP_REPLACE` replaces every match and reads `\N` in the replacement
-//! as group N; `REGEXP_SUBSTR` is '' without a match, `REGEXP_INSTR` 0.
+//! `REGEXP_REPLACE` replaces every match (an empty subject stays empty)
+//! and reads `\N` in the replacement as group N; `REGEXP_SUBSTR` is ''
+//! without a match, `REGEXP_INSTR` 0.
 //! Compiled patterns are kept per thread (at most [`CACHE_SIZE`]).
 
 use std::cell::RefCell;
@@ -82,6 +83,11 @@ pub(super) fn call(
         More::RegexpReplace => {
             if v[2].is_null() {
                 return Ok(Value::Null);
+            }
+            // MariaDB leaves an empty subject as it is, though an empty
+            // match would be found in it.
+            if subject.is_empty() {
+                return Ok(Value::Str(subject));
             }
             let replacement = replacement(&text(&v[2]));
             Value::Str(re.replace_all(&subject, replacement.as_str()).into_owned())

@@ -22,6 +22,8 @@
 //!   `:=` are assignment expressions), `x REGEXP NULL` (becomes `REGEXP
 //!   (NULL)`: sqlparser reads the NULL as in `NOT NULL`), a generated
 //!   column's `AS (expr) PERSISTENT` (becomes `STORED`);
+//! - `X'...'` literals in expressions become `_binary X'...'`: a binary
+//!   string, where `0x...` is a hexadecimal number ([`hex_strings`]);
 //! - result column names: unaliased items of the first SELECT are named by
 //!   their text as written ([`names`]);
 //! - column attributes and table options of CREATE/ALTER TABLE ([`attrs`]):
@@ -96,6 +98,7 @@ mod compound;
 pub mod depth;
 pub mod dialect;
 mod extra;
+mod hex_strings;
 mod join_commas;
 mod lock_tables;
 mod names;
@@ -481,6 +484,8 @@ fn parse_tokens_here(
 ) -> Result<Statement, SqlError> {
     let dialect = dialect::LarchDialect::default();
     let items = names::select_items(&tokens, text);
+    let mut tokens = tokens;
+    hex_strings::introduce_binary(&mut tokens, text);
     let mut tokens = attrs::rewrite(rewrite::rewrite(tokens));
     let into = select_into::extract(&mut tokens);
     let create_options = attrs::take_create_options(&mut tokens);

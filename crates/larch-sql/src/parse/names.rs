@@ -112,7 +112,7 @@ pub(super) fn select_items(tokens: &[TokenWithSpan], text: &str) -> Option<Vec<(
     Some(items)
 }
 
-fn line_starts(text: &str) -> Vec<usize> {
+pub(super) fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0)
         .chain(text.match_indices('\n').map(|(i, _)| i + 1))
         .collect()
@@ -122,7 +122,7 @@ fn line_starts(text: &str) -> Vec<usize> {
 /// asked for in increasing order: each call walks on from the previous one,
 /// so the tokens of a statement map to offsets in linear time (a statement
 /// of one long line has hundreds of thousands of tokens).
-struct OffsetCursor<'a> {
+pub(super) struct OffsetCursor<'a> {
     text: &'a str,
     lines: &'a [usize],
     /// The location of `byte`, the cursor's position.
@@ -132,7 +132,7 @@ struct OffsetCursor<'a> {
 }
 
 impl<'a> OffsetCursor<'a> {
-    fn new(text: &'a str, lines: &'a [usize]) -> Self {
+    pub(super) fn new(text: &'a str, lines: &'a [usize]) -> Self {
         OffsetCursor {
             text,
             lines,
@@ -142,7 +142,7 @@ impl<'a> OffsetCursor<'a> {
         }
     }
 
-    fn offset(&mut self, l: Location) -> Option<usize> {
+    pub(super) fn offset(&mut self, l: Location) -> Option<usize> {
         if (l.line, l.column) < (self.line, self.column) || l.line != self.line {
             // Another line, or backwards: start from that line's first byte.
             self.byte = *self
@@ -231,7 +231,6 @@ fn keeps_own_name(e: &ast::Expr) -> bool {
             ast::Value::SingleQuotedString(_)
                 | ast::Value::DoubleQuotedString(_)
                 | ast::Value::NationalStringLiteral(_)
-                | ast::Value::HexStringLiteral(_)
         ),
         // `_latin1'abc'` is named `abc`, as its string.
         ast::Expr::Prefixed { value, .. } => keeps_own_name(value),

@@ -108,6 +108,22 @@ pub fn to_text(v: &Value, ty: &ColumnType) -> Option<Vec<u8>> {
         },
         Value::Float(f) => number::format_float(*f),
         Value::Double(d) => number::format_double(*d),
+        // A DATE in a DATETIME or TIMESTAMP column (a branch of IFNULL,
+        // COALESCE, CASE) shows as that type: midnight.
+        Value::Date(d)
+            if matches!(
+                ty,
+                ColumnType::Datetime { .. } | ColumnType::Timestamp { .. }
+            ) =>
+        {
+            format_datetime(
+                &DateTime {
+                    date: *d,
+                    ..Default::default()
+                },
+                type_fsp(ty),
+            )
+        }
         Value::Date(d) => d.to_string(),
         Value::Datetime(dt) => format_datetime(dt, type_fsp(ty)),
         Value::Timestamp(ts) => format_datetime(&temporal::timestamp_to_datetime(ts), type_fsp(ty)),

@@ -365,6 +365,43 @@ pub fn datetime_from_number(int_part: u64, micros: u32) -> Option<ParsedDateTime
     Some(parsed)
 }
 
+/// The time of a delimited datetime text (`YYYY-MM-DD hh:mm:ss`) that is
+/// no valid datetime, as MariaDB reads it as a TIME: a day past its month's
+/// end (`2024-02-30`, up to 31) still gives the time; a month past 12 or a
+/// time part out of range (`24:00:00`, `23:61:00`) is no time at all
+/// (`Some(None)`). `None` when the text is not of that shape.
+fn delimited_datetime_time(t: &str) -> Option<Option<(i64, bool, bool)>> {
+    let b = t.as_bytes();
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let y = digits(0);
+    if !(2..=4).contains(&y) || b.get(y) != Some(&b'-') {
+        return None;
+    }
+    let m = digits(y + 1);
+    if !(1..=2).contains(&m) || b.get(y + 1 + m) != Some(&b'-') {
+        return None;
+    }
+    let day_at = y + m + 2;
+    let d = digits(day_at);
+    if !(1..=2).contains(&d) || !matches!(b.get(day_at + d), Some(b' ' | b'T')) {
+        return None;
+    }
+    let day: u32 = t[day_at..day_at + d].parse().ok()?;
+    if day > 31 {
+        return Some(None);
+    }
+    // The same text on the month's first day: valid exactly when the
+    // month and the time part are.
+    let first = format!("{}01{}", &t[..day_at], &t[day_at + d..]);
+    Some(parse_datetime(&first).filter(|p| p.has_time).map(|p| {
+        let v = &p.value;
+        let us = (i64::from(v.hour) * 3600 + i64::from(v.minute) * 60 + i64::from(v.second))
+            * 1_000_000
+            + i64::from(v.micros);
+        (us, false, p.truncated)
+    }))
+}
+
 /// Parses a TIME string into signed microseconds, clamped to ±838:59:59.
 /// Returns `(micros, out_of_range, truncated)`; `None` when it is no time.
 pub fn parse_time(s: &str) -> Option<(i64, bool, bool)> {
@@ -385,6 +422,11 @@ pub fn parse_time(s: &str) -> Option<(i64, bool, bool)> {
             * 1_000_000
             + i64::from(v.micros);
         return Some((us, false, p.truncated));
+    }
+    if date_shaped && t.len() > 10 {
+        if let Some(valid) = delimited_datetime_time(t) {
+            return valid;
+        }
     }
     let (neg, body) = match t.strip_prefix('-') {
         Some(r) => (true, r.trim_start()),

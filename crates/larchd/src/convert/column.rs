@@ -270,6 +270,9 @@ pub fn column_def(c: &ResultColumn) -> ColumnDef {
             ty = t;
         }
     }
+    if c.unsigned_number {
+        flags |= F::UNSIGNED_FLAG;
+    }
     if matches!(c.ty, EType::Timestamp { .. }) && !computed {
         // MariaDB marks a table's TIMESTAMP columns UNSIGNED (not a
         // computed TIMESTAMP).

@@ -85,27 +85,64 @@ impl Compiler<'_, '_> {
     ) -> Result<Typed, SqlError> {
         let d = self.expr(date)?;
         let amount = self.expr(amount)?;
-        let micro = matches!(
-            unit,
+        // MariaDB's interval_dec(): the fractional digits the interval adds.
+        let interval_dec = match unit {
             IntervalUnit::Microsecond
-                | IntervalUnit::SecondMicrosecond
-                | IntervalUnit::MinuteMicrosecond
-                | IntervalUnit::HourMicrosecond
-                | IntervalUnit::DayMicrosecond
-        ) || (unit == IntervalUnit::Second
-            && !matches!(amount.ty.ty, ColumnType::Int { .. }));
-        let ty = match &d.ty.ty {
-            ColumnType::Date if !unit.has_time() => ColumnType::Date,
-            ColumnType::Time { fsp } => ColumnType::Time {
-                fsp: if micro { 6 } else { *fsp },
+            | IntervalUnit::SecondMicrosecond
+            | IntervalUnit::MinuteMicrosecond
+            | IntervalUnit::HourMicrosecond
+            | IntervalUnit::DayMicrosecond => 6,
+            IntervalUnit::Second if !amount.null_lit => match &amount.ty.ty {
+                ColumnType::Int { .. } | ColumnType::Year => 0,
+                ColumnType::Decimal { scale, .. } => (*scale).min(6),
+                _ => 6,
             },
-            // A string literal keeps the fractional digits it has.
-            _ if matches!(d.expr, Expr::Literal(Value::Str(_))) => ColumnType::Datetime {
-                fsp: if micro { 6 } else { time_precision(&d) },
-            },
-            other => ColumnType::Datetime {
-                fsp: if micro { 6 } else { temporal_fsp(other) },
-            },
+            _ => 0,
+        };
+        let months = matches!(
+            unit,
+            IntervalUnit::Week
+                | IntervalUnit::Month
+                | IntervalUnit::Quarter
+                | IntervalUnit::Year
+                | IntervalUnit::YearMonth
+        );
+        // A temporal argument gives a temporal result; any other (a
+        // string, a number, NULL) gives the result as text, a CHAR of a
+        // datetime's width in the connection's character set.
+        let (ty, as_text) = match &d.ty.ty {
+            ColumnType::Datetime { fsp } | ColumnType::Timestamp { fsp } => (
+                ColumnType::Datetime {
+                    fsp: (*fsp).max(interval_dec),
+                },
+                None,
+            ),
+            ColumnType::Date if !unit.has_time() => (ColumnType::Date, None),
+            ColumnType::Date => (ColumnType::Datetime { fsp: interval_dec }, None),
+            ColumnType::Time { fsp } if !months => (
+                ColumnType::Time {
+                    fsp: (*fsp).max(interval_dec),
+                },
+                None,
+            ),
+            ColumnType::Time { fsp } => (
+                ColumnType::Datetime {
+                    fsp: (*fsp).max(interval_dec),
+                },
+                None,
+            ),
+            _ => {
+                let arg_dec = if d.null_lit { 0 } else { time_precision(&d) };
+                let dec = arg_dec.max(interval_dec);
+                let len = 19 + if dec > 0 { u32::from(dec) + 1 } else { 0 };
+                (
+                    ColumnType::Char {
+                        len,
+                        collation: self.opts.collation,
+                    },
+                    Some(dec),
+                )
+            }
         };
         Ok(Typed::computed(
             Expr::DateAdd {
@@ -113,6 +150,7 @@ impl Compiler<'_, '_> {
                 amount: boxed(amount),
                 unit,
                 subtract,
+                as_text,
             },
             ty,
             true,

@@ -132,15 +132,19 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             (t, Coerce::Keep, any_null)
         }
         Func::Round | Func::Truncate => {
+            // A constant number of places is the result's scale (ROUND(1.5,
+            // 3) is 1.500); any other keeps the argument's.
             let places = match args.get(1).map(|a| &a.expr) {
-                Some(Expr::Literal(Value::Int(n))) => (*n).clamp(0, 30) as u8,
-                Some(_) => 30,
-                None => 0,
+                Some(Expr::Literal(Value::Int(n))) => Some((*n).clamp(0, 38) as u8),
+                Some(_) => None,
+                None => Some(0),
             };
             let t = match &args[0].ty.ty {
                 ColumnType::Decimal { precision, scale } => {
-                    let s = places.min(*scale);
-                    decimal(u16::from(precision - scale) + 1, u16::from(s))
+                    let s = places.unwrap_or(*scale);
+                    // A digit more before the point where rounding may carry.
+                    let carry = u16::from(places.is_none() || s < *scale);
+                    decimal(u16::from(precision - scale) + carry, u16::from(s))
                 }
                 ColumnType::Int { .. } => args[0].ty.ty.clone(),
                 _ => ColumnType::Double,

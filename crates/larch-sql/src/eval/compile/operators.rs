@@ -193,6 +193,8 @@ impl Compiler<'_, '_> {
         let (mut a, mut b) = (self.expr(l)?, self.expr(r)?);
         a.expr = super::super::fuzzy_date(a.expr);
         b.expr = super::super::fuzzy_date(b.expr);
+        year_constant(&a, &mut b);
+        year_constant(&b, &mut a);
         let collation = pick_collation([&a, &b], self.opts.collation);
         let nullable = op != CmpOp::NullSafeEq && (a.ty.nullable || b.ty.nullable);
         // A hex literal compared with a number is a number.
@@ -298,5 +300,23 @@ impl Compiler<'_, '_> {
             ty,
             nullable,
         ))
+    }
+}
+
+/// A YEAR column compared with a date or datetime literal compares with the
+/// literal's year as an integer (MariaDB's convert_const_to_int: the
+/// constant stored into the YEAR column, where it fits).
+fn year_constant(column: &Typed, other: &mut Typed) {
+    if !matches!(column.expr, Expr::Column(_)) || column.ty.ty != ColumnType::Year {
+        return;
+    }
+    let year = match &other.expr {
+        Expr::Literal(Value::Date(d)) => d.year,
+        Expr::Literal(Value::Datetime(dt)) => dt.date.year,
+        _ => return,
+    };
+    if (1901..=2155).contains(&year) {
+        other.expr = Expr::Literal(Value::Year(year));
+        other.ty.ty = ColumnType::Year;
     }
 }

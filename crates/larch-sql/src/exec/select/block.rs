@@ -462,11 +462,11 @@ fn plan_block(
 
     // WHERE, HAVING, ORDER BY, GROUP BY compiled.
     let where_c = match &sel.selection {
-        Some(w) => Some(check(eval::compile(w, &resolve_source, &opts("WHERE")))?),
-        None => None,
-    };
-    let having_c = match having.as_ref() {
-        Some(h) => Some(check(eval::compile(h, &resolve_out, &opts("HAVING")))?),
+        Some(w) => {
+            let mut c = check(eval::compile(w, &resolve_source, &opts("WHERE")))?;
+            eval::drop_impossible(&mut c.expr);
+            Some(c)
+        }
         None => None,
     };
     let order_keys = if order.is_empty() {
@@ -504,6 +504,27 @@ fn plan_block(
             check(eval::compile(g, &resolve_source, &opts("GROUP BY")))
         })
         .collect::<Result<_, _>>()?;
+
+    // HAVING reads a column of the sources only when the select list has it
+    // as an item or GROUP BY groups by it (else 1054, as in MariaDB); the
+    // columns inside aggregates are the aggregates' own.
+    let having_c = match having.as_ref() {
+        Some(h) => {
+            let plain = |e: &eval::Expr, c: usize| matches!(*e, eval::Expr::Column(x) if x == c);
+            let resolve_having = |parts: &[ast::Ident]| match resolve_out(parts) {
+                Some((c, _))
+                    if c < width
+                        && !outputs.iter().any(|o| plain(&o.expr.expr, c))
+                        && !group_c.iter().any(|g| plain(&g.expr, c)) =>
+                {
+                    None
+                }
+                found => found,
+            };
+            Some(check(eval::compile(h, &resolve_having, &opts("HAVING")))?)
+        }
+        None => None,
+    };
 
     // ORDER BY over plain columns of the first table may come from an index.
     let order_cols: Vec<(usize, bool)> = match sources.first() {

@@ -153,6 +153,16 @@ pub(super) fn run_set_expr(
     warnings: &RefCell<Vec<crate::error::Warning>>,
 ) -> Result<RowSet, SqlError> {
     match e {
+        // A branch's subqueries are replaced by their values first, as a
+        // query's only block's are (`run_query_collect`).
+        ast::SetExpr::Select(sel) if subquery::has_subquery(sel.as_ref()) => {
+            let mut copy = sel.as_ref().clone();
+            let in_from = explain::set_in_from(s, false);
+            let r = subquery::inline_select(s, &mut copy, params);
+            explain::set_in_from(s, in_from);
+            r?;
+            run_select(s, &copy, &[], None, params, warnings, false)
+        }
         ast::SetExpr::Select(sel) => run_select(s, sel, &[], None, params, warnings, false),
         ast::SetExpr::Query(q) => run_query_collect(s, q, params, warnings),
         other => run_query_collect(s, &query_of(other), params, warnings),

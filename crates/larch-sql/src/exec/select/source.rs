@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use larch_engine::record::value::Value;
+use larch_engine::record::value::{ColumnType, Value};
 use larch_engine::table::Table;
 use sqlparser::ast;
 
@@ -104,8 +104,9 @@ impl Source {
     }
 }
 
-fn table_columns(db: &str, table: &str, alias: &str, t: &Table) -> Vec<ResultColumn> {
+fn table_columns(s: &Session, db: &str, table: &str, alias: &str, t: &Table) -> Vec<ResultColumn> {
     let def = t.def();
+    let unsigned = unsigned_numbers(s, db, table, t);
     let pk: Vec<usize> = def
         .primary_key
         .as_ref()
@@ -133,8 +134,36 @@ fn table_columns(db: &str, table: &str, alias: &str, t: &Table) -> Vec<ResultCol
                 .any(|s| !s.unique && s.columns.first().is_some_and(|p| p.column == i)),
             auto_increment: def.auto_increment == Some(i),
             null_literal: false,
+            unsigned_number: unsigned.get(i).copied().unwrap_or(false),
         })
         .collect()
+}
+
+/// Per column of a table, whether it is a DECIMAL, FLOAT or DOUBLE declared
+/// UNSIGNED (kept in the table's SQL metadata); empty when it has none of
+/// those types.
+fn unsigned_numbers(s: &Session, db: &str, table: &str, t: &Table) -> Vec<bool> {
+    let def = t.def();
+    if !def.columns.iter().any(|c| {
+        matches!(
+            c.ty,
+            ColumnType::Decimal { .. } | ColumnType::Float | ColumnType::Double
+        )
+    }) {
+        return Vec::new();
+    }
+    // By name, else by the engine's name (a temporary table's hidden one).
+    let catalog = s.db.catalog();
+    let Some(entry) = catalog
+        .table_entry(db, table)
+        .or_else(|| catalog.table_entry(db, &def.name))
+    else {
+        return Vec::new();
+    };
+    match crate::ddl::TableMeta::decode(&entry.sql_meta, &entry.def) {
+        Ok(m) => m.columns.iter().map(|c| c.unsigned).collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// A FROM item that is not a nested join, as a source (offset 0, inner,
@@ -215,7 +244,7 @@ pub(super) fn factor(
             }
             let t = names::open_table(s, &db, &table, Some(&alias), false)?;
             Ok(Source {
-                columns: table_columns(&db, &table, &alias, &t),
+                columns: table_columns(s, &db, &table, &alias, &t),
                 alias,
                 db,
                 table,

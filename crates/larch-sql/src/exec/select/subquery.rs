@@ -99,8 +99,9 @@ pub(crate) fn literal_of(v: &Value, ty: Option<&ColumnType>) -> Option<ast::Expr
     Some(ast::Expr::value(val))
 }
 
-/// True when an expression of `q` holds a subquery.
-pub(super) fn has_subquery(q: &ast::Query) -> bool {
+/// True when an expression of `q` (a query or a SELECT block) holds a
+/// subquery.
+pub(super) fn has_subquery<V: ast::Visit>(q: &V) -> bool {
     ast::visit_expressions(q, |e| match e {
         ast::Expr::InSubquery { .. } | ast::Expr::Exists { .. } | ast::Expr::Subquery(_) => {
             ControlFlow::Break(())
@@ -114,35 +115,39 @@ pub(super) fn has_subquery(q: &ast::Query) -> bool {
 /// HAVING and the ON conditions of FROM; not derived tables) by their
 /// values.
 pub(super) fn inline(s: &Session, q: &mut ast::Query, params: &[Value]) -> Result<(), SqlError> {
-    let mut err = None;
-    let mut body = q.body.clone();
-    if let ast::SetExpr::Select(sel) = body.as_mut() {
-        let mut exprs: Vec<&mut ast::Expr> = Vec::new();
-        for p in &mut sel.projection {
-            if let ast::SelectItem::UnnamedExpr(e)
-            | ast::SelectItem::ExprWithAlias { expr: e, .. } = p
-            {
-                exprs.push(e);
-            }
-        }
-        if let Some(w) = &mut sel.selection {
-            exprs.push(w);
-        }
-        if let Some(h) = &mut sel.having {
-            exprs.push(h);
-        }
-        for twj in &mut sel.from {
-            on_conditions(twj, &mut exprs);
-        }
-        for e in exprs {
-            if let Err(e) = inline_expr(s, e, params) {
-                err = Some(e);
-                break;
-            }
+    if let ast::SetExpr::Select(sel) = q.body.as_mut() {
+        inline_select(s, sel, params)?;
+    }
+    Ok(())
+}
+
+/// [`inline`] for one SELECT block (a branch of UNION, INTERSECT or
+/// EXCEPT, or a query's only block).
+pub(super) fn inline_select(
+    s: &Session,
+    sel: &mut ast::Select,
+    params: &[Value],
+) -> Result<(), SqlError> {
+    let mut exprs: Vec<&mut ast::Expr> = Vec::new();
+    for p in &mut sel.projection {
+        if let ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } = p
+        {
+            exprs.push(e);
         }
     }
-    q.body = body;
-    err.map_or(Ok(()), Err)
+    if let Some(w) = &mut sel.selection {
+        exprs.push(w);
+    }
+    if let Some(h) = &mut sel.having {
+        exprs.push(h);
+    }
+    for twj in &mut sel.from {
+        on_conditions(twj, &mut exprs);
+    }
+    for e in exprs {
+        inline_expr(s, e, params)?;
+    }
+    Ok(())
 }
 
 /// The ON conditions of a FROM item's joins, nested ones included.
