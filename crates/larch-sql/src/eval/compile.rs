@@ -20,6 +20,7 @@ use crate::value::temporal::{parse_datetime, parse_time};
 mod branch_types;
 mod calls;
 mod clock_types;
+mod extra_types;
 mod function_types;
 mod lengths;
 mod literals;

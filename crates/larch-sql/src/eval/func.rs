@@ -106,6 +106,9 @@ pub enum Func {
     Clock(func_clock::Clock),
     /// The JSON functions (`json`).
     Json(super::json::JsonCall),
+    /// The time zone, compression, encryption and address functions of
+    /// `func_extra`.
+    Extra(super::func_extra::Extra),
 }
 
 /// The function of a name (case-insensitive) with its (min, max) argument
@@ -191,6 +194,10 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
                 let (m, min, max) = func_math::lookup(other)?;
                 (MathStr(m), min, max)
             }
+            None if super::func_extra::lookup(other).is_some() => {
+                let (e, min, max) = super::func_extra::lookup(other)?;
+                (Extra(e), min, max)
+            }
             None if func_clock::lookup(other).is_some() => {
                 let (c, min, max) = func_clock::lookup(other)?;
                 (Clock(c), min, max)
@@ -213,6 +220,9 @@ fn null_propagating(f: Func) -> bool {
     use Func::*;
     if let MathStr(m) = f {
         return func_math::null_propagating(m);
+    }
+    if let Extra(e) = f {
+        return super::func_extra::null_propagating(e);
     }
     !matches!(
         f,
@@ -369,6 +379,7 @@ pub(super) fn call(
         Func::MathStr(m) => func_math::call(m, v, coll, ctx)?,
         Func::Clock(c) => func_clock::call(c, v, ctx)?,
         Func::Json(j) => super::json::call(j, v, ctx)?,
+        Func::Extra(e) => super::func_extra::call(e, v, ctx)?,
         Func::If | Func::IfNull | Func::Coalesce => Value::Null,
         _ => match func_str::call(f, v, coll, ctx)? {
             Some(x) => x,

@@ -44,12 +44,16 @@ mod fold;
 mod func;
 mod func_clock;
 mod func_clock_format;
+mod func_crypt;
+mod func_extra;
+mod func_inet;
 mod func_math;
 mod func_more;
 mod func_number_text;
 mod func_str;
 mod func_strings_more;
 mod func_time;
+mod func_tz;
 mod json;
 pub(crate) use json::{key_json_text, name_returns_json, value_json_text};
 mod md5;
@@ -57,6 +61,7 @@ mod ops;
 mod regexp;
 #[cfg(test)]
 mod tests;
+mod tzfile;
 pub(crate) mod uservar;
 mod week;
 

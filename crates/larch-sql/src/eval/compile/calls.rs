@@ -215,6 +215,16 @@ impl Compiler<'_, '_> {
                 arity_ok(&name, args.len(), 3, 3)?;
                 return self.timestamp_unit_call(&name, &args);
             }
+            // A keyword first: any other count is a syntax error.
+            "get_format" if args.len() != 2 => {
+                return Err(SqlError::Syntax {
+                    near: ")".into(),
+                    line: 1,
+                });
+            }
+            "get_format" => {
+                return self.get_format_call(&args);
+            }
             // The character set and collation of the argument's type
             // ("binary" for numbers, binary strings and NULL).
             "charset" | "collation" => {
@@ -304,6 +314,39 @@ impl Compiler<'_, '_> {
         Ok(make_call(
             Func::Clock(Clock::TimestampDiff),
             vec![unit, a, b],
+            self.opts.collation,
+        ))
+    }
+
+    /// GET_FORMAT(DATE | TIME | DATETIME | TIMESTAMP, standard): the
+    /// keyword becomes a first integer argument (any other word is a
+    /// syntax error, as in MariaDB).
+    fn get_format_call(&mut self, args: &[&ast::Expr]) -> Result<Typed, SqlError> {
+        use super::super::func_extra::Extra;
+        use super::super::func_tz::FORMAT_KINDS;
+        let word = match args[0] {
+            ast::Expr::Identifier(id) if id.quote_style.is_none() => id.value.clone(),
+            other => other.to_string(),
+        };
+        let upper = word.to_ascii_uppercase();
+        let Some(index) = FORMAT_KINDS.iter().position(|k| *k == upper) else {
+            return Err(SqlError::Syntax {
+                near: format!("{word}, ..."),
+                line: 1,
+            });
+        };
+        let kind = Typed::computed(
+            Expr::Literal(Value::Int(index as i64)),
+            ColumnType::Int {
+                bytes: 4,
+                unsigned: false,
+            },
+            false,
+        );
+        let standard = self.expr(args[1])?;
+        Ok(make_call(
+            Func::Extra(Extra::GetFormat),
+            vec![kind, standard],
             self.opts.collation,
         ))
     }

@@ -26,6 +26,9 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
     let binary = args
         .iter()
         .any(|a| a.ty.ty.is_binary_string() && !a.null_lit);
+    // The connection's collation, which some text results take whatever
+    // their arguments are.
+    let connection = coll;
     let coll = pick_collation(args.iter(), coll);
     let text = |len: u32| string_type(len, binary, coll);
     let arg_len = |i: usize| args.get(i).map_or(0, |a| str_len(&a.ty.ty));
@@ -228,6 +231,7 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
         Func::More(m) => more_type(m, args, int, text(arg_len(0)), coll),
         Func::MathStr(m) => math_str_type(m, args, coll),
         Func::Clock(c) => super::clock_types::clock_type(c, args, coll),
+        Func::Extra(e) => super::extra_types::extra_type(e, args, connection),
         Func::Json(j) => {
             let nullable = true;
             if j.func.returns_int() {

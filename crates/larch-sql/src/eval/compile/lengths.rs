@@ -98,6 +98,7 @@ pub(super) fn func_len(f: Func, args: &[Typed], ty: &ColumnType) -> Option<u32> 
             };
         }
         Func::MathStr(m) => return super::super::func_math::int_len(m),
+        Func::Extra(e) => return super::extra_types::extra_int_len(e),
         Func::Year => 4,
         Func::Month | Func::Day | Func::Hour | Func::Minute | Func::Second => 2,
         Func::DayOfWeek | Func::IsNull | Func::Sleep => 1,
