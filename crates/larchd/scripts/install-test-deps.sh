@@ -11,6 +11,8 @@
 #                   (tests/differential) runs a private MariaDB as its
 #                   reference (skipped when absent); installed with no
 #                   service started
+#   tzdata          the zoneinfo database CONVERT_TZ reads named zones from
+#                   (crates/larch-sql/tests/more_functions.rs)
 # Debian/Ubuntu, non-interactive and idempotent, as root or through sudo
 # (scripts/install-packages.sh).
 #
@@ -20,4 +22,4 @@
 set -eu
 exec "$(dirname "$0")/../../../scripts/install-packages.sh" --name install-test-deps \
     --no-service-start mariadb-client sysbench mariadb-test mariadb-test-data python3 \
-    mariadb-server
+    mariadb-server tzdata
