@@ -13,28 +13,13 @@ mod support;
 use larch_engine::record::value::ColumnType;
 use larch_sql::result::{QueryResult, ResultColumn};
 use larch_sql::session::Session;
-use support::{one, rows, TestDb, R};
+use support::{affected_rows, one, rows, warning_codes, TestDb, R};
 
 fn columns(s: &mut Session, sql: &str) -> R<Vec<ResultColumn>> {
     match s.execute(sql)? {
         QueryResult::Rows(set) => Ok(set.columns),
         other => Err(format!("expected rows from {sql}, got {other:?}").into()),
     }
-}
-
-fn affected(s: &mut Session, sql: &str) -> R<u64> {
-    match s.execute(sql)? {
-        QueryResult::Ok(ok) => Ok(ok.affected_rows),
-        other => Err(format!("expected OK from {sql}, got {other:?}").into()),
-    }
-}
-
-/// The codes of SHOW WARNINGS.
-fn warning_codes(s: &mut Session) -> R<Vec<String>> {
-    Ok(rows(s, "SHOW WARNINGS")?
-        .into_iter()
-        .map(|r| r[1].clone())
-        .collect())
 }
 
 #[test]
@@ -171,7 +156,10 @@ fn a_null_left_side_leaves_the_right_one_unevaluated() -> R<()> {
     assert!(rows(&mut s, "SELECT id FROM o WHERE NULL AND (b + 1)")?.is_empty());
     assert!(rows(&mut s, "SELECT id FROM o WHERE (b + 1) AND 0")?.is_empty());
     assert!(rows(&mut s, "SELECT id FROM o WHERE (0 AND b + 1) OR NULL")?.is_empty());
-    assert_eq!(affected(&mut s, "DELETE FROM o WHERE NULL AND (b + 1)")?, 0);
+    assert_eq!(
+        affected_rows(&mut s, "DELETE FROM o WHERE NULL AND (b + 1)")?,
+        0
+    );
     // Under NOT it is evaluated: NOT (NULL AND x) holds when x is false.
     assert_eq!(
         support::code(&mut s, "SELECT id FROM o WHERE NOT (NULL AND (b + 1))"),
@@ -223,9 +211,9 @@ fn x_quoted_hex_is_a_binary_string_and_0x_a_number() -> R<()> {
         )?,
         vec![vec!["0", "97", "1", "1", "0", "1", "2", "ab"]]
     );
-    assert_eq!(affected(&mut s, "DELETE FROM t4 WHERE X'616263'")?, 0);
-    assert_eq!(affected(&mut s, "DELETE FROM t4 WHERE X'30'")?, 0);
-    assert_eq!(affected(&mut s, "DELETE FROM t4 WHERE 0x616263")?, 1);
+    assert_eq!(affected_rows(&mut s, "DELETE FROM t4 WHERE X'616263'")?, 0);
+    assert_eq!(affected_rows(&mut s, "DELETE FROM t4 WHERE X'30'")?, 0);
+    assert_eq!(affected_rows(&mut s, "DELETE FROM t4 WHERE 0x616263")?, 1);
     // The column is named by the literal as written.
     let cols = columns(&mut s, "SELECT X'61', 0x62")?;
     assert_eq!(cols[0].name, "X'61'");

@@ -12,7 +12,7 @@ mod support;
 
 use larch_sql::result::QueryResult;
 use larch_sql::session::Session;
-use support::{one, rows, TestDb, R};
+use support::{one, rows, warning_codes, TestDb, R};
 
 /// The OK packet's insert id of `sql`.
 fn insert_id(s: &mut Session, sql: &str) -> R<u64> {
@@ -20,14 +20,6 @@ fn insert_id(s: &mut Session, sql: &str) -> R<u64> {
         QueryResult::Ok(ok) => Ok(ok.last_insert_id),
         other => Err(format!("expected OK from {sql}, got {other:?}").into()),
     }
-}
-
-/// The warnings of the last statement as "code" strings.
-fn warning_codes(s: &mut Session) -> R<Vec<String>> {
-    Ok(rows(s, "SHOW WARNINGS")?
-        .into_iter()
-        .map(|r| r[1].clone())
-        .collect())
 }
 
 #[test]

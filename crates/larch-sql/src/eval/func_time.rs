@@ -76,6 +76,19 @@ impl IntervalUnit {
     }
 
     /// True for units below a day (the result of a DATE operand is a DATETIME).
+    /// WEEK, MONTH, QUARTER, YEAR and YEAR_MONTH: the units a TIME does
+    /// not move by.
+    pub fn is_weeks_or_longer(self) -> bool {
+        matches!(
+            self,
+            IntervalUnit::Week
+                | IntervalUnit::Month
+                | IntervalUnit::Quarter
+                | IntervalUnit::Year
+                | IntervalUnit::YearMonth
+        )
+    }
+
     pub fn has_time(self) -> bool {
         !matches!(
             self,
@@ -213,14 +226,7 @@ pub(super) fn date_add(
     if let Value::Time(t) = d {
         // A TIME moves by days and smaller units only (not weeks: MariaDB's
         // "time field overflow" and NULL), within ±838:59:59.
-        let months_unit = matches!(
-            unit,
-            IntervalUnit::Week
-                | IntervalUnit::Month
-                | IntervalUnit::Quarter
-                | IntervalUnit::Year
-                | IntervalUnit::YearMonth
-        );
+        let months_unit = unit.is_weeks_or_longer();
         const TIME_MAX: i64 = (838 * 3600 + 59 * 60 + 59) * 1_000_000 + 999_999;
         return Ok(match t.checked_add(micros) {
             Some(r) if !months_unit && r.abs() <= TIME_MAX => Value::Time(r),

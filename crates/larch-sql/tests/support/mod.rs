@@ -136,3 +136,19 @@ pub fn one(s: &mut Session, sql: &str) -> R<String> {
         .and_then(|r| r.into_iter().next())
         .unwrap_or_default())
 }
+
+/// The warnings of the last statement as "code" strings.
+pub fn warning_codes(s: &mut Session) -> R<Vec<String>> {
+    Ok(rows(s, "SHOW WARNINGS")?
+        .into_iter()
+        .map(|r| r[1].clone())
+        .collect())
+}
+
+/// The affected-row count of `sql`'s OK packet.
+pub fn affected_rows(s: &mut Session, sql: &str) -> R<u64> {
+    match s.execute(sql)? {
+        QueryResult::Ok(ok) => Ok(ok.affected_rows),
+        other => Err(format!("expected OK from {sql}, got {other:?}").into()),
+    }
+}

@@ -99,14 +99,7 @@ impl Compiler<'_, '_> {
             },
             _ => 0,
         };
-        let months = matches!(
-            unit,
-            IntervalUnit::Week
-                | IntervalUnit::Month
-                | IntervalUnit::Quarter
-                | IntervalUnit::Year
-                | IntervalUnit::YearMonth
-        );
+        let months = unit.is_weeks_or_longer();
         // A temporal argument gives a temporal result; any other (a
         // string, a number, NULL) gives the result as text, a CHAR of a
         // datetime's width in the connection's character set.
