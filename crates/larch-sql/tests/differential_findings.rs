@@ -287,3 +287,22 @@ fn rounding_to_more_places_shows_them() -> R<()> {
     );
     Ok(())
 }
+
+#[test]
+fn hex_and_bit_literals_store_their_number_in_numeric_columns() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE hb (t TINYINT, i INT, d DECIMAL(5,1), f DOUBLE, bt BIT(8), c VARCHAR(5))",
+        "INSERT INTO hb VALUES (b'1', 0x31, 0x31, 0x31, 0x31, 0x31), \
+         (0x01, b'110001', b'11', X'31', b'1', b'1100001')",
+        "UPDATE hb SET i = 0x32 WHERE t = 1 AND c = '1'",
+    ])?;
+    let mut s = t.session(5)?;
+    assert_eq!(
+        rows(&mut s, "SELECT t, i, d, f, bt + 0, c FROM hb ORDER BY c")?,
+        vec![
+            vec!["1", "50", "49.0", "49", "49", "1"],
+            vec!["1", "49", "3.0", "1", "1", "a"],
+        ]
+    );
+    Ok(())
+}

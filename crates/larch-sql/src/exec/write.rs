@@ -524,10 +524,11 @@ fn update(
         let mut cur = row.clone();
         let mut new = old.clone();
         let mut nulls = trigger_nulls::NullChecks::new(&t, Event::Update);
-        for (c, e) in &compiled {
+        for ((c, e), (_, written)) in compiled.iter().zip(sets.iter()) {
             let mut ctx = s.eval_context(params);
             let v = e.eval(&cur, &mut ctx)?;
             w.warnings.extend(ctx.take_warnings());
+            let v = source::hex_number(written, &v, &def.columns[*c].ty).unwrap_or(v);
             let stored = nulls.convert(s, &t, *c, &v, n as u64 + 1, w)?;
             cur[*c] = match (&def.columns[*c].ty, &stored) {
                 (ColumnType::Enum { .. } | ColumnType::Set { .. }, v) if !v.is_null() => {

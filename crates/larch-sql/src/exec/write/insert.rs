@@ -199,7 +199,12 @@ pub(super) fn insert(
                     let mut ctx = s.eval_context(params);
                     let v = c.eval(current.as_deref().unwrap_or(&[]), &mut ctx)?;
                     w.warnings.extend(ctx.take_warnings());
-                    let v = ready(&t, &cols, i, v, Some(&c.ty.ty));
+                    let to = cols.get(i).map(|&col| &t.table.def().columns[col].ty);
+                    let hex = to.and_then(|to| source::hex_number(&r[i], &v, to));
+                    let v = match hex {
+                        Some(n) => n,
+                        None => ready(&t, &cols, i, v, Some(&c.ty.ty)),
+                    };
                     if let (Some(row), Some(&col)) = (current.as_mut(), cols.get(i)) {
                         row_values.set(s, &t, row, col, &v, n as u64 + 1);
                     }

@@ -9,6 +9,10 @@
 //!   DATETIME(1)).
 //! - A TIME going into a DATE, DATETIME or TIMESTAMP column is that time on
 //!   the current date ([`time_on_date`]).
+//! - A hexadecimal or bit literal (`0x31`, `b'110001'`) going into a numeric
+//!   column is its number, 49, not its bytes '1' ([`hex_number`], MariaDB's
+//!   `Item_hex_hybrid::save_in_field`); `X'31'` is a string (see
+//!   `parse::hex_strings`).
 
 use larch_engine::record::value::{ColumnType, Date, DateTime, Value};
 
@@ -91,4 +95,36 @@ pub(super) fn time_on_date(us: i64, today: Date) -> Value {
         .and_then(|m| m.checked_add(us))
         .and_then(datetime_from_micros)
         .map_or(Value::Time(us), Value::Datetime)
+}
+
+/// The number a hexadecimal or bit literal `e` stores as in a column of
+/// type `to`, when `to` is numeric (integers, YEAR, BIT, DECIMAL, FLOAT,
+/// DOUBLE); `None` otherwise. Literals longer than 8 bytes are the largest
+/// number (the store then reports it out of range).
+pub(crate) fn hex_number(e: &sqlparser::ast::Expr, v: &Value, to: &ColumnType) -> Option<Value> {
+    use sqlparser::ast;
+    let literal = matches!(
+        e,
+        ast::Expr::Value(x) if matches!(
+            x.value,
+            ast::Value::HexStringLiteral(_) | ast::Value::SingleQuotedByteStringLiteral(_)
+        )
+    );
+    let numeric = matches!(
+        to,
+        ColumnType::Int { .. }
+            | ColumnType::Year
+            | ColumnType::Bit { .. }
+            | ColumnType::Decimal { .. }
+            | ColumnType::Float
+            | ColumnType::Double
+    );
+    match v {
+        Value::Bytes(b) if literal && numeric => Some(Value::UInt(if b.len() <= 8 {
+            b.iter().fold(0u64, |n, &x| (n << 8) | u64::from(x))
+        } else {
+            u64::MAX
+        })),
+        _ => None,
+    }
 }
