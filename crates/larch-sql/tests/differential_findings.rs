@@ -11,16 +11,7 @@
 mod support;
 
 use larch_engine::record::value::ColumnType;
-use larch_sql::result::{QueryResult, ResultColumn};
-use larch_sql::session::Session;
-use support::{affected_rows, one, rows, warning_codes, TestDb, R};
-
-fn columns(s: &mut Session, sql: &str) -> R<Vec<ResultColumn>> {
-    match s.execute(sql)? {
-        QueryResult::Rows(set) => Ok(set.columns),
-        other => Err(format!("expected rows from {sql}, got {other:?}").into()),
-    }
-}
+use support::{affected_rows, columns, one, rows, warning_codes, TestDb, R};
 
 #[test]
 fn date_add_of_a_string_a_number_or_null_is_text() -> R<()> {

@@ -8,23 +8,7 @@
 mod support;
 
 use larch_engine::record::value::{ColumnType, LobKind};
-use larch_sql::result::{QueryResult, ResultColumn};
-use support::{error, rows, TestDb, R};
-
-fn warnings(s: &mut larch_sql::session::Session) -> R<Vec<Vec<String>>> {
-    rows(s, "SHOW WARNINGS")
-}
-
-fn columns(s: &mut larch_sql::session::Session, sql: &str) -> R<Vec<ResultColumn>> {
-    match s.execute(sql)? {
-        QueryResult::Rows(set) => Ok(set.columns),
-        other => Err(format!("expected rows from {sql}, got {other:?}").into()),
-    }
-}
-
-fn warning(code: &str, message: &str) -> Vec<String> {
-    vec!["Warning".into(), code.into(), message.into()]
-}
+use support::{columns, error, rows, warning, warnings, TestDb, R};
 
 /// Binary columns whose lengths size the results of the byte functions.
 const TABLE: &str = "CREATE TABLE tb (b VARBINARY(10), c VARBINARY(40), d VARBINARY(16))";

@@ -152,3 +152,21 @@ pub fn affected_rows(s: &mut Session, sql: &str) -> R<u64> {
         other => Err(format!("expected OK from {sql}, got {other:?}").into()),
     }
 }
+
+/// The result columns of `sql` (an error of the test when it gives no rows).
+pub fn columns(s: &mut Session, sql: &str) -> R<Vec<larch_sql::result::ResultColumn>> {
+    match s.execute(sql)? {
+        QueryResult::Rows(set) => Ok(set.columns),
+        other => Err(format!("expected rows from {sql}, got {other:?}").into()),
+    }
+}
+
+/// SHOW WARNINGS as rows of level, code and message.
+pub fn warnings(s: &mut Session) -> R<Vec<Vec<String>>> {
+    rows(s, "SHOW WARNINGS")
+}
+
+/// A warning row as SHOW WARNINGS gives it.
+pub fn warning(code: &str, message: &str) -> Vec<String> {
+    vec!["Warning".into(), code.into(), message.into()]
+}
