@@ -486,13 +486,17 @@ where
         let status = self.status();
         let mut out = self.stream.outbox();
         let start = out.mark();
+        let mut io = crate::local_infile::BlockingStream {
+            stream: &mut *self.stream,
+        };
         let mut writer = ResultWriter::new(
             &mut out,
             self.capabilities,
             true,
             self.multi_statements,
             status,
-        );
+        )
+        .with_sender(&mut io);
         let session = &mut *self.session;
         let result = self
             .server

@@ -19,9 +19,14 @@
 //!   packet follows the results completed before it, as MySQL does when a
 //!   statement of a multi-statement fails.
 //!
-//! Results are buffered until the handler returns (a large result set costs
-//! its encoded size in memory), except that [`ResultWriter::local_infile`]
-//! sends what is buffered before it asks the client for a file.
+//! Results are buffered until the handler returns, with two exceptions:
+//! [`ResultWriter::local_infile`] sends what is buffered before it asks the
+//! client for a file, and a writer given the connection's stream
+//! ([`ResultWriter::with_local`], [`ResultWriter::with_sender`]) sends the
+//! buffered packets whenever a row takes them past [`SEND_THRESHOLD`], so a
+//! large result set costs a bounded buffer, not its encoded size. A result
+//! set that fails after some of its rows went out ends with the ERR packet
+//! after those rows, as MySQL ends a result set interrupted by an error.
 
 use crate::column::ColumnDef;
 use crate::error::MysqlError;
@@ -147,13 +152,22 @@ impl std::fmt::Debug for ResultWriter<'_> {
 struct OpenResultSet {
     columns: Vec<(crate::column::ColumnType, u8)>,
     start: OutboxMark,
+    /// Some of its packets went out already (`start` is gone).
+    sent: bool,
 }
+
+/// Buffered response bytes beyond which a writer with a stream sends them
+/// while rows are still being written.
+pub const SEND_THRESHOLD: usize = 64 * 1024;
 
 /// Writes the results of one command; see the module documentation.
 pub struct ResultWriter<'a> {
     outbox: &'a mut Outbox,
-    /// The stream for LOAD DATA LOCAL INFILE (COM_QUERY only).
+    /// The connection's stream: sends buffered rows early, and serves LOAD
+    /// DATA LOCAL INFILE when `files` allows it.
     local: Option<&'a mut dyn LocalIo>,
+    /// The command may ask the client for files (COM_QUERY only).
+    files: bool,
     local_files: bool,
     /// Part of the response went out during a LOCAL INFILE exchange.
     sent_early: bool,
@@ -177,6 +191,7 @@ impl<'a> ResultWriter<'a> {
         ResultWriter {
             outbox,
             local: None,
+            files: false,
             sent_early: false,
             local_files: capabilities.contains(CapabilityFlags::CLIENT_LOCAL_FILES),
             deprecate_eof: capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF),
@@ -189,8 +204,16 @@ impl<'a> ResultWriter<'a> {
         }
     }
 
-    /// Lets the SQL layer ask the client for files (LOAD DATA LOCAL).
+    /// Lets the SQL layer ask the client for files (LOAD DATA LOCAL), and
+    /// the writer send rows before the command ends.
     pub(crate) fn with_local(mut self, io: &'a mut dyn LocalIo) -> Self {
+        self.local = Some(io);
+        self.files = true;
+        self
+    }
+
+    /// Lets the writer send rows before the command ends (no files).
+    pub(crate) fn with_sender(mut self, io: &'a mut dyn LocalIo) -> Self {
         self.local = Some(io);
         self
     }
@@ -211,7 +234,7 @@ impl<'a> ResultWriter<'a> {
             return Err(refused());
         }
         self.ensure_no_open_result_set()?;
-        if self.local.is_none() {
+        if self.local.is_none() || !self.files {
             return Err(refused());
         }
         self.flush_pending(true);
@@ -281,6 +304,7 @@ impl<'a> ResultWriter<'a> {
                 .map(|c| (c.column_type, c.decimals))
                 .collect(),
             start,
+            sent: false,
         });
         self.results += 1;
         Ok(())
@@ -327,7 +351,30 @@ impl<'a> ResultWriter<'a> {
             }
         }
         self.outbox.end();
+        if self.outbox.len() >= SEND_THRESHOLD {
+            self.send_buffered()?;
+        }
         Ok(())
+    }
+
+    /// Sends the buffered packets (the open result set's so far among
+    /// them), when the writer has the connection's stream. A failure means
+    /// the client cannot be reached: the statement should stop (ER 1160).
+    fn send_buffered(&mut self) -> Result<(), MysqlError> {
+        let Some(io) = self.local.as_deref_mut() else {
+            return Ok(());
+        };
+        self.sent_early = true;
+        if let Some(open) = &mut self.open {
+            open.sent = true;
+        }
+        io.send(self.outbox).map_err(|e| {
+            MysqlError::new(
+                1160,
+                "08S01",
+                format!("Got an error writing communication packets: {e}"),
+            )
+        })
     }
 
     /// Ends the open result set.
@@ -399,7 +446,9 @@ impl<'a> ResultWriter<'a> {
                 self.flush_pending(false);
             }
             Err(err) => {
-                if let Some(open) = self.open.take() {
+                // Rows already sent stay: the ERR follows them. Otherwise
+                // the result set is dropped.
+                if let Some(open) = self.open.take().filter(|o| !o.sent) {
                     self.outbox.rollback(open.start);
                 }
                 self.flush_pending(true);
@@ -541,6 +590,129 @@ mod tests {
         w.finish(Ok(()));
         let p = payloads(outbox.as_bytes());
         assert_eq!(p[4], [0x00, 0b0000_1000, 7, 0, 0, 0, 0xff]);
+        Ok(())
+    }
+
+    /// A stream that keeps what it is sent.
+    #[derive(Default)]
+    struct Recorder {
+        sent: Vec<u8>,
+        seq: u8,
+        fail: bool,
+    }
+
+    impl LocalIo for Recorder {
+        fn send(&mut self, outbox: &mut Outbox) -> Result<(), crate::error::WireError> {
+            if self.fail {
+                return Err(crate::error::WireError::Closed);
+            }
+            self.sent.extend_from_slice(outbox.as_bytes());
+            self.seq = outbox.seq();
+            outbox.restart(self.seq);
+            Ok(())
+        }
+
+        fn read_packet(&mut self, _: &mut Vec<u8>) -> Result<(), crate::error::WireError> {
+            Err(crate::error::WireError::Closed)
+        }
+
+        fn seq(&self) -> u8 {
+            self.seq
+        }
+    }
+
+    fn long_row(i: usize) -> Vec<Value> {
+        vec![Value::from(format!("{i:05}{}", "x".repeat(995)).as_str())]
+    }
+
+    #[test]
+    fn a_large_result_set_goes_out_while_rows_are_written() -> Result<(), MysqlError> {
+        let mut outbox = Outbox::new(1);
+        let mut io = Recorder::default();
+        let mut w = ResultWriter::new(
+            &mut outbox,
+            CapabilityFlags::empty(),
+            false,
+            false,
+            StatusFlags::empty(),
+        )
+        .with_sender(&mut io);
+        w.begin_result_set(&[ColumnDef::new("a", ColumnType::MYSQL_TYPE_VAR_STRING)])?;
+        let mut most_held = 0;
+        for i in 0..1000 {
+            w.row(&long_row(i))?;
+            most_held = most_held.max(w.outbox.len());
+        }
+        // Files stay refused: the stream only sends rows.
+        assert!(w.open.is_some());
+        w.end_result_set(0)?;
+        assert_eq!(
+            w.local_infile(b"f").map(|_| ()).err().map(|e| e.code),
+            Some(1148)
+        );
+        w.finish(Ok(()));
+        assert!(most_held < SEND_THRESHOLD + 2048, "held {most_held} bytes");
+        let mut all = io.sent.clone();
+        all.extend_from_slice(outbox.as_bytes());
+        let p = payloads(&all);
+        // count, coldef, EOF, 1000 rows, EOF, with consecutive ids
+        assert_eq!(p.len(), 1004);
+        assert_eq!(&p[3][3..8], b"00000");
+        assert_eq!(&p[1002][3..8], b"00999");
+        assert_eq!(p[1003][0], 0xfe);
+        assert_eq!(outbox.seq(), 1u8.wrapping_add(1004u16 as u8));
+        assert!(io.sent.len() > 900 * 1000);
+        Ok(())
+    }
+
+    #[test]
+    fn an_error_after_rows_went_out_follows_them() -> Result<(), MysqlError> {
+        let mut outbox = Outbox::new(1);
+        let mut io = Recorder::default();
+        let mut w = ResultWriter::new(
+            &mut outbox,
+            CapabilityFlags::empty(),
+            false,
+            false,
+            StatusFlags::empty(),
+        )
+        .with_sender(&mut io);
+        w.begin_result_set(&[ColumnDef::new("a", ColumnType::MYSQL_TYPE_VAR_STRING)])?;
+        for i in 0..100 {
+            w.row(&long_row(i))?;
+        }
+        w.finish(Err(MysqlError::new(
+            1969,
+            "70100",
+            "Query execution was interrupted",
+        )));
+        let mut all = io.sent.clone();
+        all.extend_from_slice(outbox.as_bytes());
+        let p = payloads(&all);
+        assert_eq!(p.len(), 104);
+        assert_eq!(&p[102][3..8], b"00099");
+        assert_eq!(&p[103][..3], b"\xff\xb1\x07");
+        Ok(())
+    }
+
+    #[test]
+    fn a_client_that_cannot_be_reached_stops_the_rows() -> Result<(), MysqlError> {
+        let mut outbox = Outbox::new(1);
+        let mut io = Recorder {
+            fail: true,
+            ..Recorder::default()
+        };
+        let mut w = ResultWriter::new(
+            &mut outbox,
+            CapabilityFlags::empty(),
+            false,
+            false,
+            StatusFlags::empty(),
+        )
+        .with_sender(&mut io);
+        w.begin_result_set(&[ColumnDef::new("a", ColumnType::MYSQL_TYPE_VAR_STRING)])?;
+        let failed = (0..1000).find_map(|i| w.row(&long_row(i)).err());
+        assert_eq!(failed.map(|e| e.code), Some(1160));
         Ok(())
     }
 }

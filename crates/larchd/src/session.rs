@@ -191,11 +191,13 @@ impl Drop for Connection {
     }
 }
 
-/// Writes one statement's result.
+/// Writes one statement's result; `started` when its result set was begun
+/// by rows sent while it ran ([`Client`]), the rows of `result` ending it.
 fn write_result(
     out: &mut ResultWriter<'_>,
     result: &QueryResult,
     warnings: u16,
+    started: bool,
 ) -> Result<(), MysqlError> {
     match result {
         QueryResult::Ok(ok) => out.ok(OkResult {
@@ -207,7 +209,9 @@ fn write_result(
         }),
         QueryResult::Rows(set) => {
             let columns: Vec<ColumnDef> = set.columns.iter().map(column_def).collect();
-            out.begin_result_set(&columns)?;
+            if !started {
+                out.begin_result_set(&columns)?;
+            }
             let binary = out.is_binary();
             let mut row = Vec::with_capacity(columns.len());
             for values in &set.rows {
@@ -226,45 +230,97 @@ fn write_result(
     }
 }
 
-/// [`write_result`] of a result the caller gives up (a prepared
-/// statement's): string values move into the protocol's values instead of
+/// Writes `rows` (moved out) of the open result set described by `columns`
+/// and `defs`: string values move into the protocol's values instead of
 /// being copied, one allocation and copy less per string of every row.
-fn write_owned_result(
+fn write_owned_rows(
     out: &mut ResultWriter<'_>,
-    result: QueryResult,
-    warnings: u16,
+    columns: &[larch_sql::result::ResultColumn],
+    defs: &[ColumnDef],
+    rows: Vec<Vec<EValue>>,
 ) -> Result<(), MysqlError> {
-    let QueryResult::Rows(set) = result else {
-        return write_result(out, &result, warnings);
-    };
-    let columns: Vec<ColumnDef> = set.columns.iter().map(column_def).collect();
-    out.begin_result_set(&columns)?;
     let binary = out.is_binary();
     let mut row = Vec::with_capacity(columns.len());
-    for values in set.rows {
+    for values in rows {
         row.clear();
-        for ((v, c), def) in values.into_iter().zip(&set.columns).zip(&columns) {
+        for ((v, c), def) in values.into_iter().zip(columns).zip(defs) {
             row.push(owned_value(v, &c.ty, def.column_type, binary));
         }
         out.row(&row)?;
     }
+    Ok(())
+}
+
+/// [`write_result`] of a result the caller gives up (a prepared
+/// statement's), its strings moved ([`write_owned_rows`]).
+fn write_owned_result(
+    out: &mut ResultWriter<'_>,
+    result: QueryResult,
+    warnings: u16,
+    started: bool,
+) -> Result<(), MysqlError> {
+    let QueryResult::Rows(set) = result else {
+        return write_result(out, &result, warnings, started);
+    };
+    let columns: Vec<ColumnDef> = set.columns.iter().map(column_def).collect();
+    if !started {
+        out.begin_result_set(&columns)?;
+    }
+    write_owned_rows(out, &set.columns, &columns, set.rows)?;
     out.end_result_set(warnings)
 }
 
-/// The client of one COM_QUERY: results are written as each statement
-/// ends, and LOAD DATA LOCAL reads the client's file through the writer.
+/// The client of one COM_QUERY or COM_STMT_EXECUTE: results are written as
+/// each statement ends, the rows of a SELECT as they come
+/// (`ClientIo::rows`), and LOAD DATA LOCAL reads the client's file through
+/// the writer.
 struct Client<'o, 'a> {
     out: &'o mut ResultWriter<'a>,
     /// The first failure to encode a result (ends the command).
     error: Option<MysqlError>,
+    /// The column definitions of the result set begun by rows sent while
+    /// the statement runs.
+    streaming: Option<Vec<ColumnDef>>,
+}
+
+impl<'o, 'a> Client<'o, 'a> {
+    fn new(out: &'o mut ResultWriter<'a>) -> Self {
+        Client {
+            out,
+            error: None,
+            streaming: None,
+        }
+    }
 }
 
 impl larch_sql::session::client_io::ClientIo for Client<'_, '_> {
     fn result(&mut self, session: &Session, result: &QueryResult) {
         self.out.set_session_status(Connection::flags_of(session));
-        if let Err(e) = write_result(self.out, result, session.warning_count()) {
+        let started = self.streaming.take().is_some();
+        if let Err(e) = write_result(self.out, result, session.warning_count(), started) {
             self.error.get_or_insert(e);
         }
+    }
+
+    fn rows(
+        &mut self,
+        columns: &[larch_sql::result::ResultColumn],
+        rows: &mut Vec<Vec<EValue>>,
+    ) -> Result<(), larch_sql::error::SqlError> {
+        let written = (|| {
+            if self.streaming.is_none() {
+                let defs: Vec<ColumnDef> = columns.iter().map(column_def).collect();
+                self.out.begin_result_set(&defs)?;
+                self.streaming = Some(defs);
+            }
+            let defs = self.streaming.as_deref().unwrap_or_default();
+            write_owned_rows(self.out, columns, defs, std::mem::take(rows))
+        })();
+        written.map_err(|e| {
+            let stop = larch_sql::error::SqlError::new(e.code, e.message.clone());
+            self.error.get_or_insert(e);
+            stop
+        })
     }
 
     fn local_file(
@@ -371,10 +427,7 @@ impl SqlSession for Connection {
             }
         }
         let session = self.session()?;
-        let mut client = Client {
-            out: &mut *out,
-            error: None,
-        };
+        let mut client = Client::new(out);
         let error = session.query_with(sql, &mut client);
         let failed = client.error.take();
         out.set_session_status(Self::flags_of(session));
@@ -413,11 +466,16 @@ impl SqlSession for Connection {
     ) -> Result<(), MysqlError> {
         let params: Vec<_> = params.iter().map(param_value).collect();
         let session = self.session()?;
-        let result = session.execute_prepared(stmt_id, &params);
+        let mut client = Client::new(out);
+        let result = session.execute_prepared_with(stmt_id, &params, Some(&mut client));
+        let (failed, started) = (client.error.take(), client.streaming.is_some());
         out.set_session_status(Self::flags_of(session));
+        if let Some(e) = failed {
+            return Err(e);
+        }
         let warnings = session.warning_count();
         match result {
-            Ok(r) => write_owned_result(out, r, warnings),
+            Ok(r) => write_owned_result(out, r, warnings, started),
             Err(e) => Err(mysql_error(&e)),
         }
     }

@@ -105,7 +105,7 @@ fn execute_statement(
     // Stored programs and triggers run statements inside statements.
     crate::stack::check()?;
     match stmt {
-        Statement::Sql(ast) => execute_sql(s, ast, params),
+        Statement::Sql(ast) => execute_sql(s, ast, params, io),
         Statement::StartTransaction {
             read_only,
             consistent_snapshot,
@@ -169,10 +169,11 @@ fn execute_sql(
     s: &mut Session,
     stmt: &ast::Statement,
     params: &[Value],
+    io: Option<&mut dyn crate::session::client_io::ClientIo>,
 ) -> Result<QueryResult, SqlError> {
     use ast::Statement as S;
     match stmt {
-        S::Query(q) => select::execute(s, q, params),
+        S::Query(q) => select::execute(s, q, params, io),
         S::Explain {
             statement,
             analyze: false,

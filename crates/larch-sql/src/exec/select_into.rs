@@ -47,7 +47,7 @@ pub(crate) fn execute(
             format!("Undeclared variable: {}", name.unwrap_or_default()),
         ));
     }
-    let set = match super::select::execute(s, query, params)? {
+    let set = match super::select::execute(s, query, params, None)? {
         QueryResult::Rows(set) => set,
         QueryResult::Ok(_) => RowSet::default(),
     };

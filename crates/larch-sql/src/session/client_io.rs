@@ -10,19 +10,37 @@
 //! layer sends the request and streams the client's packets back).
 //! [`Session::query`] is the same loop without a client (LOCAL is then
 //! refused with 1148).
+//!
+//! A top-level SELECT whose rows come out in their final order as they are
+//! read (no sort, grouping, DISTINCT or window left to do) hands them to
+//! [`ClientIo::rows`] in batches while it runs, so a result of any size
+//! holds only a batch in memory; its [`QueryResult::Rows`] carries the last
+//! rows. Prepared statements do the same through
+//! [`Session::execute_prepared_with`].
 
 use larch_engine::record::value::Value;
 
 use super::Session;
 use crate::error::SqlError;
 use crate::parse::Statement;
-use crate::result::QueryResult;
+use crate::result::{QueryResult, ResultColumn};
 
 /// The client side of a running query; see the module documentation.
 pub trait ClientIo {
     /// One statement of the query finished with `result` (the session's
     /// warnings are those of that statement).
     fn result(&mut self, session: &Session, result: &QueryResult);
+
+    /// Rows of the running statement's result set, before it ends: the
+    /// first call starts the result set with `columns`; each call takes the
+    /// rows out of `rows`. [`ClientIo::result`] then gets the statement's
+    /// last rows and ends the set. An error (the client cannot be reached)
+    /// stops the statement.
+    fn rows(
+        &mut self,
+        columns: &[ResultColumn],
+        rows: &mut Vec<Vec<Value>>,
+    ) -> Result<(), SqlError>;
 
     /// Asks the client for the file `name` (LOAD DATA LOCAL); the reader
     /// yields its contents and ends where the client's data ends. An error
@@ -54,15 +72,13 @@ impl Session {
     }
 }
 
-/// Runs one statement, giving LOAD DATA LOCAL the client.
+/// Runs one statement, giving LOAD DATA LOCAL and a SELECT's rows the
+/// client.
 pub(crate) fn execute(
     s: &mut Session,
     stmt: &Statement,
     params: &[Value],
     io: Option<&mut dyn ClientIo>,
 ) -> Result<QueryResult, SqlError> {
-    match (stmt, io) {
-        (Statement::LoadData(_), Some(io)) => crate::exec::execute_with(s, stmt, params, Some(io)),
-        _ => crate::exec::execute(s, stmt, params),
-    }
+    crate::exec::execute_with(s, stmt, params, io)
 }

@@ -366,6 +366,17 @@ impl Session {
         stmt_id: u32,
         params: &[Value],
     ) -> Result<QueryResult, SqlError> {
+        self.execute_prepared_with(stmt_id, params, None)
+    }
+
+    /// [`Session::execute_prepared`] with the client, which a SELECT may
+    /// hand its rows to while it runs (see [`client_io`]).
+    pub fn execute_prepared_with(
+        &mut self,
+        stmt_id: u32,
+        params: &[Value],
+        io: Option<&mut dyn client_io::ClientIo>,
+    ) -> Result<QueryResult, SqlError> {
         let Some(p) = self.prepared.get(&stmt_id).cloned() else {
             return Err(SqlError::new(
                 1243,
@@ -385,7 +396,7 @@ impl Session {
             .prepared
             .stmt_execute
             .fetch_add(1, Ordering::Relaxed);
-        self.run_statement(&p.statement, &p.text, params)
+        self.run_statement_with(&p.statement, &p.text, params, io)
     }
 
     /// Lets the caller make commits durable: a commit then returns once its

@@ -53,7 +53,7 @@ impl Host for SessionHost<'_> {
     }
 
     fn query(&mut self, q: &ast::Query, params: &[Value]) -> Result<RowSet, SqlError> {
-        match crate::exec::select::execute(self.s, q, params)? {
+        match crate::exec::select::execute(self.s, q, params, None)? {
             QueryResult::Rows(set) => Ok(set),
             QueryResult::Ok(_) => Ok(RowSet::default()),
         }

@@ -155,7 +155,9 @@ fn kept_plan(s: &Session) -> Result<Option<(PlanKey, BlockPlan)>, SqlError> {
 }
 
 /// Runs one SELECT block; `top` when it is the block of the running
-/// statement itself (its plan may be kept for the next execution).
+/// statement itself (its plan may be kept for the next execution). Rows
+/// that come out in their final order go to `stream` as they come.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run_select(
     s: &Session,
     sel: &ast::Select,
@@ -164,6 +166,7 @@ pub(super) fn run_select(
     params: &[Value],
     warnings: &RefCell<Vec<crate::error::Warning>>,
     top: bool,
+    stream: Option<&mut super::RowStream<'_>>,
 ) -> Result<RowSet, SqlError> {
     let explain_id = explain::start_block(s);
     let describe = s.execution.describe_only();
@@ -187,7 +190,9 @@ pub(super) fn run_select(
             rows: Vec::new(),
         });
     }
-    let r = block_run::run_plan(s, sel, &mut plan, limit, params, warnings, explain_id);
+    let r = block_run::run_plan(
+        s, sel, &mut plan, limit, params, warnings, explain_id, stream,
+    );
     if keep && plan.reusable() {
         if let Some(statement) = &s.statement {
             s.plans

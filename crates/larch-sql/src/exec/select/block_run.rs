@@ -27,6 +27,7 @@ use super::join;
 use super::order::{apply_limit, distinct_rows, sort_rows};
 use super::project::{plain_columns, project_into, project_sorted};
 use super::rollup::Rollup;
+use super::RowStream;
 use crate::error::SqlError;
 use crate::eval;
 use crate::exec::rows;
@@ -34,7 +35,10 @@ use crate::result::RowSet;
 use crate::session::Session;
 
 /// Runs a planned block: chooses the access path for `params`, reads,
-/// aggregates, projects, sorts and limits.
+/// aggregates, projects, sorts and limits. When its rows come out in their
+/// final order as they are read, they go to `stream` in batches (past the
+/// LIMIT's offset) and the returned set holds the last of them.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run_plan(
     s: &Session,
     sel: &ast::Select,
@@ -43,6 +47,7 @@ pub(super) fn run_plan(
     params: &[Value],
     warnings: &RefCell<Vec<crate::error::Warning>>,
     explain_id: Option<u64>,
+    stream: Option<&mut RowStream<'_>>,
 ) -> Result<RowSet, SqlError> {
     let BlockPlan {
         sources,
@@ -137,6 +142,19 @@ pub(super) fn run_plan(
         && having_c.is_none()
         && plain_columns(order_keys.iter().map(|k| &k.expr), width)
         && plain_columns(outputs.iter().map(|o| &o.expr), width);
+    // Rows in their final order, nothing left to do but the LIMIT: they
+    // may go to the client as they come.
+    let mut stream = stream.filter(|_| project_early && sel.distinct.is_none());
+    // The result's columns, made when the first batch goes (most results
+    // are smaller than one).
+    let mut stream_columns: Vec<crate::result::ResultColumn> = Vec::new();
+    // Streamed rows skip the LIMIT's offset as they come.
+    let skip = match (&stream, limit) {
+        (Some(_), Some((off, _))) => off,
+        _ => 0,
+    };
+    // Rows that passed WHERE, for the LIMIT.
+    let mut produced = 0u64;
     let mut ctx = s.eval_context(params);
     let mut matched: Vec<Vec<Value>> = Vec::with_capacity(*rows_hint);
     // The join's last source's values may be moved out of its row (see
@@ -192,10 +210,21 @@ pub(super) fn run_plan(
             }
             rows_read += 1;
             if project_early {
-                let mut out = Vec::with_capacity(n_out);
-                project_into(row, outputs, moves, ctx, &mut out)?;
-                matched.push(out);
-                return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
+                produced += 1;
+                if produced > skip {
+                    let mut out = Vec::with_capacity(n_out);
+                    project_into(row, outputs, moves, ctx, &mut out)?;
+                    matched.push(out);
+                    if let Some(stream) = stream.as_deref_mut() {
+                        if matched.len() >= RowStream::BATCH {
+                            if stream_columns.is_empty() {
+                                stream_columns = outputs.iter().map(|o| o.column.clone()).collect();
+                            }
+                            stream.send(&stream_columns, &mut matched)?;
+                        }
+                    }
+                }
+                return Ok(stop_after.is_none_or(|n| produced < n));
             }
             if !aggregating {
                 // Room for the output columns appended below.
@@ -231,6 +260,8 @@ pub(super) fn run_plan(
         .fetch_add(rows_read, std::sync::atomic::Ordering::Relaxed);
 
     *rows_hint = matched.len().min(ROWS_HINT_MAX);
+    // Streamed rows had the LIMIT applied as they came.
+    let limit = if stream.is_some() { None } else { limit };
 
     // Aggregate results. Without window functions (which need every group
     // first) each group is projected and filtered by HAVING as it

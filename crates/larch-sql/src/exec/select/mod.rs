@@ -58,17 +58,45 @@ use sqlparser::ast;
 
 use crate::error::SqlError;
 use crate::result::{QueryResult, ResultColumn, RowSet};
+use crate::session::client_io::ClientIo;
 use crate::session::Session;
-use query::run_query_collect;
+use query::{run_query_collect, run_query_streamed};
 
 pub(crate) use block::KeptPlan;
 pub(crate) use source::sources;
 
-/// Runs a query and returns its rows.
+/// The rows of the running statement's SELECT on their way to the client
+/// while it runs ([`ClientIo::rows`]); see `crate::session::client_io`.
+pub(crate) struct RowStream<'a> {
+    io: &'a mut dyn ClientIo,
+    /// Rows handed over so far.
+    sent: u64,
+}
+
+impl RowStream<'_> {
+    /// Rows a block gathers before it hands them over.
+    pub(crate) const BATCH: usize = 256;
+
+    /// Hands `rows` to the client (leaving it empty).
+    pub(crate) fn send(
+        &mut self,
+        columns: &[ResultColumn],
+        rows: &mut Vec<Vec<Value>>,
+    ) -> Result<(), SqlError> {
+        self.sent += rows.len() as u64;
+        self.io.rows(columns, rows)?;
+        rows.clear();
+        Ok(())
+    }
+}
+
+/// Runs a query and returns its rows; with the client `io`, rows that come
+/// out in their final order may go to it while the query runs.
 pub(crate) fn execute(
     s: &mut Session,
     q: &ast::Query,
     params: &[Value],
+    io: Option<&mut dyn ClientIo>,
 ) -> Result<QueryResult, SqlError> {
     s.db.status
         .com_select
@@ -99,11 +127,17 @@ pub(crate) fn execute(
         .locks
         .first()
         .or_else(|| s.serializable_reads().then_some(&serializable));
+    // Rows go to the client as they come for a plain read (not one that
+    // counts its rows for FOUND_ROWS, nor one whose unreferenced WITH
+    // elements are checked after it ran).
+    let mut stream = io
+        .filter(|_| !calc && q.with.is_none() && !s.execution.describe_only())
+        .map(|io| RowStream { io, sent: 0 });
     let r = if let Some(lock) = lock {
         locking_query(s, q, params, &warnings, lock)
     } else {
         s.begin_read()?;
-        let r = run_query_collect(s, q, params, &warnings);
+        let r = run_query_streamed(s, q, params, &warnings, stream.as_mut());
         s.end_read();
         r
     };
@@ -115,7 +149,7 @@ pub(crate) fn execute(
         s.push_warning(w);
     }
     let mut set = r?;
-    s.found_rows = set.rows.len() as u64;
+    s.found_rows = set.rows.len() as u64 + stream.map_or(0, |st| st.sent);
     if calc {
         order::apply_limit(&mut set.rows, limit);
     }

@@ -15,7 +15,7 @@ use sqlparser::ast;
 
 use super::block::run_select;
 use super::order::{distinct_rows, finish_set};
-use super::{cte, explain, subquery, view};
+use super::{cte, explain, subquery, view, RowStream};
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions};
 use crate::result::RowSet;
@@ -26,6 +26,18 @@ pub(super) fn run_query_collect(
     q: &ast::Query,
     params: &[Value],
     warnings: &RefCell<Vec<crate::error::Warning>>,
+) -> Result<RowSet, SqlError> {
+    run_query_streamed(s, q, params, warnings, None)
+}
+
+/// [`run_query_collect`], a single block of which may hand its rows to
+/// `stream` as they come (the returned set then holds the last of them).
+pub(super) fn run_query_streamed(
+    s: &Session,
+    q: &ast::Query,
+    params: &[Value],
+    warnings: &RefCell<Vec<crate::error::Warning>>,
+    stream: Option<&mut RowStream<'_>>,
 ) -> Result<RowSet, SqlError> {
     // Views, derived tables and subqueries nest here.
     crate::stack::check()?;
@@ -66,7 +78,7 @@ pub(super) fn run_query_collect(
         }) => v,
         _ => &[],
     };
-    let set = run_body(s, q, limit, order, params, warnings)?;
+    let set = run_body(s, q, limit, order, params, warnings, stream)?;
     // Elements no reference read are still checked, as MariaDB prepares them.
     if _scope.is_some() && !explain::active(s) {
         cte::check_unreferenced(s, params)?;
@@ -95,11 +107,19 @@ fn run_body(
     order: &[ast::OrderByExpr],
     params: &[Value],
     warnings: &RefCell<Vec<crate::error::Warning>>,
+    stream: Option<&mut RowStream<'_>>,
 ) -> Result<RowSet, SqlError> {
     match q.body.as_ref() {
-        ast::SetExpr::Select(sel) => {
-            run_select(s, sel, order, limit, params, warnings, is_statement(s, q))
-        }
+        ast::SetExpr::Select(sel) => run_select(
+            s,
+            sel,
+            order,
+            limit,
+            params,
+            warnings,
+            is_statement(s, q),
+            stream,
+        ),
         ast::SetExpr::Query(inner) => {
             let mut set = run_query_collect(s, inner, params, warnings)?;
             finish_set(s, &mut set, order, limit)?;
@@ -161,9 +181,9 @@ pub(super) fn run_set_expr(
             let r = subquery::inline_select(s, &mut copy, params);
             explain::set_in_from(s, in_from);
             r?;
-            run_select(s, &copy, &[], None, params, warnings, false)
+            run_select(s, &copy, &[], None, params, warnings, false, None)
         }
-        ast::SetExpr::Select(sel) => run_select(s, sel, &[], None, params, warnings, false),
+        ast::SetExpr::Select(sel) => run_select(s, sel, &[], None, params, warnings, false, None),
         ast::SetExpr::Query(q) => run_query_collect(s, q, params, warnings),
         other => run_query_collect(s, &query_of(other), params, warnings),
     }
