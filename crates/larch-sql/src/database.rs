@@ -137,6 +137,8 @@ pub struct StatusCounters {
     pub created_tmp_disk_tables: AtomicU64,
     /// Temporary files created.
     pub created_tmp_files: AtomicU64,
+    /// Merge passes over sorted runs (`exec::select::sort_runs`).
+    pub sort_merge_passes: AtomicU64,
     /// Prepared statements (`session::sql_prepared`): `Com_stmt_*`,
     /// `Com_*_sql` and the `Prepared_stmt_count` gauge.
     pub prepared: crate::session::sql_prepared::PreparedCounters,

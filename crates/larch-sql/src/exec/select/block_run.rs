@@ -24,9 +24,10 @@ const TOP_N_MIN_BATCH: usize = 1024;
 use super::block_access::{self, BlockAccess};
 use super::explain;
 use super::join;
-use super::order::{apply_limit, distinct_rows, sort_rows};
+use super::order::{apply_limit, distinct_rows, sort_key_values, sort_rows, SortKey};
 use super::project::{plain_columns, project_into, project_sorted};
 use super::rollup::Rollup;
+use super::sort_runs::{sort_run, SortRuns, SortedRow};
 use super::RowStream;
 use crate::error::SqlError;
 use crate::eval;
@@ -142,15 +143,27 @@ pub(super) fn run_plan(
         && having_c.is_none()
         && plain_columns(order_keys.iter().map(|k| &k.expr), width)
         && plain_columns(outputs.iter().map(|o| &o.expr), width);
+    // A sort of all the rows (no LIMIT to keep the first of): beyond
+    // `sort_buffer_size` the rows held go to sorted runs on disk, merged at
+    // the end (`sort_runs`).
+    let mut sort_runs = (top_n.is_none()
+        && !aggregating
+        && !windowed
+        && !order_keys.is_empty()
+        && !sorted
+        && sel.distinct.is_none())
+    .then(|| SortRuns::new(s, order_keys.len()));
+    let mut held_bytes = 0usize;
     // Rows in their final order, nothing left to do but the LIMIT: they
-    // may go to the client as they come.
-    let mut stream = stream.filter(|_| project_early && sel.distinct.is_none());
+    // may go to the client as they come (a merged sort's too).
+    let mut stream =
+        stream.filter(|_| (project_early || sort_runs.is_some()) && sel.distinct.is_none());
     // The result's columns, made when the first batch goes (most results
     // are smaller than one).
     let mut stream_columns: Vec<crate::result::ResultColumn> = Vec::new();
     // Streamed rows skip the LIMIT's offset as they come.
     let skip = match (&stream, limit) {
-        (Some(_), Some((off, _))) => off,
+        (Some(_), Some((off, _))) if project_early => off,
         _ => 0,
     };
     // Rows that passed WHERE, for the LIMIT.
@@ -243,6 +256,21 @@ pub(super) fn run_plan(
                     }
                     return Ok(true);
                 }
+                if let Some(runs) = sort_runs.as_mut() {
+                    held_bytes += row_bytes(&kept);
+                    matched.push(kept);
+                    if held_bytes > runs.limit() {
+                        held_bytes = 0;
+                        let sorting = Sorting {
+                            keys: order_keys,
+                            outputs,
+                            project_late,
+                            finish: &finish,
+                        };
+                        runs.write_run(sorting.run(&mut matched, ctx)?)?;
+                    }
+                    return Ok(true);
+                }
                 matched.push(kept);
                 return Ok(stop_after.is_none_or(|n| (matched.len() as u64) < n));
             }
@@ -260,8 +288,53 @@ pub(super) fn run_plan(
         .fetch_add(rows_read, std::sync::atomic::Ordering::Relaxed);
 
     *rows_hint = matched.len().min(ROWS_HINT_MAX);
+    if let Some(runs) = sort_runs.filter(|r| !r.is_empty()) {
+        // The rows did not fit the sort buffer: the rest is the last run,
+        // and the runs are merged (LIMIT applied as the rows come).
+        let sorting = Sorting {
+            keys: order_keys,
+            outputs,
+            project_late,
+            finish: &finish,
+        };
+        let last = sorting.run(&mut matched, &mut ctx)?;
+        let (mut skip, mut count) = limit.unwrap_or((0, u64::MAX));
+        let mut rows = Vec::new();
+        let mut stream_columns = Vec::new();
+        runs.merge(last, order_keys, &mut ctx, &mut |row| {
+            if skip > 0 {
+                skip -= 1;
+                return Ok(true);
+            }
+            if count == 0 {
+                return Ok(false);
+            }
+            count -= 1;
+            rows.push(row);
+            if let Some(stream) = stream.as_deref_mut() {
+                if rows.len() >= RowStream::BATCH {
+                    if stream_columns.is_empty() {
+                        stream_columns = outputs.iter().map(|o| o.column.clone()).collect();
+                    }
+                    stream.send(&stream_columns, &mut rows)?;
+                }
+            }
+            Ok(count > 0)
+        })?;
+        for w in ctx.take_warnings() {
+            warnings.borrow_mut().push(w);
+        }
+        return Ok(RowSet {
+            columns: outputs.iter().map(|o| o.column.clone()).collect(),
+            rows,
+        });
+    }
     // Streamed rows had the LIMIT applied as they came.
-    let limit = if stream.is_some() { None } else { limit };
+    let limit = if stream.is_some() && project_early {
+        None
+    } else {
+        limit
+    };
 
     // Aggregate results. Without window functions (which need every group
     // first) each group is projected and filtered by HAVING as it
@@ -340,4 +413,59 @@ pub(super) fn run_plan(
         columns: outputs.iter().map(|o| o.column.clone()).collect(),
         rows: out_rows,
     })
+}
+
+/// Bytes a held row takes (for `sort_buffer_size`).
+fn row_bytes(row: &[Value]) -> usize {
+    std::mem::size_of::<Vec<Value>>()
+        + row
+            .iter()
+            .map(crate::exec::spill_file::value_bytes)
+            .sum::<usize>()
+}
+
+/// How a block's held rows become a sorted run ([`SortRuns`]): the output
+/// values of each row (projected after the sort, or appended by `finish`
+/// with HAVING applied) and its sort-key values.
+struct Sorting<'a, F> {
+    keys: &'a [SortKey],
+    outputs: &'a [Output],
+    /// The rows are input rows whose keys and outputs are plain columns.
+    project_late: bool,
+    finish: &'a F,
+}
+
+impl<F> Sorting<'_, F>
+where
+    F: Fn(Vec<Value>, &mut eval::EvalContext<'_>) -> Result<Option<Vec<Value>>, SqlError>,
+{
+    /// Takes the rows out of `held` as one sorted run.
+    fn run(
+        &self,
+        held: &mut Vec<Vec<Value>>,
+        ctx: &mut eval::EvalContext<'_>,
+    ) -> Result<Vec<SortedRow>, SqlError> {
+        let n_out = self.outputs.len();
+        let mut run: Vec<SortedRow> = Vec::with_capacity(held.len());
+        if self.project_late {
+            for row in held.drain(..) {
+                run.push((sort_key_values(&row, self.keys, 0, ctx)?, row));
+            }
+            sort_run(&mut run, self.keys, ctx);
+            let (keys, rows): (Vec<_>, Vec<_>) = run.into_iter().unzip();
+            return Ok(keys
+                .into_iter()
+                .zip(project_sorted(rows, self.outputs))
+                .collect());
+        }
+        for row in held.drain(..) {
+            if let Some(mut row) = (self.finish)(row, ctx)? {
+                let keys = sort_key_values(&row, self.keys, n_out, ctx)?;
+                let out = row.split_off(row.len() - n_out);
+                run.push((keys, out));
+            }
+        }
+        sort_run(&mut run, self.keys, ctx);
+        Ok(run)
+    }
 }

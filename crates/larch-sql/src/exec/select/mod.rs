@@ -44,6 +44,7 @@ mod project;
 mod query;
 mod rollup;
 mod set_operation;
+mod sort_runs;
 pub(crate) mod source;
 mod star;
 pub(crate) mod subquery;

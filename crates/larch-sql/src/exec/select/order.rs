@@ -221,6 +221,42 @@ pub(super) fn sort_rows<T>(
     Ok(())
 }
 
+/// The values of `keys` for `row`, whose last `tail` values are the
+/// output columns positional keys read.
+pub(super) fn sort_key_values(
+    row: &[Value],
+    keys: &[SortKey],
+    tail: usize,
+    ctx: &mut eval::EvalContext<'_>,
+) -> Result<Vec<Value>, SqlError> {
+    keys.iter()
+        .map(|k| match k.expr.expr {
+            eval::Expr::Column(c) if c > usize::MAX / 2 => Ok(row
+                .get(row.len().saturating_sub(tail) + (usize::MAX - c))
+                .cloned()
+                .unwrap_or(Value::Null)),
+            eval::Expr::Column(c) => Ok(row.get(c).cloned().unwrap_or(Value::Null)),
+            _ => k.expr.eval(row, ctx),
+        })
+        .collect()
+}
+
+/// The order of two rows' key values ([`sort_key_values`]).
+pub(super) fn compare_keys(
+    a: &[Value],
+    b: &[Value],
+    keys: &[SortKey],
+    ctx: &mut eval::EvalContext<'_>,
+) -> Ordering {
+    for ((x, y), k) in a.iter().zip(b).zip(keys) {
+        let o = compare_key(x, y, k, ctx);
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
 /// The order of two values of sort key `k` (NULL first, then `k`'s
 /// collation and direction).
 fn compare_key(x: &Value, y: &Value, k: &SortKey, ctx: &mut eval::EvalContext<'_>) -> Ordering {

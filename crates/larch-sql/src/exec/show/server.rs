@@ -256,6 +256,7 @@ pub(crate) fn status_list(s: &Session) -> Vec<(&'static str, String)> {
         ("Innodb_rows_read", n(&c.rows_read)),
         ("Innodb_rows_updated", n(&c.rows_updated)),
         ("Questions", n(&c.questions)),
+        ("Sort_merge_passes", n(&c.sort_merge_passes)),
         ("Queries", n(&c.questions)),
         ("Ssl_cipher", s.ssl_cipher.clone()),
         ("Ssl_version", s.ssl_version.clone()),
