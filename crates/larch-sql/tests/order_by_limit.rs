@@ -45,3 +45,43 @@ fn limited_sorts_are_slices_of_the_full_sort() -> R<()> {
     }
     Ok(())
 }
+
+/// Without ORDER BY, a LIMIT stops the read once it has its rows: after
+/// HAVING (which filtered only the rows the LIMIT had kept, so `HAVING id >
+/// 5 LIMIT 2` answered nothing) and counting distinct rows for SELECT
+/// DISTINCT, whose first rows are those MariaDB gives.
+#[test]
+fn a_limit_without_order_counts_rows_after_having_and_distinct() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE t (id INT PRIMARY KEY, g INT NOT NULL, s VARCHAR(10))"])?;
+    let mut s = t.session(5)?;
+    s.execute(
+        "INSERT INTO t VALUES (1, 3, 'a'), (2, 1, 'B'), (3, 3, 'A'), (4, 2, 'b'), (5, 1, 'c'), \
+         (6, 2, 'a'), (7, 4, 'C'), (8, 4, 'd')",
+    )?;
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM t HAVING id > 5 LIMIT 2")?,
+        [["6"], ["7"]]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT id, g FROM t HAVING g > 1 LIMIT 1, 2")?,
+        [["3", "3"], ["4", "2"]]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT DISTINCT g FROM t LIMIT 3")?,
+        [["3"], ["1"], ["2"]]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT DISTINCT g FROM t LIMIT 2, 5")?,
+        [["2"], ["4"]]
+    );
+    // Equal under the column's case-insensitive collation: the first kept.
+    assert_eq!(
+        rows(&mut s, "SELECT DISTINCT s FROM t")?,
+        [["a"], ["B"], ["c"], ["d"]]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT DISTINCT s FROM t WHERE id > 1 LIMIT 1, 2")?,
+        [["A"], ["c"]]
+    );
+    Ok(())
+}

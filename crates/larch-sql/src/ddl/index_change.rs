@@ -16,11 +16,9 @@
 //! (as MariaDB, only one that drops no index either counts as
 //! ALGORITHM=INSTANT).
 
-use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use larch_engine::ddl::BuildOptions;
-use larch_engine::record::value::Value;
 use larch_engine::table::TableDef;
 
 use crate::error::SqlError;
@@ -53,10 +51,7 @@ pub(super) fn index_work(old: &TableDef, new: &TableDef) -> Option<IndexWork> {
 /// The session's build settings.
 fn build_options(s: &Session) -> BuildOptions {
     let int = |name| usize::try_from(s.int_var(name)).unwrap_or(usize::MAX);
-    let tmpdir = match s.var_by_name("tmpdir") {
-        Value::Str(d) if !d.is_empty() => PathBuf::from(d),
-        _ => std::env::temp_dir(),
-    };
+    let tmpdir = s.tmpdir();
     BuildOptions {
         budget: int("innodb_ddl_buffer_size"),
         threads: int("innodb_ddl_threads").max(1),

@@ -145,6 +145,15 @@ impl Session {
         }
     }
 
+    /// `tmpdir`: where sorts, groups and index builds put temporary files
+    /// (the system's temporary directory when empty).
+    pub(crate) fn tmpdir(&self) -> std::path::PathBuf {
+        match self.var_by_name("tmpdir") {
+            Value::Str(d) if !d.is_empty() => std::path::PathBuf::from(d),
+            _ => std::env::temp_dir(),
+        }
+    }
+
     pub(crate) fn bool_var(&self, name: &str) -> bool {
         matches!(self.var_by_name(name), Value::UInt(n) if n != 0)
     }

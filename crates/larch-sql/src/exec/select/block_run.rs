@@ -24,7 +24,7 @@ const TOP_N_MIN_BATCH: usize = 1024;
 use super::block_access::{self, BlockAccess};
 use super::explain;
 use super::join;
-use super::order::{apply_limit, distinct_rows, sort_key_values, sort_rows, SortKey};
+use super::order::{apply_limit, distinct_rows, sort_key_values, sort_rows, DistinctRows, SortKey};
 use super::project::{plain_columns, project_into, project_sorted};
 use super::rollup::Rollup;
 use super::sort_runs::{sort_run, SortRuns, SortedRow};
@@ -106,17 +106,17 @@ pub(super) fn run_plan(
         });
     }
     let windowed = !windows.is_empty();
-    let streaming =
-        !aggregating && !windowed && (order_keys.is_empty() || sorted) && sel.distinct.is_none();
-    let stop_after = match (streaming, limit) {
+    // Without aggregation, HAVING or a sort, a row is projected as it
+    // arrives: only the output values are kept. Such rows are final as
+    // they are read (DISTINCT checked as they come), so a LIMIT may stop
+    // the read.
+    let project_early =
+        !aggregating && !windowed && having_c.is_none() && (order_keys.is_empty() || sorted);
+    let stop_after = match (project_early, limit) {
         (true, Some((off, n))) => Some(off.saturating_add(n)),
         _ => None,
     };
 
-    // Without aggregation, HAVING or a sort, a row is projected as it
-    // arrives: only the output values are kept.
-    let project_early =
-        !aggregating && !windowed && having_c.is_none() && (order_keys.is_empty() || sorted);
     // With a sort on input columns and a select list of plain columns, the
     // rows are sorted as read and projected after (the output values moved,
     // not copied).
@@ -154,10 +154,27 @@ pub(super) fn run_plan(
         && sel.distinct.is_none())
     .then(|| SortRuns::new(s, order_keys.len()));
     let mut held_bytes = 0usize;
+    // SELECT DISTINCT of rows read in their final order: the first of
+    // equal rows is kept as they come.
+    let mut distinct_early = (project_early && sel.distinct.is_some()).then(|| {
+        DistinctRows::new(
+            outputs
+                .iter()
+                .map(|o| {
+                    o.column
+                        .ty
+                        .collation()
+                        .unwrap_or(larch_engine::record::collation::Collation::Binary)
+                })
+                .collect(),
+        )
+    });
     // Rows in their final order, nothing left to do but the LIMIT: they
     // may go to the client as they come (a merged sort's too).
-    let mut stream =
-        stream.filter(|_| (project_early || sort_runs.is_some()) && sel.distinct.is_none());
+    let mut stream = stream.filter(|_| {
+        (project_early && (sel.distinct.is_none() || distinct_early.is_some()))
+            || (sort_runs.is_some() && sel.distinct.is_none())
+    });
     // The result's columns, made when the first batch goes (most results
     // are smaller than one).
     let mut stream_columns: Vec<crate::result::ResultColumn> = Vec::new();
@@ -223,10 +240,15 @@ pub(super) fn run_plan(
             }
             rows_read += 1;
             if project_early {
+                let mut out = Vec::with_capacity(n_out);
+                project_into(row, outputs, moves, ctx, &mut out)?;
+                if let Some(seen) = distinct_early.as_mut() {
+                    if !seen.first(&out) {
+                        return Ok(true);
+                    }
+                }
                 produced += 1;
                 if produced > skip {
-                    let mut out = Vec::with_capacity(n_out);
-                    project_into(row, outputs, moves, ctx, &mut out)?;
                     matched.push(out);
                     if let Some(stream) = stream.as_deref_mut() {
                         if matched.len() >= RowStream::BATCH {
@@ -396,7 +418,7 @@ pub(super) fn run_plan(
             .collect()
     };
 
-    if sel.distinct.is_some() {
+    if sel.distinct.is_some() && distinct_early.is_none() {
         let colls: Vec<_> = outputs
             .iter()
             .map(|o| {

@@ -67,13 +67,9 @@ impl SpillPolicy {
     /// `tmpdir`.
     pub(super) fn of(s: &Session) -> SpillPolicy {
         let size = |name| usize::try_from(s.int_var(name).max(1024)).unwrap_or(usize::MAX);
-        let dir = match s.var_by_name("tmpdir") {
-            Value::Str(d) if !d.is_empty() => PathBuf::from(d),
-            _ => std::env::temp_dir(),
-        };
         SpillPolicy {
             limit: size("tmp_table_size").min(size("max_heap_table_size")),
-            dir,
+            dir: s.tmpdir(),
             db: s.db.clone(),
         }
     }

@@ -60,36 +60,60 @@ pub(super) fn apply_limit(rows: &mut Vec<Vec<Value>>, limit: Option<(u64, u64)>)
 }
 
 /// Keeps the first of the rows equal under their columns' collations
-/// (`colls`; DISTINCT, UNION). The keys of the rows kept so far lie one
-/// after another in one buffer, each row's key is built in one reused
-/// buffer: no allocation per row.
+/// (`colls`; DISTINCT, UNION).
 pub(super) fn distinct_rows(rows: &mut Vec<Vec<Value>>, colls: &[Collation]) {
-    use std::hash::BuildHasher;
-    let hasher = std::collections::hash_map::RandomState::new();
-    // Keys of the kept rows, concatenated; per kept row its key's span and
-    // the next kept row with the same hash.
-    let mut keys: Vec<u8> = Vec::new();
-    let mut kept: Vec<(usize, usize, Option<usize>)> = Vec::new();
-    // Hash of a key: the last kept row with it.
-    let mut table: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
-    let mut key = Vec::new();
-    rows.retain(|r| {
-        key.clear();
-        aggregate::column_key_into(r, colls, &mut key);
-        let h = hasher.hash_one(&key);
-        let mut at = table.get(&h).copied();
+    let mut seen = DistinctRows::new(colls.to_vec());
+    rows.retain(|r| seen.first(r));
+}
+
+/// The rows seen so far, to tell the first of equal rows (equal under
+/// their columns' collations) as rows come one by one. The keys of the rows
+/// seen lie one after another in one buffer, each row's key is built in
+/// one reused buffer: no allocation per row.
+pub(super) struct DistinctRows {
+    colls: Vec<Collation>,
+    hasher: std::collections::hash_map::RandomState,
+    /// Keys of the rows kept, concatenated.
+    keys: Vec<u8>,
+    /// Per kept row its key's span and the next kept row with the same
+    /// hash.
+    kept: Vec<(usize, usize, Option<usize>)>,
+    /// Hash of a key: the last kept row with it.
+    table: std::collections::HashMap<u64, usize>,
+    key: Vec<u8>,
+}
+
+impl DistinctRows {
+    pub(super) fn new(colls: Vec<Collation>) -> DistinctRows {
+        DistinctRows {
+            colls,
+            hasher: std::collections::hash_map::RandomState::new(),
+            keys: Vec::new(),
+            kept: Vec::new(),
+            table: std::collections::HashMap::new(),
+            key: Vec::new(),
+        }
+    }
+
+    /// True when no row equal to `row` came before (it is remembered).
+    pub(super) fn first(&mut self, row: &[Value]) -> bool {
+        use std::hash::BuildHasher;
+        self.key.clear();
+        aggregate::column_key_into(row, &self.colls, &mut self.key);
+        let h = self.hasher.hash_one(&self.key);
+        let mut at = self.table.get(&h).copied();
         while let Some(i) = at {
-            let (start, len, next) = kept[i];
-            if keys[start..start + len] == key[..] {
+            let (start, len, next) = self.kept[i];
+            if self.keys[start..start + len] == self.key[..] {
                 return false;
             }
             at = next;
         }
-        let next = table.insert(h, kept.len());
-        kept.push((keys.len(), key.len(), next));
-        keys.extend_from_slice(&key);
+        let next = self.table.insert(h, self.kept.len());
+        self.kept.push((self.keys.len(), self.key.len(), next));
+        self.keys.extend_from_slice(&self.key);
         true
-    });
+    }
 }
 
 /// A compiled ORDER BY key.

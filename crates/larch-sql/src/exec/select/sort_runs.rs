@@ -58,7 +58,7 @@ impl SortRuns {
             .max(MIN_BUFFER);
         SortRuns {
             limit,
-            dir: super::groups::SpillPolicy::of(s).dir,
+            dir: s.tmpdir(),
             db: s.db.clone(),
             runs: Vec::new(),
             keys,
