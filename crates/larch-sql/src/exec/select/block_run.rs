@@ -101,7 +101,7 @@ pub(super) fn run_plan(
         };
         explain::record_block(s, id, &shape);
         return Ok(RowSet {
-            columns: outputs.iter().map(|o| o.column.clone()).collect(),
+            columns: output_columns(outputs),
             rows: Vec::new(),
         });
     }
@@ -175,9 +175,6 @@ pub(super) fn run_plan(
         (project_early && (sel.distinct.is_none() || distinct_early.is_some()))
             || (sort_runs.is_some() && sel.distinct.is_none())
     });
-    // The result's columns, made when the first batch goes (most results
-    // are smaller than one).
-    let mut stream_columns: Vec<crate::result::ResultColumn> = Vec::new();
     // Streamed rows skip the LIMIT's offset as they come.
     let skip = match (&stream, limit) {
         (Some(_), Some((off, _))) if project_early => off,
@@ -251,12 +248,7 @@ pub(super) fn run_plan(
                 if produced > skip {
                     matched.push(out);
                     if let Some(stream) = stream.as_deref_mut() {
-                        if matched.len() >= RowStream::BATCH {
-                            if stream_columns.is_empty() {
-                                stream_columns = outputs.iter().map(|o| o.column.clone()).collect();
-                            }
-                            stream.send(&stream_columns, &mut matched)?;
-                        }
+                        stream.send_full_batch(&mut matched, || output_columns(outputs))?;
                     }
                 }
                 return Ok(stop_after.is_none_or(|n| produced < n));
@@ -322,7 +314,6 @@ pub(super) fn run_plan(
         let last = sorting.run(&mut matched, &mut ctx)?;
         let (mut skip, mut count) = limit.unwrap_or((0, u64::MAX));
         let mut rows = Vec::new();
-        let mut stream_columns = Vec::new();
         runs.merge(last, order_keys, &mut ctx, &mut |row| {
             if skip > 0 {
                 skip -= 1;
@@ -334,12 +325,7 @@ pub(super) fn run_plan(
             count -= 1;
             rows.push(row);
             if let Some(stream) = stream.as_deref_mut() {
-                if rows.len() >= RowStream::BATCH {
-                    if stream_columns.is_empty() {
-                        stream_columns = outputs.iter().map(|o| o.column.clone()).collect();
-                    }
-                    stream.send(&stream_columns, &mut rows)?;
-                }
+                stream.send_full_batch(&mut rows, || output_columns(outputs))?;
             }
             Ok(count > 0)
         })?;
@@ -347,7 +333,7 @@ pub(super) fn run_plan(
             warnings.borrow_mut().push(w);
         }
         return Ok(RowSet {
-            columns: outputs.iter().map(|o| o.column.clone()).collect(),
+            columns: output_columns(outputs),
             rows,
         });
     }
@@ -432,9 +418,14 @@ pub(super) fn run_plan(
     }
     apply_limit(&mut out_rows, limit);
     Ok(RowSet {
-        columns: outputs.iter().map(|o| o.column.clone()).collect(),
+        columns: output_columns(outputs),
         rows: out_rows,
     })
+}
+
+/// The result's columns.
+fn output_columns(outputs: &[Output]) -> Vec<crate::result::ResultColumn> {
+    outputs.iter().map(|o| o.column.clone()).collect()
 }
 
 /// Bytes a held row takes (for `sort_buffer_size`).

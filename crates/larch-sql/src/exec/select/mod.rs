@@ -70,22 +70,32 @@ pub(crate) use source::sources;
 /// while it runs ([`ClientIo::rows`]); see `crate::session::client_io`.
 pub(crate) struct RowStream<'a> {
     io: &'a mut dyn ClientIo,
+    /// The result's columns, made when the first batch goes (most results
+    /// are smaller than one).
+    columns: Vec<ResultColumn>,
     /// Rows handed over so far.
     sent: u64,
 }
 
 impl RowStream<'_> {
     /// Rows a block gathers before it hands them over.
-    pub(crate) const BATCH: usize = 256;
+    const BATCH: usize = 256;
 
-    /// Hands `rows` to the client (leaving it empty).
-    pub(crate) fn send(
+    /// Hands the rows gathered in `rows` to the client once they make a
+    /// batch (leaving it empty); `columns` gives the result's columns.
+    pub(crate) fn send_full_batch(
         &mut self,
-        columns: &[ResultColumn],
         rows: &mut Vec<Vec<Value>>,
+        columns: impl FnOnce() -> Vec<ResultColumn>,
     ) -> Result<(), SqlError> {
+        if rows.len() < Self::BATCH {
+            return Ok(());
+        }
+        if self.columns.is_empty() {
+            self.columns = columns();
+        }
         self.sent += rows.len() as u64;
-        self.io.rows(columns, rows)?;
+        self.io.rows(&self.columns, rows)?;
         rows.clear();
         Ok(())
     }
@@ -133,7 +143,11 @@ pub(crate) fn execute(
     // elements are checked after it ran).
     let mut stream = io
         .filter(|_| !calc && q.with.is_none() && !s.execution.describe_only())
-        .map(|io| RowStream { io, sent: 0 });
+        .map(|io| RowStream {
+            io,
+            columns: Vec::new(),
+            sent: 0,
+        });
     let r = if let Some(lock) = lock {
         locking_query(s, q, params, &warnings, lock)
     } else {
