@@ -275,6 +275,16 @@ SCENARIO_TEXT = {
         "what connections leave behind, *TIME_WAIT* counts the server's sockets in that state at the "
         "end. Ratios above 1 are better for connections/s, worse for times and "
         "RSS."),
+    "result_memory": (
+        "Memory of answers as large as the table",
+        "A table of N rows (`id INT PRIMARY KEY, k INT, pad CHAR(60)`, `pad` "
+        "distinct and not indexed) and three answers read by a client that "
+        "keeps none of the rows: *scan* `SELECT * FROM t`, *sort* `SELECT * "
+        "FROM t ORDER BY pad` (default `sort_buffer_size`), *distinct* `SELECT "
+        "DISTINCT k FROM t` (1,000 values). *peak RSS increase*: the server's "
+        "VmHWM after the query, reset to its RSS just before it; *answer "
+        "checksum*: a sum of the rows' CRC-32, the same on both engines when "
+        "they send the same rows."),
     "group_by_memory": (
         "GROUP BY memory under tmp_table_size",
         "A table of N rows (`id INT PRIMARY KEY, k INT, pad CHAR(40)`, loaded "

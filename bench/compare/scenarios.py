@@ -24,6 +24,9 @@ Scenarios (see bench/README.md, "Scenario workloads"):
                   with one SELECT 1 per connection
     group_by_memory  a GROUP BY with many groups under a 64M tmp_table_size:
                   peak RSS, time, and a checksum of the answer
+    result_memory  answers as large as the table (a scan, a sort without
+                  LIMIT, a DISTINCT), read by a client that keeps none of
+                  the rows: peak RSS, time, row count and a checksum
 
 `run` appends its figures to OUTDIR/scenarios.tsv (engine scenario step figure
 value unit status), failures to OUTDIR/failures.tsv (engine workload step
@@ -48,6 +51,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 
 HOST = "127.0.0.1"
 
@@ -66,6 +70,7 @@ SIZES = {
         "rss_mixed": {"rows": 10_000, "time": 20, "threads": 16},
         "connect": {"time": 1.5, "rounds": 3, "clients": 8, "cap": 100_000},
         "group_by_memory": {"rows": 500_000, "limit_mb": 64, "query_limit": 600},
+        "result_memory": {"rows": 500_000, "query_limit": 600},
     },
     "full": {
         "long_report": {"rows": 1_000_000, "ages": [0, 30, 60, 120], "limit": 120,
@@ -77,6 +82,7 @@ SIZES = {
         "rss_mixed": {"rows": 1_000_000, "time": 900, "threads": 16},
         "connect": {"time": 10, "rounds": 3, "clients": 32, "cap": 500_000},
         "group_by_memory": {"rows": 5_000_000, "limit_mb": 64, "query_limit": 1800},
+        "result_memory": {"rows": 5_000_000, "query_limit": 1800},
     },
 }
 SCENARIOS = tuple(SIZES["quick"])
@@ -87,9 +93,11 @@ PHASES = {"many_index": ["load", "build"]}
 # Upper bound of one scenario on one engine, seconds (run.sh's time limit).
 BOUND = {
     "quick": {"long_report": 600, "many_index": 1200, "many_tables": 900,
-              "status": 300, "rss_mixed": 400, "connect": 180, "group_by_memory": 1200},
+              "status": 300, "rss_mixed": 400, "connect": 180, "group_by_memory": 1200,
+              "result_memory": 1200},
     "full": {"long_report": 3600, "many_index": 18000, "many_tables": 7200,
-             "status": 900, "rss_mixed": 4000, "connect": 900, "group_by_memory": 7200},
+             "status": 900, "rss_mixed": 4000, "connect": 900, "group_by_memory": 7200,
+             "result_memory": 7200},
 }
 
 
@@ -122,6 +130,10 @@ def describe(mode, name):
     if name == "group_by_memory":
         return (f"GROUP BY over {s['rows']:,} rows into {s['rows'] // 4:,} groups, "
                 f"tmp_table_size = max_heap_table_size = {s['limit_mb']}M; peak RSS "
+                f"(VmHWM); query limit {s['query_limit']} s")
+    if name == "result_memory":
+        return (f"{s['rows']:,} rows of about 80 bytes; SELECT *, SELECT * ORDER BY a "
+                f"column without an index, SELECT DISTINCT of 1,000 values; peak RSS "
                 f"(VmHWM); query limit {s['query_limit']} s")
     return "?"
 
@@ -254,15 +266,18 @@ class Conn:
             raise ConnectionError(f"unexpected auth packet 0x{p[0]:02x}")
 
     # -- commands
-    def query(self, sql, timeout=None):
-        """Runs one statement; returns (column names, rows) or (None, affected)."""
+    def query(self, sql, timeout=None, digest=False):
+        """Runs one statement; returns (column names, rows) or (None, affected).
+        With digest, rows are not kept: (column names, (row count, checksum))
+        instead, the checksum a sum of each row's CRC-32, so that it does not
+        depend on the order of the rows."""
         if timeout is not None:
             self.sock.settimeout(timeout)
         self.seq = 0
         self.write_packet(b"\x03" + sql.encode())
-        return self.read_result()
+        return self.read_result(digest)
 
-    def read_result(self):
+    def read_result(self, digest=False):
         """Reads the answer to the last command (see query)."""
         cols, rows = None, None
         while True:
@@ -293,6 +308,7 @@ class Conn:
             if p[0] == 0xFF:
                 raise self._error(p)
             out = []
+            count, total = 0, 0
             while True:
                 p = self.read_packet()
                 if p[0] == 0xFE and len(p) < 9:
@@ -300,6 +316,10 @@ class Conn:
                     break
                 if p[0] == 0xFF:
                     raise self._error(p)
+                if digest:
+                    count += 1
+                    total = (total + zlib.crc32(p)) % (1 << 61)
+                    continue
                 j, row = 0, []
                 while j < len(p):
                     n, j = self._lenenc(p, j)
@@ -310,7 +330,7 @@ class Conn:
                         j += n
                 out.append(row)
             if cols is None:
-                cols, rows = names, out
+                cols, rows = names, ((count, total) if digest else out)
             if not status & 0x08:
                 return cols, rows
 
@@ -456,14 +476,14 @@ class Run:
         except (OSError, SqlError, ConnectionError) as e:
             return one_line(e)
 
-    def timed(self, conn, sql, limit):
+    def timed(self, conn, sql, limit, digest=False):
         """Runs sql with a time limit. Returns (seconds, result, None) or
         (seconds, None, error text); error text 'timeout' when it ran past the
         limit. After a timeout the statement is killed (KILL QUERY) and the
         connection, if it answered within 30 s, stays usable (conn.broken False)."""
         t0 = time.monotonic()
         try:
-            res = conn.query(sql, timeout=limit)
+            res = conn.query(sql, timeout=limit, digest=digest)
             return time.monotonic() - t0, res, None
         except socket.timeout:
             secs = time.monotonic() - t0
@@ -1187,6 +1207,62 @@ def group_by_memory(r):
     finally:
         c.close()
     r.drop_db("gbm")
+
+
+# ---------------------------------------------------------------- result_memory
+
+def result_memory(r):
+    """Answers as large as the table, read by a client that keeps none of
+    the rows: the memory the server needs to produce and send them. Per
+    query: time, peak RSS increase (VmHWM reset just before), rows and an
+    order-independent checksum of the rows' bytes (the same on both engines
+    means the same answer)."""
+    s = r.size
+    rows = s["rows"]
+    c = r.connect()
+    try:
+        for sql in ("DROP DATABASE IF EXISTS rm", "CREATE DATABASE rm",
+                    "CREATE TABLE rm.t (id INT PRIMARY KEY, k INT NOT NULL, pad CHAR(60) NOT NULL)",
+                    "SET SESSION max_recursive_iterations = 1000000"):
+            if r.must(c, sql, "prepare") is None:
+                return
+        t0 = time.monotonic()
+        chunk = 100_000
+        for lo in range(1, rows + 1, chunk):
+            hi = min(lo + chunk - 1, rows)
+            sql = ("INSERT INTO rm.t WITH RECURSIVE n(i) AS (SELECT " + str(lo)
+                   + " UNION ALL SELECT i + 1 FROM n WHERE i < " + str(hi) + ") "
+                   + "SELECT i, (i * 7919) % 1000, CONCAT((i * 104729) % 10000019, "
+                   + "REPEAT('x', 50)) FROM n")
+            if r.must(c, sql, "prepare", 600) is None:
+                return
+        r.rec("prepare", "load_s", time.monotonic() - t0, "s")
+        for step, sql in (("scan", "SELECT * FROM rm.t"),
+                          ("sort", "SELECT * FROM rm.t ORDER BY pad"),
+                          ("distinct", "SELECT DISTINCT k FROM rm.t")):
+            r.settle_rss(30)
+            before = r.rss_kb()
+            r.rec(step, "rss_before_kb", before, "kB")
+            reset = peak_rss_reset(r)
+            secs, res, err = r.timed(c, sql, s["query_limit"], digest=True)
+            if err is not None:
+                r.fail(step, f"{err} [{sql}]")
+                if getattr(c, "broken", False):
+                    return
+                continue
+            r.rec(step, "query_s", secs, "s")
+            peak = r.rss_kb("VmHWM")
+            if reset and peak is not None and before is not None:
+                r.rec(step, "rss_peak_kb", peak, "kB")
+                r.rec(step, "rss_peak_increase_kb", peak - before, "kB")
+            _, (count, checksum) = res
+            r.rec(step, "result_rows", count, "rows")
+            r.rec(step, "result_checksum", checksum, "")
+        time.sleep(5)
+        r.rec("end", "rss_kb", r.rss_kb(), "kB")
+    finally:
+        c.close()
+    r.drop_db("rm")
 
 
 # ---------------------------------------------------------------- connect
