@@ -1150,6 +1150,22 @@ def peak_rss_reset(r):
         return False
 
 
+def load_numbered(r, c, table, rows, select_list):
+    """Fills table with rows 1..rows: INSERT ... SELECT select_list (over i)
+    from a recursive CTE, 100,000 rows per statement; records the load time.
+    False when a statement failed (recorded)."""
+    t0 = time.monotonic()
+    chunk = 100_000
+    for lo in range(1, rows + 1, chunk):
+        hi = min(lo + chunk - 1, rows)
+        sql = (f"INSERT INTO {table} WITH RECURSIVE n(i) AS (SELECT {lo} "
+               f"UNION ALL SELECT i + 1 FROM n WHERE i < {hi}) SELECT {select_list} FROM n")
+        if r.must(c, sql, "prepare", 600) is None:
+            return False
+    r.rec("prepare", "load_s", time.monotonic() - t0, "s")
+    return True
+
+
 def group_by_memory(r):
     """A GROUP BY with many groups (4 rows each) whose answer is small (a
     HAVING keeps about 1 group in 250), under tmp_table_size and
@@ -1165,16 +1181,8 @@ def group_by_memory(r):
                     "SET SESSION max_recursive_iterations = 1000000"):
             if r.must(c, sql, "prepare") is None:
                 return
-        t0 = time.monotonic()
-        chunk = 100_000
-        for lo in range(1, rows + 1, chunk):
-            hi = min(lo + chunk - 1, rows)
-            sql = ("INSERT INTO gbm.t WITH RECURSIVE n(i) AS (SELECT " + str(lo)
-                   + " UNION ALL SELECT i + 1 FROM n WHERE i < " + str(hi) + ") "
-                   + f"SELECT i, (i * 7919) % {groups}, REPEAT('x', 40) FROM n")
-            if r.must(c, sql, "prepare", 600) is None:
-                return
-        r.rec("prepare", "load_s", time.monotonic() - t0, "s")
+        if not load_numbered(r, c, "gbm.t", rows, f"i, (i * 7919) % {groups}, REPEAT('x', 40)"):
+            return
         limit = s["limit_mb"] << 20
         for sql in (f"SET SESSION tmp_table_size = {limit}",
                     f"SET SESSION max_heap_table_size = {limit}"):
@@ -1226,17 +1234,9 @@ def result_memory(r):
                     "SET SESSION max_recursive_iterations = 1000000"):
             if r.must(c, sql, "prepare") is None:
                 return
-        t0 = time.monotonic()
-        chunk = 100_000
-        for lo in range(1, rows + 1, chunk):
-            hi = min(lo + chunk - 1, rows)
-            sql = ("INSERT INTO rm.t WITH RECURSIVE n(i) AS (SELECT " + str(lo)
-                   + " UNION ALL SELECT i + 1 FROM n WHERE i < " + str(hi) + ") "
-                   + "SELECT i, (i * 7919) % 1000, CONCAT((i * 104729) % 10000019, "
-                   + "REPEAT('x', 50)) FROM n")
-            if r.must(c, sql, "prepare", 600) is None:
-                return
-        r.rec("prepare", "load_s", time.monotonic() - t0, "s")
+        if not load_numbered(r, c, "rm.t", rows, "i, (i * 7919) % 1000, "
+                             "CONCAT((i * 104729) % 10000019, REPEAT('x', 50))"):
+            return
         for step, sql in (("scan", "SELECT * FROM rm.t"),
                           ("sort", "SELECT * FROM rm.t ORDER BY pad"),
                           ("distinct", "SELECT DISTINCT k FROM rm.t")):

@@ -156,19 +156,8 @@ pub(super) fn run_plan(
     let mut held_bytes = 0usize;
     // SELECT DISTINCT of rows read in their final order: the first of
     // equal rows is kept as they come.
-    let mut distinct_early = (project_early && sel.distinct.is_some()).then(|| {
-        DistinctRows::new(
-            outputs
-                .iter()
-                .map(|o| {
-                    o.column
-                        .ty
-                        .collation()
-                        .unwrap_or(larch_engine::record::collation::Collation::Binary)
-                })
-                .collect(),
-        )
-    });
+    let mut distinct_early = (project_early && sel.distinct.is_some())
+        .then(|| DistinctRows::new(output_collations(outputs)));
     // Rows in their final order, nothing left to do but the LIMIT: they
     // may go to the client as they come (a merged sort's too).
     let mut stream = stream.filter(|_| {
@@ -405,16 +394,7 @@ pub(super) fn run_plan(
     };
 
     if sel.distinct.is_some() && distinct_early.is_none() {
-        let colls: Vec<_> = outputs
-            .iter()
-            .map(|o| {
-                o.column
-                    .ty
-                    .collation()
-                    .unwrap_or(larch_engine::record::collation::Collation::Binary)
-            })
-            .collect();
-        distinct_rows(&mut out_rows, &colls);
+        distinct_rows(&mut out_rows, &output_collations(outputs));
     }
     apply_limit(&mut out_rows, limit);
     Ok(RowSet {
@@ -426,6 +406,19 @@ pub(super) fn run_plan(
 /// The result's columns.
 fn output_columns(outputs: &[Output]) -> Vec<crate::result::ResultColumn> {
     outputs.iter().map(|o| o.column.clone()).collect()
+}
+
+/// The collations DISTINCT compares the result's columns under.
+fn output_collations(outputs: &[Output]) -> Vec<larch_engine::record::collation::Collation> {
+    outputs
+        .iter()
+        .map(|o| {
+            o.column
+                .ty
+                .collation()
+                .unwrap_or(larch_engine::record::collation::Collation::Binary)
+        })
+        .collect()
 }
 
 /// Bytes a held row takes (for `sort_buffer_size`).
