@@ -30,8 +30,12 @@ use crate::error::SqlError;
 use crate::session::variables::{self, VarDef};
 use crate::session::Session;
 
-/// Version string reported by `VERSION()` and the handshake.
-pub const SERVER_VERSION: &str = "10.11.99-Larch";
+/// Version string reported by `VERSION()` and the handshake. Larch speaks
+/// MariaDB 10.11's dialect, and drivers and frameworks tell MariaDB from
+/// MySQL by "MariaDB" in this string (Django, SQLAlchemy, Connector/C):
+/// without it they take a "10.11" server for MySQL and send MySQL 8 syntax.
+/// The distribution part after it says Larch, as `@@version_comment` does.
+pub const SERVER_VERSION: &str = "10.11.99-MariaDB-Larch";
 
 /// Computes a `caching_sha2_password` crypt string for a password (installed
 /// by the server, which owns that algorithm).

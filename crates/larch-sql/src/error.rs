@@ -93,6 +93,9 @@ pub mod code {
     pub const TRUNCATED_WRONG_VALUE: u16 = 1292;
     /// ER_SP_DOES_NOT_EXIST
     pub const SP_DOES_NOT_EXIST: u16 = 1305;
+    /// ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION: two types an operation
+    /// cannot take together; also "Cannot cast 'int' as 'uuid' in assignment".
+    pub const ILLEGAL_PARAMETER_DATA_TYPES: u16 = 4078;
     /// ER_QUERY_INTERRUPTED
     pub const QUERY_INTERRUPTED: u16 = 1317;
     /// ER_DIVISION_BY_ZERO

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! 2024-05-01 10:00:00 0 [Note] larchd: ready for connections.
-//! Version: '10.11.99-Larch'  socket: '/var/lib/larch/larchd.sock'  port: 3306  Larch 0.1.0
+//! Version: '10.11.99-MariaDB-Larch'  socket: '/var/lib/larch/larchd.sock'  port: 3306  Larch 0.1.0
 //! ```
 //!
 //! Timestamps are UTC (the server has no time-zone database). `tracing`

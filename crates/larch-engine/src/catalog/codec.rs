@@ -177,6 +177,7 @@ fn write_type(w: &mut Writer, ty: &ColumnType) -> Result<()> {
             w.u8(18);
             w.u8(*bits);
         }
+        ColumnType::Uuid => w.u8(19),
     }
     Ok(())
 }
@@ -230,6 +231,7 @@ fn read_type(r: &mut Reader<'_>) -> Result<ColumnType> {
             }
         }
         18 => ColumnType::Bit { bits: r.u8()? },
+        19 => ColumnType::Uuid,
         _ => return Err(corrupt("unknown column type")),
     })
 }

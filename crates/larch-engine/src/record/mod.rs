@@ -14,4 +14,5 @@ pub mod collation;
 pub mod key;
 pub mod overflow;
 pub mod row;
+pub mod uuid;
 pub mod value;

@@ -158,6 +158,9 @@ pub enum ColumnType {
     Set { values: Vec<String> },
     /// BIT(bits 1..=64).
     Bit { bits: u8 },
+    /// MariaDB's UUID: 16 bytes, stored in MariaDB's record order (see
+    /// [`uuid`](super::uuid)) so that byte order is MariaDB's UUID order.
+    Uuid,
 }
 
 impl ColumnType {
@@ -246,6 +249,7 @@ impl ColumnType {
             ColumnType::Enum { values } => enum_width(values.len()),
             ColumnType::Set { values } => set_width(values.len()),
             ColumnType::Bit { bits } => usize::from(*bits).div_ceil(8),
+            ColumnType::Uuid => super::uuid::UUID_BYTES,
             _ => return None,
         })
     }
@@ -334,6 +338,7 @@ impl fmt::Display for ColumnType {
             ColumnType::Enum { values } => write!(f, "ENUM({} members)", values.len()),
             ColumnType::Set { values } => write!(f, "SET({} members)", values.len()),
             ColumnType::Bit { bits } => write!(f, "BIT({bits})"),
+            ColumnType::Uuid => write!(f, "UUID"),
         }
     }
 }
@@ -544,6 +549,10 @@ pub fn encode_value(ty: &ColumnType, v: &Value, out: &mut Vec<u8>) -> Result<(),
             }
             put_be(b, usize::from(*bits).div_ceil(8), out);
         }
+        ColumnType::Uuid => match v {
+            Value::Bytes(b) if b.len() == super::uuid::UUID_BYTES => out.extend_from_slice(b),
+            _ => return Err(mismatch(ty, v)),
+        },
         // Binary strings were handled above.
         ColumnType::Binary { .. } | ColumnType::Varbinary { .. } | ColumnType::Blob { .. } => {
             return Err(mismatch(ty, v))
@@ -622,6 +631,7 @@ pub fn decode_value(ty: &ColumnType, bytes: &[u8]) -> Result<Value, ValueError> 
             }
             Value::Bit(b)
         }
+        ColumnType::Uuid => Value::Bytes(bytes.to_vec()),
         ColumnType::Binary { .. } | ColumnType::Varbinary { .. } | ColumnType::Blob { .. } => {
             return Err(corrupt(ty, "unreachable binary string"))
         }

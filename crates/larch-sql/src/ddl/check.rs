@@ -21,7 +21,7 @@
 
 use std::ops::ControlFlow;
 
-use larch_engine::record::value::{ColumnType, Value};
+use larch_engine::record::value::Value;
 use larch_engine::table::TableDef;
 use sqlparser::ast;
 
@@ -170,21 +170,11 @@ impl Checks {
         if self.items.is_empty() || s.int_var("check_constraint_checks") == 0 {
             return Ok(true);
         }
-        // ENUM and SET compare as their text, as the expressions expect.
+        // ENUM, SET and UUID compare as their text, as the expressions expect.
         let values: Vec<Value> = row
             .iter()
             .zip(&def.columns)
-            .map(|(v, c)| match (&c.ty, v) {
-                (ColumnType::Enum { .. } | ColumnType::Set { .. }, v) if !v.is_null() => {
-                    Value::Str(
-                        String::from_utf8_lossy(
-                            &crate::value::to_text(v, &c.ty).unwrap_or_default(),
-                        )
-                        .into_owned(),
-                    )
-                }
-                (_, v) => v.clone(),
-            })
+            .map(|(v, c)| crate::value::expression_value(v, &c.ty))
             .collect();
         for (name, check) in &self.items {
             let mut ctx = s.eval_context(&[]);

@@ -413,10 +413,5 @@ impl GeneratedColumns {
 
 /// A stored value as expressions read it (ENUM and SET as their text).
 fn expression_value(v: &Value, ty: &ColumnType) -> Value {
-    match ty {
-        ColumnType::Enum { .. } | ColumnType::Set { .. } if !v.is_null() => Value::Str(
-            String::from_utf8_lossy(&crate::value::to_text(v, ty).unwrap_or_default()).into_owned(),
-        ),
-        _ => v.clone(),
-    }
+    crate::value::expression_value(v, ty)
 }

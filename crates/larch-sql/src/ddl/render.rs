@@ -87,6 +87,7 @@ pub fn column_type_text(def: &ColumnDef, meta: &ColumnMeta) -> String {
         ColumnType::Enum { values } => format!("enum({})", list(values)),
         ColumnType::Set { values } => format!("set({})", list(values)),
         ColumnType::Bit { bits } => format!("bit({bits})"),
+        ColumnType::Uuid => "uuid".to_string(),
     };
     let unsigned = match def.ty {
         ColumnType::Int { unsigned, .. } => unsigned,

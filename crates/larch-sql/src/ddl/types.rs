@@ -387,6 +387,7 @@ pub(crate) fn column_type(dt: &DataType, coll: Collation, col: &str) -> Result<T
             }
             TypeSpec::of(ColumnType::Set { values })
         }
+        D::Uuid => TypeSpec::of(ColumnType::Uuid),
         D::Custom(name, args) => custom(name, args, coll, col)?,
         other => return Err(syntax_error(other.to_string())),
     })
@@ -433,6 +434,7 @@ fn custom(
         ("MIDDLEINT" | "INT3", 0..=1) => int(3, false, one, col)?,
         ("INT1", 0..=1) => int(1, false, one, col)?,
         ("LONG", 0) => text(LobKind::Medium, coll),
+        ("UUID", 0) => TypeSpec::of(ColumnType::Uuid),
         _ => {
             let text = if args.is_empty() {
                 word

@@ -199,14 +199,41 @@ impl Compiler<'_, '_> {
                 negated,
             } => {
                 let arg = self.expr(expr)?;
-                let items = list
+                let mut items = list
                     .iter()
                     .map(|x| self.expr(x))
                     .collect::<Result<Vec<_>, _>>()?;
-                let collation = pick_collation(
-                    std::iter::once(&arg).chain(items.iter()),
-                    self.opts.collation,
-                );
+                let mut arg = arg;
+                let uuid = std::iter::once(&arg)
+                    .chain(items.iter())
+                    .any(|t| matches!(t.ty.ty, ColumnType::Uuid));
+                if uuid {
+                    // UUIDs compare in UUID order (see `compare`).
+                    for t in &items {
+                        operators::uuid_comparable(&arg.ty.ty, &t.ty.ty, CmpOp::Eq)?;
+                    }
+                    let key = |t: Typed| {
+                        let (ty, coer, len) = (t.ty.clone(), t.coer, t.len);
+                        Typed {
+                            expr: operators::uuid_key(t),
+                            ty,
+                            coer,
+                            hex: None,
+                            null_lit: false,
+                            len,
+                        }
+                    };
+                    arg = key(arg);
+                    items = items.into_iter().map(key).collect();
+                }
+                let collation = if uuid {
+                    Collation::Binary
+                } else {
+                    pick_collation(
+                        std::iter::once(&arg).chain(items.iter()),
+                        self.opts.collation,
+                    )
+                };
                 let nullable = arg.ty.nullable || items.iter().any(|t| t.ty.nullable);
                 bool_typed(
                     Expr::InList {

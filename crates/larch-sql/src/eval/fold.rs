@@ -83,6 +83,7 @@ fn is_constant(e: &Expr) -> bool {
         | Expr::BitNot(arg)
         | Expr::MemberNumber { arg, .. }
         | Expr::AsText { arg, .. }
+        | Expr::UuidKey(arg)
         | Expr::IsNull { arg, .. }
         | Expr::IsTruth { arg, .. }
         | Expr::Not(arg)

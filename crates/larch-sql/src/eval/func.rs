@@ -584,6 +584,12 @@ pub(super) fn cast(
                 _ => Value::Str(s),
             }
         }
+        CastTarget::Uuid => match super::ops::uuid_key(v.clone(), ctx) {
+            Value::Bytes(r) => {
+                larch_engine::record::uuid::text_of_record(&r).map_or(Value::Null, Value::Str)
+            }
+            _ => Value::Null,
+        },
         CastTarget::Binary { len } => {
             let mut b = convert::to_bytes(v);
             if let Some(n) = len {

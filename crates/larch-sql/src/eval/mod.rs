@@ -76,7 +76,7 @@ pub(crate) use func::lookup as builtin_function;
 pub use func::Func;
 pub use func_time::IntervalUnit;
 pub(crate) use ops::apply_coerce;
-pub use ops::{like, member_number_of};
+pub use ops::{like, member_number_of, uuid_order_of};
 
 use crate::error::{Level, SqlError, Warning};
 
@@ -407,6 +407,8 @@ pub enum CastTarget {
         len: Option<u32>,
     },
     Date,
+    /// UUID: the canonical text of a UUID; other text is NULL (1292).
+    Uuid,
     Datetime {
         fsp: u8,
     },
@@ -463,6 +465,10 @@ pub enum Expr {
         members: Vec<String>,
         set: bool,
     },
+    /// A UUID as it compares and sorts (MariaDB's UUID order): the record
+    /// form of a UUID's text (`larch_engine::record::uuid`) as bytes; text
+    /// that is no UUID is NULL with warning 1292.
+    UuidKey(Box<Expr>),
     /// A TIME, DATETIME or TIMESTAMP value as text with the fractional
     /// digits of its type `ty` (what a string function reads of it).
     AsText {

@@ -60,6 +60,7 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             Value::Null => Value::Null,
             v => Value::UInt(member_number(&to_str(&v), members, *set)),
         },
+        Expr::UuidKey(arg) => uuid_key(arg.eval(row, ctx)?, ctx),
         Expr::AsText { arg, ty } => match arg.eval(row, ctx)? {
             Value::Null => Value::Null,
             v => match crate::value::to_text(&v, ty) {
@@ -503,6 +504,20 @@ pub fn member_number_of(v: &Value, ty: &ColumnType) -> Option<u64> {
     }
 }
 
+/// The record form of a value of a UUID-typed expression, by which UUIDs
+/// sort (`None` for other types, and for text that is no UUID).
+pub fn uuid_order_of(v: &Value, ty: &ColumnType) -> Option<[u8; 16]> {
+    use larch_engine::record::uuid;
+    if !matches!(ty, ColumnType::Uuid) {
+        return None;
+    }
+    match v {
+        Value::Str(s) => uuid::record_from_text(s.as_bytes()),
+        Value::Bytes(b) => b.as_slice().try_into().ok(),
+        _ => None,
+    }
+}
+
 /// The number of an ENUM member's text (1-based, 0 for none) or the bitmap
 /// of a SET value's comma-separated members.
 fn member_number(text: &str, members: &[String], set: bool) -> u64 {
@@ -655,4 +670,29 @@ fn correlated_subquery(
             }
         }
     })
+}
+
+/// [`Expr::UuidKey`]: a UUID's text (or its 16 bytes) as its record form.
+pub(super) fn uuid_key(v: Value, ctx: &mut EvalContext<'_>) -> Value {
+    use larch_engine::record::uuid;
+    let text = match &v {
+        Value::Null => return Value::Null,
+        Value::Bytes(b) => {
+            if let Ok(m) = <&[u8; uuid::UUID_BYTES]>::try_from(b.as_slice()) {
+                return Value::Bytes(uuid::to_record(m).to_vec());
+            }
+            String::from_utf8_lossy(b).into_owned()
+        }
+        other => to_str(other),
+    };
+    match uuid::record_from_text(text.as_bytes()) {
+        Some(r) => Value::Bytes(r.to_vec()),
+        None => {
+            ctx.warn(
+                code::TRUNCATED_WRONG_VALUE,
+                &format!("Incorrect uuid value: '{text}'"),
+            );
+            Value::Null
+        }
+    }
 }

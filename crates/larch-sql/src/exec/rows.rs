@@ -97,18 +97,15 @@ pub(crate) fn for_each_row(
     read_rows(table, access, reverse, needed, kill, reading, each)
 }
 
-/// The ENUM and SET columns of `table` among `needed` (`None`: all), whose
-/// values are turned into their member text as rows are read.
+/// The ENUM, SET and UUID columns of `table` among `needed` (`None`: all),
+/// whose values are turned into their text as rows are read.
 fn enum_columns<'t>(table: &'t Table, needed: Option<&[usize]>) -> Vec<(usize, &'t ColumnType)> {
     table
         .def()
         .columns
         .iter()
         .enumerate()
-        .filter(|(i, c)| {
-            matches!(c.ty, ColumnType::Enum { .. } | ColumnType::Set { .. })
-                && needed.is_none_or(|n| n.contains(i))
-        })
+        .filter(|(i, c)| crate::value::read_as_text(&c.ty) && needed.is_none_or(|n| n.contains(i)))
         .map(|(i, c)| (i, &c.ty))
         .collect()
 }

@@ -28,6 +28,7 @@ mod generated;
 mod insert;
 mod matching;
 mod multi;
+mod returning;
 mod row_so_far;
 mod source;
 mod target;
@@ -68,6 +69,7 @@ pub(super) fn execute(
         auto_increment: auto_increment::AutoIncrementRun::default(),
         where_warns_only: false,
         first_id: 0,
+        returning: None,
     };
     // Division by zero fails INSERT, REPLACE and UPDATE in strict mode
     // (without IGNORE); DELETE only warns, as in MariaDB.
@@ -115,6 +117,9 @@ struct Writer {
     /// statement that went in (0: none yet). LAST_INSERT_ID() takes it
     /// even when a later row makes the statement fail, as in MariaDB.
     first_id: u64,
+    /// The statement's RETURNING list and the rows it wrote (`None`
+    /// without RETURNING).
+    returning: Option<returning::Returning>,
 }
 
 /// The engine transaction of the statement (opened by `statement_mark`).
@@ -384,6 +389,12 @@ fn engine_row(t: &Target, row: &[Value]) -> Vec<Value> {
                     .filter_map(|p| values.iter().position(|m| m == p))
                     .fold(0u64, |acc, i| acc | (1 << i)),
             ),
+            (ColumnType::Uuid, Value::Str(s)) => {
+                match larch_engine::record::uuid::record_from_text(s.as_bytes()) {
+                    Some(r) => Value::Bytes(r.to_vec()),
+                    None => v.clone(),
+                }
+            }
             _ => v.clone(),
         })
         .collect()
@@ -530,17 +541,7 @@ fn update(
             w.warnings.extend(ctx.take_warnings());
             let v = source::hex_number(written, &v, &def.columns[*c].ty).unwrap_or(v);
             let stored = nulls.convert(s, &t, *c, &v, n as u64 + 1, w)?;
-            cur[*c] = match (&def.columns[*c].ty, &stored) {
-                (ColumnType::Enum { .. } | ColumnType::Set { .. }, v) if !v.is_null() => {
-                    Value::Str(
-                        String::from_utf8_lossy(
-                            &crate::value::to_text(v, &def.columns[*c].ty).unwrap_or_default(),
-                        )
-                        .into_owned(),
-                    )
-                }
-                (_, v) => v.clone(),
-            };
+            cur[*c] = crate::value::expression_value(&stored, &def.columns[*c].ty);
             new[*c] = stored;
         }
         t.fire(s, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
@@ -609,6 +610,15 @@ fn delete(
     };
     let (name, alias) = single_table(twj)?;
     let t = target(s, name)?;
+    let mut returning = match &d.returning {
+        Some(items) => Some(returning::Returning::compile(
+            s,
+            &t,
+            alias.as_deref(),
+            items,
+        )?),
+        None => None,
+    };
     let alias = alias.unwrap_or_else(|| t.name.clone());
     let found = matching_rows(
         s,
@@ -626,11 +636,17 @@ fn delete(
         t.fire(s, Timing::Before, Event::Delete, Some(&old), None)?;
         if t.delete_row(s, &at, &old)? {
             deleted += 1;
+            if let Some(r) = returning.as_mut() {
+                r.push(&t, &old);
+            }
             t.fire(s, Timing::After, Event::Delete, Some(&old), None)?;
         }
     }
     s.db.status
         .rows_deleted
         .fetch_add(deleted, AtomicOrdering::Relaxed);
-    Ok(QueryResult::affected(deleted))
+    match returning {
+        Some(r) => r.result(s, params, &mut w.warnings),
+        None => Ok(QueryResult::affected(deleted)),
+    }
 }

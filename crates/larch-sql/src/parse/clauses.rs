@@ -8,7 +8,8 @@
 //! - normalizes what means nothing: `SELECT ALL` is `SELECT`;
 //! - refuses with 1235 ("not supported yet") what MariaDB runs and Larch
 //!   does not yet: `FETCH FIRST`, system-versioned reads (`FOR SYSTEM_TIME`),
-//!   explicit partition selection, `RETURNING`;
+//!   explicit partition selection, `UPDATE ... RETURNING` and multi-table
+//!   `DELETE ... RETURNING`;
 //! - refuses with 1064 what MariaDB's grammar has no place for, though
 //!   sqlparser accepts it for other databases: `DISTINCT ON`, `NULLS
 //!   FIRST|LAST`, `FOR UPDATE OF`, `FILTER (WHERE ...)`, `WITHIN GROUP`,
@@ -61,9 +62,6 @@ impl VisitorMut for ClauseCheck {
     fn pre_visit_statement(&mut self, s: &mut ast::Statement) -> ControlFlow<SqlError> {
         match s {
             ast::Statement::Insert(i) => {
-                if i.returning.is_some() {
-                    return not_yet("INSERT ... RETURNING");
-                }
                 if i.partitioned.is_some() {
                     return not_yet("PARTITION () clause");
                 }
@@ -85,8 +83,9 @@ impl VisitorMut for ClauseCheck {
                 }
             }
             ast::Statement::Delete(d) => {
-                if d.returning.is_some() {
-                    return not_yet("DELETE ... RETURNING");
+                // RETURNING is for one table (MariaDB: a syntax error).
+                if d.returning.is_some() && (!d.tables.is_empty() || d.using.is_some()) {
+                    return not_yet("multi-table DELETE ... RETURNING");
                 }
                 if d.output.is_some() {
                     return not_mariadb(&d.to_string());

@@ -87,10 +87,34 @@ pub fn set_text(bits: u64, members: &[String]) -> String {
         .join(",")
 }
 
+/// True for the column types whose stored values expressions read as text:
+/// ENUM and SET (their members), UUID (its canonical text).
+pub fn read_as_text(ty: &ColumnType) -> bool {
+    matches!(
+        ty,
+        ColumnType::Enum { .. } | ColumnType::Set { .. } | ColumnType::Uuid
+    )
+}
+
+/// A stored value of a column of type `ty` as expressions read it: the text
+/// of ENUM, SET and UUID values ([`read_as_text`]), any other value as it is.
+pub fn expression_value(v: &Value, ty: &ColumnType) -> Value {
+    if v.is_null() || !read_as_text(ty) {
+        return v.clone();
+    }
+    Value::Str(String::from_utf8_lossy(&to_text(v, ty).unwrap_or_default()).into_owned())
+}
+
 /// The text-protocol bytes of a value of column type `ty`; `None` for NULL.
 pub fn to_text(v: &Value, ty: &ColumnType) -> Option<Vec<u8>> {
     let s = match v {
         Value::Null => return None,
+        Value::Bytes(b) if matches!(ty, ColumnType::Uuid) => {
+            return Some(
+                larch_engine::record::uuid::text_of_record(b)
+                    .map_or_else(|| b.clone(), String::into_bytes),
+            )
+        }
         Value::Bytes(b) => return Some(b.clone()),
         Value::Str(s) => return Some(s.as_bytes().to_vec()),
         Value::Bit(b) => {

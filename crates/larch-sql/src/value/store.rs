@@ -32,7 +32,7 @@ use crate::error::{code, Level, SqlError, Warning};
 
 mod kinds;
 
-use kinds::{store_bit, store_datetime, store_enum, store_set, store_time, store_year};
+use kinds::{store_bit, store_datetime, store_enum, store_set, store_time, store_uuid, store_year};
 
 /// Where a value goes: for messages, and whether errors are strict.
 #[derive(Debug, Clone, Copy)]
@@ -128,6 +128,7 @@ pub fn store(
         ColumnType::Enum { values } => store_enum(&mut c, v, values),
         ColumnType::Set { values } => store_set(&mut c, v, values),
         ColumnType::Bit { bits } => store_bit(&mut c, v, *bits),
+        ColumnType::Uuid => store_uuid(&mut c, v),
         _ if ty.is_binary_string() => store_bytes(&mut c, v, ty),
         _ => store_text(&mut c, v, ty),
     }

@@ -13,6 +13,7 @@
 //! | `Year` | YEAR | 63 | 4 | NUM, UNSIGNED, ZEROFILL |
 //! | `Enum`, `Set` | STRING | 45 | longest member / all members | ENUM / SET |
 //! | `Bit(n)` | BIT | 63 | n | UNSIGNED |
+//! | `Uuid` | STRING | 45 | 36 × 4 | (none) |
 //!
 //! A computed string (no underlying column) is VAR_STRING, BLOB, MEDIUM_BLOB or
 //! LONG_BLOB by its length in bytes, as MariaDB announces expressions.
@@ -183,6 +184,13 @@ fn describe_type(ty: &EType) -> (WType, u16, u32, ColumnFlags, u8) {
             BINARY_COLLATION,
             4,
             F::NUM_FLAG | F::UNSIGNED_FLAG | F::ZEROFILL_FLAG,
+            0,
+        ),
+        EType::Uuid => (
+            WType::MYSQL_TYPE_STRING,
+            UTF8MB4_GENERAL_CI,
+            36 * 4,
+            F::empty(),
             0,
         ),
         EType::Enum { values } => {

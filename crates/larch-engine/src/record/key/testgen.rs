@@ -68,6 +68,7 @@ pub fn column_types() -> Vec<ColumnType> {
     for bits in [1, 13, 64] {
         v.push(ColumnType::Bit { bits });
     }
+    v.push(ColumnType::Uuid);
     v
 }
 
@@ -283,6 +284,11 @@ pub fn random_value(rng: &mut StdRng, ty: &ColumnType, null_pct: u32) -> Value {
                 b & ((1u64 << bits) - 1)
             })
         }
+        ColumnType::Uuid => Value::Bytes(match pick {
+            0 => vec![0; 16],
+            1 => vec![0xFF; 16],
+            _ => (0..16).map(|_| rng.random()).collect(),
+        }),
         ColumnType::Binary { .. } | ColumnType::Varbinary { .. } | ColumnType::Blob { .. } => {
             Value::Null
         }

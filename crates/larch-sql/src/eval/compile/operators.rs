@@ -195,6 +195,20 @@ impl Compiler<'_, '_> {
         b.expr = super::super::fuzzy_date(b.expr);
         year_constant(&a, &mut b);
         year_constant(&b, &mut a);
+        if matches!(a.ty.ty, ColumnType::Uuid) || matches!(b.ty.ty, ColumnType::Uuid) {
+            // UUIDs compare in MariaDB's UUID order, the other side read as
+            // a UUID (NULL where it is none).
+            uuid_comparable(&a.ty.ty, &b.ty.ty, op)?;
+            return Ok(bool_typed(
+                Expr::Compare {
+                    op,
+                    left: Box::new(uuid_key(a)),
+                    right: Box::new(uuid_key(b)),
+                    collation: Collation::Binary,
+                },
+                op != CmpOp::NullSafeEq,
+            ));
+        }
         let collation = pick_collation([&a, &b], self.opts.collation);
         let nullable = op != CmpOp::NullSafeEq && (a.ty.nullable || b.ty.nullable);
         // A hex literal compared with a number is a number.
@@ -306,6 +320,68 @@ impl Compiler<'_, '_> {
 /// A YEAR column compared with a date or datetime literal compares with the
 /// literal's year as an integer (MariaDB's convert_const_to_int: the
 /// constant stored into the YEAR column, where it fits).
+/// [`Expr::UuidKey`] of an operand; a literal that is a UUID is converted
+/// once, here (one that is none stays, to warn where it is compared).
+pub(super) fn uuid_key(t: Typed) -> Expr {
+    if let Expr::Literal(Value::Str(text)) = &t.expr {
+        if let Some(r) = larch_engine::record::uuid::record_from_text(text.as_bytes()) {
+            return Expr::Literal(Value::Bytes(r.to_vec()));
+        }
+    }
+    Expr::UuidKey(boxed(t))
+}
+
+/// A UUID compares with a UUID or a string (NULL too); with a number or a
+/// temporal value it is MariaDB's error 4078.
+pub(super) fn uuid_comparable(a: &ColumnType, b: &ColumnType, op: CmpOp) -> Result<(), SqlError> {
+    let name = |t: &ColumnType| -> Option<&'static str> {
+        Some(match t {
+            ColumnType::Uuid
+            | ColumnType::Char { .. }
+            | ColumnType::Varchar { .. }
+            | ColumnType::Text { .. }
+            | ColumnType::Binary { .. }
+            | ColumnType::Varbinary { .. }
+            | ColumnType::Blob { .. }
+            | ColumnType::Enum { .. }
+            | ColumnType::Set { .. } => return None,
+            ColumnType::Int { bytes: 8, .. } => "bigint",
+            ColumnType::Int { .. } => "int",
+            ColumnType::Decimal { .. } => "decimal",
+            ColumnType::Float => "float",
+            ColumnType::Double => "double",
+            ColumnType::Date => "date",
+            ColumnType::Time { .. } => "time",
+            ColumnType::Datetime { .. } => "datetime",
+            ColumnType::Timestamp { .. } => "timestamp",
+            ColumnType::Year => "year",
+            ColumnType::Bit { .. } => "bit",
+        })
+    };
+    let bad = name(a).is_some() || name(b).is_some();
+    if !bad {
+        return Ok(());
+    }
+    let shown = |t: &ColumnType| name(t).unwrap_or("uuid");
+    let op = match op {
+        CmpOp::Eq => "=",
+        CmpOp::Ne => "<>",
+        CmpOp::Lt => "<",
+        CmpOp::Le => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::Ge => ">=",
+        CmpOp::NullSafeEq => "<=>",
+    };
+    Err(SqlError::new(
+        code::ILLEGAL_PARAMETER_DATA_TYPES,
+        format!(
+            "Illegal parameter data types {} and {} for operation '{op}'",
+            shown(a),
+            shown(b)
+        ),
+    ))
+}
+
 fn year_constant(column: &Typed, other: &mut Typed) {
     if !matches!(column.expr, Expr::Column(_)) || column.ty.ty != ColumnType::Year {
         return;

@@ -413,6 +413,7 @@ pub(super) fn cast_target(
             (CastTarget::Double, ColumnType::Double)
         }
         DataType::Float(_) => (CastTarget::Float, ColumnType::Float),
+        DataType::Uuid => (CastTarget::Uuid, ColumnType::Uuid),
         DataType::Char(l)
         | DataType::Character(l)
         | DataType::Varchar(l)

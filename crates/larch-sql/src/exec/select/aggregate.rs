@@ -583,11 +583,16 @@ pub(super) fn value_key_into(v: &Value, coll: Collation, out: &mut Vec<u8>) {
 /// digits ('11:20:19.70000' for a DATETIME(5)); MIN/MAX's with fuzzy dates.
 pub(crate) fn concat_values_as_text(call: &AggCall, args: Vec<Compiled>) -> Vec<Compiled> {
     if matches!(call.kind, AggKind::Min | AggKind::Max) {
-        // MIN/MAX read DATE(x) of what is no date as the zero date.
+        // MIN/MAX read DATE(x) of what is no date as the zero date, and
+        // compare UUIDs in UUID order: by their record form, which is the
+        // value they keep (and show as the UUID's text).
         return args
             .into_iter()
             .map(|a| Compiled {
-                expr: eval::fuzzy_date(a.expr),
+                expr: match a.ty.ty {
+                    ColumnType::Uuid => eval::Expr::UuidKey(Box::new(a.expr)),
+                    _ => eval::fuzzy_date(a.expr),
+                },
                 ty: a.ty,
             })
             .collect();

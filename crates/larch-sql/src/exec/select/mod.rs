@@ -38,7 +38,7 @@ pub(crate) mod innodb_tables;
 pub(crate) mod join;
 mod join_tree;
 mod json_aggregate;
-mod naming;
+pub(crate) mod naming;
 mod order;
 mod project;
 mod query;

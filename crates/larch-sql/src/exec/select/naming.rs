@@ -4,7 +4,7 @@
 
 use sqlparser::ast;
 
-pub(super) fn expr_name(e: &ast::Expr) -> String {
+pub(crate) fn expr_name(e: &ast::Expr) -> String {
     match e {
         ast::Expr::Identifier(i) => i.value.clone(),
         ast::Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.clone()).unwrap_or_default(),

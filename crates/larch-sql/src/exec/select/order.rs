@@ -294,7 +294,14 @@ fn compare_key(x: &Value, y: &Value, k: &SortKey, ctx: &mut eval::EvalContext<'_
         ) {
             // ENUM and SET values sort by their member number.
             (Some(a), Some(b)) => a.cmp(&b),
-            _ => eval::compare(x, y, k.collation, ctx).unwrap_or(Ordering::Equal),
+            // UUIDs in MariaDB's UUID order.
+            _ => match (
+                eval::uuid_order_of(x, &k.expr.ty.ty),
+                eval::uuid_order_of(y, &k.expr.ty.ty),
+            ) {
+                (Some(a), Some(b)) => a.cmp(&b),
+                _ => eval::compare(x, y, k.collation, ctx).unwrap_or(Ordering::Equal),
+            },
         },
     };
     if k.desc {

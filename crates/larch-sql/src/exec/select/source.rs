@@ -104,7 +104,13 @@ impl Source {
     }
 }
 
-fn table_columns(s: &Session, db: &str, table: &str, alias: &str, t: &Table) -> Vec<ResultColumn> {
+pub(crate) fn table_columns(
+    s: &Session,
+    db: &str,
+    table: &str,
+    alias: &str,
+    t: &Table,
+) -> Vec<ResultColumn> {
     let def = t.def();
     let unsigned = unsigned_numbers(s, db, table, t);
     let pk: Vec<usize> = def

@@ -49,6 +49,7 @@ pub(crate) fn insert_selected(
         auto_increment: Default::default(),
         where_warns_only: false,
         first_id: 0,
+        returning: None,
     };
     let name = ast::ObjectName::from(vec![ast::Ident::new(db), ast::Ident::new(table)]);
     let r = target(s, &name).and_then(|t| {
@@ -89,6 +90,9 @@ pub(super) fn insert(
         return Err(SqlError::not_supported("INSERT into a table function"));
     };
     let t = target(s, name)?;
+    if let Some(items) = &ins.returning {
+        w.returning = Some(super::returning::Returning::compile(s, &t, None, items)?);
+    }
     let ncols = t.table.def().columns.len();
     let mut cols: Vec<usize> = ins
         .columns
@@ -231,7 +235,11 @@ pub(super) fn insert(
         bare: ins.columns.is_empty() && ins.assignments.is_empty(),
         rows_before: 0,
     };
-    insert_rows(s, &t, &cols, rows_in, &how, params, w)
+    let done = insert_rows(s, &t, &cols, rows_in, &how, params, w)?;
+    match w.returning.take() {
+        Some(r) => r.result(s, params, &mut w.warnings),
+        None => Ok(done),
+    }
 }
 
 /// The `i`-th value of a source row (of type `from`) readied for its
@@ -303,6 +311,7 @@ impl BulkInsert {
                 auto_increment: Default::default(),
                 where_warns_only: false,
                 first_id: 0,
+                returning: None,
             },
             replace,
             ignore,
@@ -465,7 +474,10 @@ fn insert_counted(
             w.auto_increment.row_done();
         }
         // What the row's AUTO_INCREMENT value counts for once it is in.
-        let went_in = |full: &[Value], first_id: &mut u64, last_value: &mut u64| {
+        let went_in = |full: &[Value], first_id: &mut u64, last_value: &mut u64, w: &mut Writer| {
+            if let Some(r) = w.returning.as_mut() {
+                r.push(t, full);
+            }
             if let Some(a) = auto {
                 if let (Some(id), 0) = (generated, *first_id) {
                     *first_id = id;
@@ -491,7 +503,7 @@ fn insert_counted(
         match t.table.insert(txn_ctx(s)?, &full) {
             Ok(_) => {
                 affected += 1;
-                went_in(&full, &mut first_id, &mut last_value);
+                went_in(&full, &mut first_id, &mut last_value, w);
                 t.fire(s, Timing::After, Event::Insert, None, Some(&mut full))?;
             }
             Err(e) if is_duplicate(&e) && (replace || !odku.is_empty() || ignore) => {
@@ -510,7 +522,7 @@ fn insert_counted(
                         if *old == full && t.replaces_in_place() {
                             // Nothing to change: the row counts once.
                             affected += 1;
-                            went_in(&full, &mut first_id, &mut last_value);
+                            went_in(&full, &mut first_id, &mut last_value, w);
                             t.fire(s, Timing::After, Event::Insert, None, Some(&mut full))?;
                             continue;
                         }
@@ -532,7 +544,7 @@ fn insert_counted(
                     }
                     t.table.insert(txn_ctx(s)?, &full)?;
                     affected += 1;
-                    went_in(&full, &mut first_id, &mut last_value);
+                    went_in(&full, &mut first_id, &mut last_value, w);
                     t.fire(s, Timing::After, Event::Insert, None, Some(&mut full))?;
                 } else if let Some((at, old)) = conflicts.into_iter().next() {
                     // The updated row's AUTO_INCREMENT value is the OK

@@ -111,6 +111,7 @@ fn scratch() -> Writer {
         auto_increment: Default::default(),
         where_warns_only: false,
         first_id: 0,
+        returning: None,
     }
 }
 

@@ -361,3 +361,52 @@ pub(super) fn store_bit(c: &mut Ctx<'_, '_>, v: &Value, bits: u8) -> Result<Valu
     }
     Ok(Value::Bit(n))
 }
+
+/// A UUID column takes a UUID's text, or a binary string of 16 bytes as the
+/// UUID's bytes (MariaDB's binary form); the value is stored in its record
+/// form (`larch_engine::record::uuid`). Text that is not a UUID is 1292 (in
+/// non-strict mode a warning and NULL); a number or a temporal value cannot
+/// be a UUID at all: 4078 (a warning and the nil UUID in non-strict mode).
+pub(super) fn store_uuid(c: &mut Ctx<'_, '_>, v: &Value) -> Result<Value, SqlError> {
+    use larch_engine::record::uuid;
+    let bytes: &[u8] = match v {
+        Value::Str(s) => s.as_bytes(),
+        Value::Bytes(b) => b,
+        other => {
+            let t = c.t;
+            let kind = match other {
+                Value::Int(_) | Value::UInt(_) => "int",
+                Value::Decimal(_) => "decimal",
+                Value::Float(_) => "float",
+                Value::Double(_) => "double",
+                Value::Date(_) => "date",
+                Value::Time(_) => "time",
+                Value::Timestamp(_) => "timestamp",
+                Value::Year(_) => "year",
+                _ => "datetime",
+            };
+            c.issue(
+                code::ILLEGAL_PARAMETER_DATA_TYPES,
+                format!(
+                    "Cannot cast '{kind}' as 'uuid' in assignment of `{}`.`{}`.`{}`",
+                    t.db, t.table, t.column
+                ),
+            )?;
+            c.incorrect(code::TRUNCATED_WRONG_VALUE, "uuid", &value_to_string(v))?;
+            return Ok(Value::Bytes(vec![0; uuid::UUID_BYTES]));
+        }
+    };
+    if let Value::Bytes(b) = v {
+        if let Ok(m) = <&[u8; uuid::UUID_BYTES]>::try_from(b.as_slice()) {
+            return Ok(Value::Bytes(uuid::to_record(m).to_vec()));
+        }
+    }
+    match uuid::record_from_text(bytes) {
+        Some(r) => Ok(Value::Bytes(r.to_vec())),
+        None => {
+            let shown = String::from_utf8_lossy(bytes).into_owned();
+            c.incorrect(code::TRUNCATED_WRONG_VALUE, "uuid", &shown)?;
+            Ok(Value::Null)
+        }
+    }
+}

@@ -139,12 +139,7 @@ fn local_name(new: bool, col: &str) -> String {
 }
 
 fn engine_to_local(v: &Value, ty: &ColumnType) -> Value {
-    match (ty, v) {
-        (ColumnType::Enum { .. } | ColumnType::Set { .. }, v) if !v.is_null() => Value::Str(
-            String::from_utf8_lossy(&crate::value::to_text(v, ty).unwrap_or_default()).into_owned(),
-        ),
-        _ => v.clone(),
-    }
+    crate::value::expression_value(v, ty)
 }
 
 /// Fires the triggers of `timing` and `event` for one row: `old` is the

@@ -283,7 +283,7 @@ pub(super) fn type_lengths(ty: &ColumnType) -> [Option<u64>; 5] {
         ColumnType::Time { fsp } | ColumnType::Datetime { fsp } | ColumnType::Timestamp { fsp } => {
             [None, None, None, None, Some(u64::from(*fsp))]
         }
-        ColumnType::Date | ColumnType::Year => [None; 5],
+        ColumnType::Date | ColumnType::Year | ColumnType::Uuid => [None; 5],
     }
 }
 
