@@ -213,7 +213,10 @@ pub fn fold_case(collation: Collation, word: &[u8]) -> String {
             .collect(),
         Collation::Latin1Bin => word.iter().map(|&b| latin1_to_char(b)).collect(),
         Collation::Binary | Collation::Utf8mb4Bin => String::from_utf8_lossy(word).into_owned(),
-        Collation::Utf8mb4GeneralCi | Collation::Utf8mb4UnicodeCi => String::from_utf8_lossy(word)
+        Collation::Utf8mb4GeneralCi
+        | Collation::Utf8mb4UnicodeCi
+        | Collation::Utf8mb4EsperantoCi
+        | Collation::Utf8mb4SwedishCi => String::from_utf8_lossy(word)
             .chars()
             .map(lower_char)
             .collect(),

@@ -1,8 +1,10 @@
 //! Character sets, collations and their memcomparable sort keys.
 //!
-//! This module owns the six collations Larch supports (MariaDB 10.11 names):
+//! This module owns the eight collations Larch supports (MariaDB 10.11 names):
 //! `binary`, `latin1_swedish_ci` (MariaDB's test default), `latin1_bin`,
-//! `utf8mb4_general_ci`, `utf8mb4_bin` and `utf8mb4_unicode_ci`.
+//! `utf8mb4_general_ci`, `utf8mb4_bin`, `utf8mb4_unicode_ci`, and the
+//! tailored `utf8mb4_esperanto_ci` and `utf8mb4_swedish_ci` (UCA 4.0.0 with
+//! MariaDB's tailoring rules; see `tailored_weights`).
 //!
 //! A collation turns a string into a *weight string* ([`Collation::weights`]): one
 //! weight per character (latin1: one byte; `utf8mb4_general_ci`: two bytes;
@@ -116,6 +118,13 @@ pub enum Collation {
     Utf8mb4Bin,
     /// `utf8mb4_unicode_ci`: UCA 4.0.0 primary weights, PAD SPACE.
     Utf8mb4UnicodeCi,
+    /// `utf8mb4_esperanto_ci`: `utf8mb4_unicode_ci` with MariaDB's Esperanto
+    /// tailoring (ĉ after c, ĝ after g, ĥ after h, ĵ after j, ŝ after s, ŭ
+    /// after u, each a letter of its own).
+    Utf8mb4EsperantoCi,
+    /// `utf8mb4_swedish_ci`: `utf8mb4_unicode_ci` with MariaDB's Swedish
+    /// tailoring (ü = y; å < ä = æ < ö = ø, all after z).
+    Utf8mb4SwedishCi,
 }
 
 /// Bytes of weights per sort-key chunk.
@@ -131,13 +140,15 @@ const NOPAD_MORE: u8 = 9;
 
 impl Collation {
     /// Every supported collation.
-    pub const ALL: [Collation; 6] = [
+    pub const ALL: [Collation; 8] = [
         Collation::Binary,
         Collation::Latin1SwedishCi,
         Collation::Latin1Bin,
         Collation::Utf8mb4GeneralCi,
         Collation::Utf8mb4Bin,
         Collation::Utf8mb4UnicodeCi,
+        Collation::Utf8mb4EsperantoCi,
+        Collation::Utf8mb4SwedishCi,
     ];
 
     /// The MySQL name.
@@ -149,6 +160,8 @@ impl Collation {
             Collation::Utf8mb4GeneralCi => "utf8mb4_general_ci",
             Collation::Utf8mb4Bin => "utf8mb4_bin",
             Collation::Utf8mb4UnicodeCi => "utf8mb4_unicode_ci",
+            Collation::Utf8mb4EsperantoCi => "utf8mb4_esperanto_ci",
+            Collation::Utf8mb4SwedishCi => "utf8mb4_swedish_ci",
         }
     }
 
@@ -169,6 +182,12 @@ impl Collation {
             "utf8mb4_unicode_ci" | "utf8mb3_unicode_ci" | "utf8_unicode_ci" => {
                 Collation::Utf8mb4UnicodeCi
             }
+            "utf8mb4_esperanto_ci" | "utf8mb3_esperanto_ci" | "utf8_esperanto_ci" => {
+                Collation::Utf8mb4EsperantoCi
+            }
+            "utf8mb4_swedish_ci" | "utf8mb3_swedish_ci" | "utf8_swedish_ci" => {
+                Collation::Utf8mb4SwedishCi
+            }
             _ => return None,
         };
         Some(c)
@@ -179,9 +198,11 @@ impl Collation {
         match self {
             Collation::Binary => Charset::Binary,
             Collation::Latin1SwedishCi | Collation::Latin1Bin => Charset::Latin1,
-            Collation::Utf8mb4GeneralCi | Collation::Utf8mb4Bin | Collation::Utf8mb4UnicodeCi => {
-                Charset::Utf8mb4
-            }
+            Collation::Utf8mb4GeneralCi
+            | Collation::Utf8mb4Bin
+            | Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb4EsperantoCi
+            | Collation::Utf8mb4SwedishCi => Charset::Utf8mb4,
         }
     }
 
@@ -205,7 +226,9 @@ impl Collation {
             Collation::Binary | Collation::Latin1SwedishCi | Collation::Latin1Bin => 1,
             Collation::Utf8mb4GeneralCi => 2,
             Collation::Utf8mb4Bin => 4,
-            Collation::Utf8mb4UnicodeCi => 2 * MAX_UCA_WEIGHTS_PER_CHAR,
+            Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb4EsperantoCi
+            | Collation::Utf8mb4SwedishCi => 2 * MAX_UCA_WEIGHTS_PER_CHAR,
         }
     }
 
@@ -223,7 +246,9 @@ impl Collation {
             | Collation::Latin1Bin
             | Collation::Utf8mb4Bin => (1, [b' ', 0]),
             Collation::Utf8mb4GeneralCi => (2, [0x00, 0x20]),
-            Collation::Utf8mb4UnicodeCi => (2, UCA_SPACE.to_be_bytes()),
+            Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb4EsperantoCi
+            | Collation::Utf8mb4SwedishCi => (2, UCA_SPACE.to_be_bytes()),
         }
     }
 
@@ -249,6 +274,14 @@ impl Collation {
                     uca_weights(c, |w| out.extend_from_slice(&w.to_be_bytes()));
                 }
             }
+            Collation::Utf8mb4EsperantoCi | Collation::Utf8mb4SwedishCi => {
+                for c in s.chars() {
+                    let mut emit = |w: u16| out.extend_from_slice(&w.to_be_bytes());
+                    if !tailored_weights(self, c, &mut emit) {
+                        uca_weights(c, emit);
+                    }
+                }
+            }
         }
     }
 
@@ -271,7 +304,9 @@ impl Collation {
                 |c| u32::from(SORT_ORDER_LATIN1[usize::from(latin1_lossy(c))])
             }
             Collation::Utf8mb4GeneralCi => |c| u32::from(general_ci_weight(c)),
-            Collation::Utf8mb4UnicodeCi => return None,
+            Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb4EsperantoCi
+            | Collation::Utf8mb4SwedishCi => return None,
         })
     }
 
@@ -634,6 +669,41 @@ fn uca_weights(c: char, mut emit: impl FnMut(u16)) {
         }
     }
 }
+
+/// Feeds the weights a tailored collation gives `c` in place of its UCA
+/// 4.0.0 ones to `emit` (false, emitting nothing, when `c` is not
+/// tailored), after MariaDB's tailoring rules
+/// (`ctype-uca.c`). A letter tailored as a new letter right after a base
+/// letter (`& C < ĉ`) weighs as the base letter followed by [`AFTER_ALL`]
+/// and its rank among the letters put there: it sorts after every string
+/// starting with the base letter and before the next letter, as a primary
+/// weight between the two would. Upper and lower case weigh alike (`<<<`),
+/// as do letters tailored as accents of one another (`<<`).
+fn tailored_weights(collation: Collation, c: char, mut emit: impl FnMut(u16)) -> bool {
+    let mut after = |letter: char, rank: u16| {
+        uca_weights(letter, &mut emit);
+        emit(AFTER_ALL);
+        emit(rank);
+    };
+    match (collation, c) {
+        (Collation::Utf8mb4EsperantoCi, 'ĉ' | 'Ĉ') => after('c', 1),
+        (Collation::Utf8mb4EsperantoCi, 'ĝ' | 'Ĝ') => after('g', 1),
+        (Collation::Utf8mb4EsperantoCi, 'ĥ' | 'Ĥ') => after('h', 1),
+        (Collation::Utf8mb4EsperantoCi, 'ĵ' | 'Ĵ') => after('j', 1),
+        (Collation::Utf8mb4EsperantoCi, 'ŝ' | 'Ŝ') => after('s', 1),
+        (Collation::Utf8mb4EsperantoCi, 'ŭ' | 'Ŭ') => after('u', 1),
+        (Collation::Utf8mb4SwedishCi, 'ü' | 'Ü') => uca_weights('y', emit),
+        (Collation::Utf8mb4SwedishCi, 'å' | 'Å') => after('z', 1),
+        (Collation::Utf8mb4SwedishCi, 'ä' | 'Ä' | 'æ' | 'Æ') => after('z', 2),
+        (Collation::Utf8mb4SwedishCi, 'ö' | 'Ö' | 'ø' | 'Ø') => after('z', 3),
+        _ => return false,
+    }
+    true
+}
+
+/// Above every UCA weight a character has (the implicit weights of the
+/// table's characters reach 0xFBC1, characters beyond the BMP 0xFFFD).
+const AFTER_ALL: u16 = 0xFFFF;
 
 /// UCA implicit weights (UTS #10, as in MySQL's UCA 4.0.0 code) for characters
 /// without a table entry: CJK unified ideographs first, then the rest by code point.

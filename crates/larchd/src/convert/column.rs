@@ -36,6 +36,8 @@ fn collation_id(c: Collation) -> u16 {
         Collation::Binary => BINARY_COLLATION,
         Collation::Utf8mb4Bin => 46,
         Collation::Utf8mb4UnicodeCi => 224,
+        Collation::Utf8mb4SwedishCi => 232,
+        Collation::Utf8mb4EsperantoCi => 241,
         Collation::Utf8mb4GeneralCi | Collation::Latin1SwedishCi | Collation::Latin1Bin => {
             UTF8MB4_GENERAL_CI
         }

@@ -553,9 +553,16 @@ pub(super) fn value_key_into(v: &Value, coll: Collation, out: &mut Vec<u8>) {
             Value::Null => out.push(0),
             Value::Str(s) => {
                 // Tag, then the weights' length before them (patched in).
+                // Under PAD SPACE trailing spaces count for nothing: 'a' and
+                // 'a ' are one group, as they compare equal.
                 out.push(1);
                 let at = out.len();
                 out.extend_from_slice(&[0; 4]);
+                let s = if coll.is_pad_space() {
+                    s.trim_end_matches(' ')
+                } else {
+                    s
+                };
                 coll.weights(s, out);
                 let len = (out.len() - at - 4) as u32;
                 out[at..at + 4].copy_from_slice(&len.to_be_bytes());

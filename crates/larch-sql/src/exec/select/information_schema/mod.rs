@@ -249,9 +249,13 @@ pub(crate) const COLLATIONS: &[(&str, &str, u64, bool, u64)] = &[
     ("utf8mb3_general_ci", "utf8mb3", 33, true, 1),
     ("utf8mb3_bin", "utf8mb3", 83, false, 1),
     ("utf8mb3_unicode_ci", "utf8mb3", 192, false, 8),
+    ("utf8mb3_swedish_ci", "utf8mb3", 200, false, 8),
+    ("utf8mb3_esperanto_ci", "utf8mb3", 209, false, 8),
     ("utf8mb4_general_ci", "utf8mb4", 45, true, 1),
     ("utf8mb4_bin", "utf8mb4", 46, false, 1),
     ("utf8mb4_unicode_ci", "utf8mb4", 224, false, 8),
+    ("utf8mb4_swedish_ci", "utf8mb4", 232, false, 8),
+    ("utf8mb4_esperanto_ci", "utf8mb4", 241, false, 8),
 ];
 
 /// The SHOW TABLE STATUS / information_schema.TABLES facts of a base table:
