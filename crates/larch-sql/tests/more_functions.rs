@@ -1,6 +1,7 @@
 //! CONVERT_TZ, TIME_FORMAT, GET_FORMAT, TIMESTAMP(), COMPRESS, UNCOMPRESS,
 //! UNCOMPRESSED_LENGTH, AES_ENCRYPT, AES_DECRYPT, INET6_ATON, INET6_NTOA,
-//! IS_IPV4, IS_IPV6, IS_IPV4_COMPAT and IS_IPV4_MAPPED as MariaDB 10.11
+//! IS_IPV4, IS_IPV6, IS_IPV4_COMPAT, IS_IPV4_MAPPED and EXTRACT(QUARTER|
+//! MICROSECOND FROM x) as MariaDB 10.11
 //! answers them: values, NULLs, warnings and result types. Every expected
 //! answer was read from MariaDB 10.11 (named zones: with its time zone
 //! tables loaded from the same zoneinfo database).
@@ -584,5 +585,21 @@ fn inet6_functions() -> R<()> {
     assert!(matches!(cols[2].ty, ColumnType::Int { bytes: 4, .. }));
     assert!(!cols[2].nullable);
     assert!(cols[3].nullable);
+    Ok(())
+}
+
+#[test]
+fn extract_quarter_and_microsecond() -> R<()> {
+    let t = TestDb::new(&[])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT EXTRACT(QUARTER FROM '2024-05-17'), \
+             EXTRACT(MICROSECOND FROM '2024-05-17 10:00:00.123456'), \
+             EXTRACT(QUARTER FROM NULL), EXTRACT(QUARTER FROM '2024-12-31 23:59:59')"
+        )?,
+        row(&["2", "123456", "NULL", "4"])
+    );
     Ok(())
 }

@@ -6,7 +6,8 @@
 //! columns with their fractional digits; a TIME into a DATETIME; DATETIME
 //! values into DOUBLE and DECIMAL with their fraction; large numbers into
 //! TIME; negative numbers into DECIMAL / DOUBLE UNSIGNED and BIT; UPPER of
-//! 'ß'; INSTR in utf8mb4 by bytes; a TEXT column compared with a JSON column in UPDATE's WHERE.
+//! 'ß'; INSTR in utf8mb4 by bytes; a TEXT column compared with a JSON column in UPDATE's WHERE; VALUE(c), MariaDB's
+//! other name of VALUES(c), in ON DUPLICATE KEY UPDATE.
 
 mod support;
 
@@ -236,5 +237,15 @@ fn failed_insert_keeps_the_first_generated_id() -> R<()> {
         .execute("INSERT INTO li (b) VALUES (7), (8), (-1)")
         .is_err());
     assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "3");
+    Ok(())
+}
+
+#[test]
+fn value_is_values_in_on_duplicate_key_update() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE vv (id INT PRIMARY KEY, c INT)"])?;
+    let mut s = t.session(5)?;
+    s.execute("INSERT INTO vv VALUES (1, 1)")?;
+    s.execute("INSERT INTO vv VALUES (1, 5) ON DUPLICATE KEY UPDATE c = VALUE(c) + 1")?;
+    assert_eq!(one(&mut s, "SELECT c FROM vv")?, "6");
     Ok(())
 }

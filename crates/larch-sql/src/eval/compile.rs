@@ -490,6 +490,11 @@ impl Compiler<'_, '_> {
                     ast::DateTimeField::Hour => Func::Hour,
                     ast::DateTimeField::Minute => Func::Minute,
                     ast::DateTimeField::Second => Func::Second,
+                    // The same as QUARTER(x) and MICROSECOND(x).
+                    ast::DateTimeField::Quarter => Func::More(super::func_more::More::Quarter),
+                    ast::DateTimeField::Microsecond | ast::DateTimeField::Microseconds => {
+                        Func::More(super::func_more::More::Microsecond)
+                    }
                     other => return Err(SqlError::not_supported(&format!("EXTRACT({other})"))),
                 };
                 let args = vec![self.expr(expr)?];

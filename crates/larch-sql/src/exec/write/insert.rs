@@ -735,7 +735,9 @@ fn odku_row(
         let mut e = e.clone();
         let _ = ast::visit_expressions_mut(&mut e, |x| {
             if let ast::Expr::Function(f) = x {
-                if f.name.to_string().eq_ignore_ascii_case("VALUES") {
+                // VALUE() is MariaDB's other name of VALUES().
+                let name = f.name.to_string();
+                if name.eq_ignore_ascii_case("VALUES") || name.eq_ignore_ascii_case("VALUE") {
                     if let ast::FunctionArguments::List(l) = &f.args {
                         if let Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(arg))) =
                             l.args.first()
