@@ -49,6 +49,18 @@ fn esperanto_and_swedish_order_their_letters_as_mariadb() -> R<()> {
         one(&mut s, "SELECT COLLATION(s) FROM ce LIMIT 1")?,
         "utf8mb4_esperanto_ci"
     );
+    // Names quoted as identifiers, as Django writes them.
+    s.execute(
+        "CREATE TABLE q (s VARCHAR(5) CHARACTER SET `utf8mb3` COLLATE `utf8mb3_esperanto_ci`) \
+         COLLATE `utf8mb4_swedish_ci`",
+    )?;
+    assert_eq!(
+        one(
+            &mut s,
+            "SELECT COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_NAME = 'q'"
+        )?,
+        "utf8mb4_esperanto_ci"
+    );
     Ok(())
 }
 

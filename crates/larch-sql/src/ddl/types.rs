@@ -72,6 +72,11 @@ pub(crate) fn resolve_collation(
     collate: Option<&str>,
     default: Collation,
 ) -> Result<Collation, SqlError> {
+    // The names may be quoted as identifiers or strings (`COLLATE
+    // \`utf8mb4_bin\``, as Django writes them).
+    let unquote = |n: &str| n.trim_matches(['\'', '`', '"']).to_owned();
+    let (charset, collate) = (charset.map(unquote), collate.map(unquote));
+    let (charset, collate) = (charset.as_deref(), collate.as_deref());
     let by_name = |n: &str| {
         Collation::from_name(n)
             .ok_or_else(|| SqlError::new(1273, format!("Unknown collation: '{n}'")))
