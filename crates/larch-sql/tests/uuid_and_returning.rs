@@ -202,5 +202,21 @@ fn insert_replace_and_delete_return_the_rows_they_wrote() -> R<()> {
         rows(&mut s, "SELECT id, v FROM r")?,
         vec![strs(&["1", "z"])]
     );
+    // ON DUPLICATE KEY UPDATE: the rows inserted and the rows updated (or
+    // met unchanged), in the statement's order.
+    s.execute("CREATE TABLE od (id INT AUTO_INCREMENT PRIMARY KEY, k INT UNIQUE, v INT)")?;
+    s.execute("INSERT INTO od (k, v) VALUES (1, 1), (2, 2)")?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "INSERT INTO od (k, v) VALUES (1, 10), (3, 3), (2, 2) \
+             ON DUPLICATE KEY UPDATE v = VALUES(v) RETURNING id, k, v"
+        )?,
+        vec![
+            strs(&["1", "1", "10"]),
+            strs(&["3", "3", "3"]),
+            strs(&["2", "2", "2"])
+        ]
+    );
     Ok(())
 }

@@ -553,6 +553,11 @@ fn insert_counted(
                     if let Some(a) = auto {
                         last_value = insert_id_of(&old[a]);
                     }
+                    // The value generated for the row that went unused is
+                    // the next row's (MariaDB's restore_auto_increment).
+                    if let Some(id) = generated {
+                        w.auto_increment.give_back(id);
+                    }
                     let mut update_nulls = NullChecks::new(t, Event::Update);
                     let mut new = odku_row(
                         s,
@@ -574,11 +579,19 @@ fn insert_counted(
                         if s.client_found_rows {
                             affected += 1;
                         }
+                        // RETURNING gives the row the statement met, as
+                        // for an updated one.
+                        if let Some(r) = w.returning.as_mut() {
+                            r.push(t, &new);
+                        }
                     } else if t.verify_checks(s, &new, w)?
                         && t.verify_references(s, Some(&old), &new, w)?
                     {
                         if let Some(_new_at) = t.update_row(s, &at, &old, &new, None)? {}
                         affected += 2;
+                        if let Some(r) = w.returning.as_mut() {
+                            r.push(t, &new);
+                        }
                         t.fire(s, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
                     } else if s.client_found_rows {
                         affected += 1;
