@@ -220,3 +220,31 @@ fn insert_replace_and_delete_return_the_rows_they_wrote() -> R<()> {
     );
     Ok(())
 }
+
+#[test]
+fn returning_needs_select_on_the_table() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE p (id INT PRIMARY KEY, secret VARCHAR(10))",
+        "INSERT INTO p VALUES (1, 'x'), (2, 'y')",
+        "CREATE USER lo@localhost",
+        "GRANT INSERT, DELETE ON test.p TO lo@localhost",
+    ])?;
+    let mut lo = t.db.new_session(0, "lo", "localhost")?;
+    lo.use_database("test")?;
+    // MariaDB refuses both (1143 for the column; Larch asks SELECT on the
+    // table: 1142); nothing is written.
+    for sql in [
+        "DELETE FROM p WHERE id = 1 RETURNING secret",
+        "INSERT INTO p VALUES (3, 'z') RETURNING secret",
+    ] {
+        let (c, _) = error(&mut lo, sql)?;
+        assert_eq!(c, 1142, "{sql}");
+    }
+    lo.execute("DELETE FROM p WHERE id = 2")?;
+    let mut s = t.session(5)?;
+    assert_eq!(
+        rows(&mut s, "SELECT id, secret FROM p")?,
+        vec![strs(&["1", "x"])]
+    );
+    Ok(())
+}

@@ -279,6 +279,10 @@ fn sql(s: &Session, c: &Checker, stmt: &ast::Statement) -> Result<(), SqlError> 
                 if matches!(i.on, Some(ast::OnInsert::DuplicateKeyUpdate(_))) {
                     p = p.union(Privs::UPDATE);
                 }
+                // RETURNING reads the rows written.
+                if i.returning.is_some() {
+                    p = p.union(Privs::SELECT);
+                }
                 need(s, c, t, p)?;
                 return reads(s, c, stmt, &[t]);
             }
@@ -308,6 +312,10 @@ fn sql(s: &Session, c: &Checker, stmt: &ast::Statement) -> Result<(), SqlError> 
             };
             for t in &targets {
                 need(s, c, t, Privs::DELETE)?;
+                // RETURNING reads the rows deleted.
+                if d.returning.is_some() {
+                    need(s, c, t, Privs::SELECT)?;
+                }
             }
             // Multi-table DELETE names its targets by alias; only tables
             // never named as a target need SELECT.
