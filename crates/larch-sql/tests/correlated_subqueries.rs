@@ -244,3 +244,72 @@ fn update_and_delete_with_subqueries() -> R<()> {
     );
     Ok(())
 }
+
+/// The inner query reads the outer query's own table under an alias, as
+/// Django writes `OuterRef` on the same model: `FROM customer U0` hides the
+/// name `customer`, so `customer.id` is the outer row's.
+#[test]
+fn the_same_table_under_an_alias_is_an_outer_reference() -> R<()> {
+    let t = setup()?;
+    let mut s = t.session(5)?;
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT customer.id FROM customer WHERE \
+             EXISTS(SELECT 1 FROM customer U0 WHERE U0.id = customer.id AND U0.city = 'oslo' LIMIT 1) \
+             XOR EXISTS(SELECT 1 FROM customer U0 WHERE U0.id = customer.id AND U0.name < 'c' LIMIT 1) \
+             ORDER BY customer.id",
+        )?),
+        ["2", "3"]
+    );
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT customer.id, (SELECT U0.id + customer.id AS r FROM customer U0 \
+             ORDER BY r DESC LIMIT 1) AS m FROM customer ORDER BY customer.id",
+        )?),
+        ["1,5", "2,6", "3,7", "4,8"]
+    );
+    // Unaliased, the inner `customer` is the inner table itself.
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT COUNT(*) FROM customer c WHERE \
+             (SELECT COUNT(*) FROM customer WHERE customer.id = customer.id) = 4",
+        )?),
+        ["4"]
+    );
+    Ok(())
+}
+
+/// Subqueries in ORDER BY and GROUP BY, correlated or not (they were 1235).
+#[test]
+fn subqueries_order_and_group_rows() -> R<()> {
+    let t = setup()?;
+    let mut s = t.session(5)?;
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT name FROM customer c ORDER BY \
+             EXISTS(SELECT 1 FROM orders o WHERE o.customer_id = c.id AND o.amount = 7) DESC, name",
+        )?),
+        ["ann", "cid", "bob", "dan"]
+    );
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT name FROM customer c ORDER BY \
+             (SELECT SUM(amount) FROM orders o WHERE o.customer_id = c.id) DESC, (SELECT 1), name",
+        )?),
+        ["bob", "ann", "cid", "dan"]
+    );
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT city, COUNT(*) FROM customer c GROUP BY city, (SELECT 1) \
+             ORDER BY (SELECT COUNT(*) FROM customer c2 WHERE c2.city = c.city), city",
+        )?),
+        ["NULL,1", "rome,1", "oslo,2"]
+    );
+    Ok(())
+}

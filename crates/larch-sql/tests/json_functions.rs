@@ -94,6 +94,23 @@ const CASES: &[(&str, &str)] = &[
     ("json_detailed('[[123],456]')", "[\n    [123],\n    456\n]"),
     ("json_equals('{\"a\": [1, 2]}', '{\"a\":[1,2]}')", "1"),
     ("json_value('{\"x\": \"Mon\\\\\"t\\\\\"y\"}', '$.x')", "Mon\"t\"y"),
+    // JSON_EXTRACT compared with a string is its JSON string unquoted (the
+    // left one, when both sides are JSON_EXTRACT), and read as a number is
+    // the number its value is: MariaDB's compare_json_str and val_real.
+    ("'e' = json_extract('[\"e\"]', '$[0]')", "1"),
+    ("json_extract('[\"e\"]', '$[0]') = 'e'", "1"),
+    ("json_extract('{\"a\":\"x\"}', '$.a') <=> 'x'", "1"),
+    ("json_extract('[\"e\"]', '$[0]') < 'f'", "1"),
+    ("json_extract('[\"e\"]', '$[0]') LIKE 'e'", "0"),
+    ("json_extract('[\"e\"]', '$[0]') IN ('e')", "1"),
+    ("json_extract('[\"e\"]', '$[0]') IN ('e', 'f')", "0"),
+    ("json_extract('[\"e\"]', '$[0]') = json_extract('[\"e\"]', '$[0]')", "0"),
+    ("json_extract('[true]', '$[0]') = 'true'", "1"),
+    ("json_extract('[\"a\\\\\"b\"]', '$[0]') = 'a\"b'", "1"),
+    ("json_extract('[true]', '$[0]') = 1", "1"),
+    ("json_extract('[\"1\"]', '$[0]') = 1", "1"),
+    ("json_extract('[\"1\"]', '$[0]') + 0", "1"),
+    ("json_extract('[1.5]', '$[0]') = 1.5", "1"),
 ];
 
 #[test]

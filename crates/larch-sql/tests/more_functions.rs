@@ -603,3 +603,25 @@ fn extract_quarter_and_microsecond() -> R<()> {
     );
     Ok(())
 }
+
+/// `CHAR(n, ... USING charset)`: the bytes CHAR makes, read in that
+/// character set (Django's `Chr` writes it); EXPLAIN FORMAT=TRADITIONAL is
+/// the plain EXPLAIN table.
+#[test]
+fn char_using_a_charset_and_explain_format_traditional() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE t (id INT PRIMARY KEY)"])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT CHAR(77, 78 USING utf8mb4), CHAR(195, 169 USING utf8mb4), \
+             HEX(CHAR(74 USING binary)), CHARSET(CHAR(74 USING latin1)), CHARSET(CHAR(74))"
+        )?,
+        row(&["MN", "é", "4A", "latin1", "binary"])
+    );
+    assert_eq!(
+        rows(&mut s, "EXPLAIN FORMAT=TRADITIONAL SELECT * FROM t")?,
+        rows(&mut s, "EXPLAIN SELECT * FROM t")?
+    );
+    Ok(())
+}

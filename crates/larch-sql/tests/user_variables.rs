@@ -66,3 +66,30 @@ fn assignments_in_expressions() -> R<()> {
     assert!(s.execute("SELECT 1 := 2").is_err());
     Ok(())
 }
+
+/// A user variable's name may be quoted (`` @`x` ``, `@'x'`, `@"x"`), as
+/// mysqlclient's `callproc` writes `` SET @`_proc_0`=1 ``; an account's
+/// `'user'@'host'` is not a variable.
+#[test]
+fn quoted_variable_names() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t (id INT PRIMARY KEY)",
+        "INSERT INTO t VALUES (1), (2)",
+    ])?;
+    let mut s = t.session(50)?;
+    s.execute("SET @`_test_procedure_0`=1, @'b' := 2")?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT @`_test_procedure_0`, @_test_procedure_0, @'_test_procedure_0' + @\"b\", @b"
+        )?,
+        vec![vec!["1", "1", "3", "2"]]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM t WHERE id = @`b`")?,
+        vec![vec!["2"]]
+    );
+    s.execute("CREATE USER 'qv'@'localhost'")?;
+    s.execute("DROP USER 'qv'@'localhost'")?;
+    Ok(())
+}

@@ -203,6 +203,17 @@ impl Compiler<'_, '_> {
                     .iter()
                     .map(|x| self.expr(x))
                     .collect::<Result<Vec<_>, _>>()?;
+                if items.len() == 1 && (arg.is_json_extract() || items[0].is_json_extract()) {
+                    // `x IN (y)` is `x = y` in MariaDB, which reads a
+                    // JSON_EXTRACT there as a comparison does.
+                    let eq = self.compare(CmpOp::Eq, expr, &list[0])?;
+                    return Ok(if *negated {
+                        let nullable = eq.ty.nullable;
+                        bool_typed(Expr::Not(Box::new(eq.expr)), nullable)
+                    } else {
+                        eq
+                    });
+                }
                 let mut arg = arg;
                 let uuid = std::iter::once(&arg)
                     .chain(items.iter())

@@ -39,6 +39,17 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         toks.insert(1, or);
     }
     cast_with_charset(&mut toks);
+    char_with_charset(&mut toks);
+    quoted_user_variables(&mut toks);
+    // EXPLAIN FORMAT=TRADITIONAL -> EXPLAIN (the table EXPLAIN prints; the
+    // name MariaDB takes for it beside JSON)
+    if first.as_deref() == Some("EXPLAIN")
+        && word_upper(toks.get(1)).as_deref() == Some("FORMAT")
+        && toks.get(2).is_some_and(|t| t.token == Token::Eq)
+        && word_upper(toks.get(3)).as_deref() == Some("TRADITIONAL")
+    {
+        toks.drain(1..4);
+    }
     if !toks.iter().any(|t| needs_look(t, update)) {
         return toks;
     }
@@ -286,6 +297,116 @@ fn cast_with_charset(toks: &mut Vec<TokenWithSpan>) {
             }
         }
         i += 2;
+    }
+}
+
+/// `CHAR(n, ... USING cs)` -> `CONVERT(CHAR(n, ...) USING cs)`: the bytes
+/// CHAR makes, read in `cs`, as MariaDB gives them.
+fn char_with_charset(toks: &mut Vec<TokenWithSpan>) {
+    if !toks
+        .iter()
+        .any(|t| word_upper(Some(t)).as_deref() == Some("USING"))
+    {
+        return;
+    }
+    let mut i = 0;
+    while i + 1 < toks.len() {
+        if word_upper(toks.get(i)).as_deref() != Some("CHAR") || toks[i + 1].token != Token::LParen
+        {
+            i += 1;
+            continue;
+        }
+        let mut depth = 0i32;
+        let mut using_at = None;
+        for (k, t) in toks.iter().enumerate().skip(i + 1) {
+            match t.token {
+                Token::LParen => depth += 1,
+                Token::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ if depth == 1 && word_upper(Some(t)).as_deref() == Some("USING") => {
+                    using_at = Some(k);
+                }
+                _ => {}
+            }
+        }
+        if let Some(at) = using_at {
+            let close = with_token(&toks[at], Token::RParen);
+            toks.insert(at, close);
+            let convert = [
+                with_token(&toks[i], word("CONVERT")),
+                with_token(&toks[i], Token::LParen),
+            ];
+            toks.splice(i..i, convert);
+            i += 4;
+        } else {
+            i += 2;
+        }
+    }
+}
+
+/// `` @`name` ``, `@'name'` and `@"name"` -> the user variable `@name`, as
+/// `@name` is read (mysqlclient's `callproc` names its variables so). An
+/// account's `'user'@'host'` is left alone: there the `@` follows the user
+/// name.
+fn quoted_user_variables(toks: &mut Vec<TokenWithSpan>) {
+    let mut i = 0;
+    while i + 1 < toks.len() {
+        let name = match &toks[i + 1].token {
+            Token::Word(w) if w.quote_style.is_some() => Some(w.value.clone()),
+            Token::SingleQuotedString(v) | Token::DoubleQuotedString(v) => Some(v.clone()),
+            _ => None,
+        };
+        // Where an operand starts: after an operator or punctuation, or
+        // after a word that an operand follows. Any other word may be a
+        // user name (`DEFINER=u@'h'`).
+        let after_name = i > 0
+            && match &toks[i - 1].token {
+                Token::Word(_) => !matches!(
+                    word_upper(Some(&toks[i - 1])).as_deref(),
+                    Some(
+                        "SELECT"
+                            | "SET"
+                            | "INTO"
+                            | "DO"
+                            | "AND"
+                            | "OR"
+                            | "XOR"
+                            | "NOT"
+                            | "WHEN"
+                            | "THEN"
+                            | "ELSE"
+                            | "RETURN"
+                            | "WHERE"
+                            | "HAVING"
+                            | "ON"
+                            | "IN"
+                            | "IS"
+                            | "LIKE"
+                            | "BY"
+                            | "VALUES"
+                            | "BETWEEN"
+                            | "CASE"
+                    )
+                ),
+                Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) => true,
+                _ => false,
+            };
+        match name {
+            Some(name)
+                if toks[i].token == Token::AtSign
+                    && toks[i].span.end == toks[i + 1].span.start
+                    && !after_name =>
+            {
+                let var = with_token(&toks[i], Token::make_word(&format!("@{name}"), None));
+                toks.splice(i..i + 2, [var]);
+            }
+            _ => {}
+        }
+        i += 1;
     }
 }
 

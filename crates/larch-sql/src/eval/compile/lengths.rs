@@ -125,7 +125,7 @@ pub(super) fn json_text(f: JsonFunc, args: &[Typed], coll: Collation) -> ColumnT
         JsonFunc::Type => 12,
         // Every character may become an escape sequence, plus the quotes.
         JsonFunc::Quote => total.saturating_mul(6).saturating_add(2),
-        JsonFunc::Unquote => total,
+        JsonFunc::Unquote | JsonFunc::NumberOf => total,
         _ => total.saturating_add(16u32.saturating_mul(args.len() as u32)),
     };
     string_type(len, false, coll)

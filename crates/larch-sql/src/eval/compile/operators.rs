@@ -213,6 +213,17 @@ impl Compiler<'_, '_> {
         let nullable = op != CmpOp::NullSafeEq && (a.ty.nullable || b.ty.nullable);
         // A hex literal compared with a number is a number.
         let numeric = !is_string(&a.ty.ty) || !is_string(&b.ty.ty);
+        // A JSON_EXTRACT compared as a string is its JSON string unquoted
+        // (the left one only, when both are: MariaDB's compare_json_str).
+        let (a, b) = if numeric {
+            (a, b)
+        } else if a.is_json_extract() {
+            (a.json_extract_as(crate::eval::json::JsonFunc::Unquote), b)
+        } else if b.is_json_extract() {
+            (a, b.json_extract_as(crate::eval::json::JsonFunc::Unquote))
+        } else {
+            (a, b)
+        };
         let (a, b) = if numeric {
             (a.numeric(), b.numeric())
         } else {

@@ -66,10 +66,51 @@ impl Typed {
         }
     }
 
+    /// True when this is a JSON_EXTRACT call, whose result MariaDB reads
+    /// as the JSON value it is where it is compared or used as a number.
+    pub fn is_json_extract(&self) -> bool {
+        matches!(
+            &self.expr,
+            Expr::Call { func: super::super::Func::Json(j), .. }
+                if j.func == super::super::json::JsonFunc::Extract
+        )
+    }
+
+    /// This JSON_EXTRACT result read through `func` (JSON_UNQUOTE where it
+    /// is compared with a string, [`JsonFunc::NumberOf`] as a number).
+    ///
+    /// [`JsonFunc::NumberOf`]: super::super::json::JsonFunc::NumberOf
+    pub fn json_extract_as(self, func: super::super::json::JsonFunc) -> Typed {
+        let (coer, len, nullable) = (self.coer, self.len, self.ty.nullable);
+        let ty = self.ty.ty.clone();
+        let collation = match &ty {
+            ColumnType::Char { collation, .. }
+            | ColumnType::Varchar { collation, .. }
+            | ColumnType::Text { collation, .. } => *collation,
+            _ => Collation::Utf8mb4Bin,
+        };
+        Typed {
+            expr: Expr::Call {
+                func: super::super::Func::Json(super::super::json::JsonCall { func, json_args: 1 }),
+                args: vec![self.expr],
+                coerce: super::super::Coerce::Keep,
+                collation,
+            },
+            ty: ExprType { ty, nullable },
+            coer,
+            hex: None,
+            null_lit: false,
+            len,
+        }
+    }
+
     /// The expression in a numeric context (arithmetic, a truth value):
     /// hex and bit literals are numbers, ENUM and SET values their member
-    /// number.
+    /// number, a JSON_EXTRACT result the number its JSON value is.
     pub fn numeric(self) -> Typed {
+        if self.is_json_extract() {
+            return self.json_extract_as(super::super::json::JsonFunc::NumberOf);
+        }
         let member_of = match &self.ty.ty {
             ColumnType::Enum { values } => Some((values.clone(), false)),
             ColumnType::Set { values } => Some((values.clone(), true)),

@@ -51,6 +51,14 @@ pub(super) fn call(c: JsonCall, v: &[Value], ctx: &mut EvalContext<'_>) -> R {
                 .map_or(Value::Null, |j| Value::Str(j.source_text(&source))))
         }
         F::Unquote => Ok(Value::Str(unquote(&to_str(&v[0])))),
+        F::NumberOf => {
+            let text = to_str(&v[0]);
+            Ok(match document::parse(&text) {
+                Ok(Json::Bool(b)) => int(b),
+                Ok(Json::String(raw)) => Value::Str(unescape(&raw)),
+                _ => Value::Str(text),
+            })
+        }
         F::Quote => Ok(Value::Str(format!("\"{}\"", escape(&to_str(&v[0]))))),
         F::Object => {
             if v.len() % 2 != 0 {

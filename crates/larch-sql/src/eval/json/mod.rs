@@ -53,6 +53,11 @@ pub enum JsonFunc {
     Detailed,
     Loose,
     Equals,
+    /// The value a JSON_EXTRACT result has as a number (no SQL name: the
+    /// compiler puts it where a number is read from JSON_EXTRACT): a JSON
+    /// string is its text, `true` and `false` are 1 and 0, and anything
+    /// else its JSON text.
+    NumberOf,
 }
 
 /// A JSON function and which of its arguments are JSON values already
@@ -161,6 +166,7 @@ impl JsonFunc {
             Detailed => "json_detailed",
             Loose => "json_loose",
             Equals => "json_equals",
+            NumberOf => "json_extract",
         }
     }
 

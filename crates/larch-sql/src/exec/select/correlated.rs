@@ -243,14 +243,19 @@ impl Scope {
 
     fn table(&mut self, t: &ast::TableFactor) {
         match t {
-            ast::TableFactor::Table { name, alias, .. } => {
-                if let Some(last) = name.0.last().and_then(|p| p.as_ident()) {
-                    self.tables.insert(last.value.clone());
-                }
-                if let Some(a) = alias {
+            // An alias hides the table's own name: in `FROM t U0`, `t.id`
+            // is the enclosing query's `t` (Django's `OuterRef` on the
+            // same model).
+            ast::TableFactor::Table { name, alias, .. } => match alias {
+                Some(a) => {
                     self.tables.insert(a.name.value.clone());
                 }
-            }
+                None => {
+                    if let Some(last) = name.0.last().and_then(|p| p.as_ident()) {
+                        self.tables.insert(last.value.clone());
+                    }
+                }
+            },
             ast::TableFactor::Derived { alias: Some(a), .. } => {
                 self.tables.insert(a.name.value.clone());
             }

@@ -112,11 +112,22 @@ pub(super) fn has_subquery<V: ast::Visit>(q: &V) -> bool {
 }
 
 /// Replaces the subqueries of `q`'s expressions (the select list, WHERE,
-/// HAVING and the ON conditions of FROM; not derived tables) by their
-/// values.
+/// GROUP BY, HAVING, ORDER BY and the ON conditions of FROM; not derived
+/// tables) by their values.
 pub(super) fn inline(s: &Session, q: &mut ast::Query, params: &[Value]) -> Result<(), SqlError> {
     if let ast::SetExpr::Select(sel) = q.body.as_mut() {
         inline_select(s, sel, params)?;
+        // ORDER BY of a single block orders its rows, so a subquery there
+        // reads them as the select list does (`ORDER BY EXISTS(...)`).
+        if let Some(ast::OrderBy {
+            kind: ast::OrderByKind::Expressions(items),
+            ..
+        }) = &mut q.order_by
+        {
+            for item in items {
+                inline_expr(s, &mut item.expr, params)?;
+            }
+        }
     }
     Ok(())
 }
@@ -140,6 +151,9 @@ pub(super) fn inline_select(
     }
     if let Some(h) = &mut sel.having {
         exprs.push(h);
+    }
+    if let ast::GroupByExpr::Expressions(keys, _) = &mut sel.group_by {
+        exprs.extend(keys.iter_mut());
     }
     for twj in &mut sel.from {
         on_conditions(twj, &mut exprs);
