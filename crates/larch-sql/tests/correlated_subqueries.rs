@@ -313,3 +313,31 @@ fn subqueries_order_and_group_rows() -> R<()> {
     );
     Ok(())
 }
+
+/// A correlated subquery with backslashes in its string literals (Django's
+/// `startswith` on an outer column escapes `\`, `%` and `_` so) runs with
+/// the literals it was given (it was 1105 "malformed correlated subquery").
+#[test]
+fn literals_with_backslashes_in_a_correlated_subquery() -> R<()> {
+    let t = setup()?;
+    let mut s = t.session(5)?;
+    s.execute("INSERT INTO item VALUES (10, 'a\\\\b'), (12, 'c%d')")?;
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT c.name FROM customer c WHERE EXISTS(SELECT 1 FROM customer U0 \
+             WHERE U0.name LIKE BINARY CONCAT(REPLACE(REPLACE(REPLACE(SUBSTRING(c.name, 1, 1), \
+             '\\\\', '\\\\\\\\'), '%', '\\%'), '_', '\\_'), '%') AND U0.id <> c.id) ORDER BY c.name",
+        )?),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT o.id, (SELECT COUNT(*) FROM item i WHERE i.order_id = o.id \
+             AND (i.sku LIKE '%\\\\\\\\%' OR i.sku LIKE 'c\\%%')) FROM orders o ORDER BY o.id",
+        )?),
+        ["10,1", "11,0", "12,1", "13,0", "14,0"]
+    );
+    Ok(())
+}

@@ -375,6 +375,14 @@ fn alter_table_recomputes_generated_values() -> R<()> {
         "{text}"
     );
     assert_eq!(rows(&mut s, "SELECT a2 FROM al WHERE d = 12")?, [["3"]]);
+    // So does RENAME COLUMN (it was 1054 on the generated column).
+    s.execute("ALTER TABLE al RENAME COLUMN a2 TO a3")?;
+    let text = show_create(&mut s, "al")?;
+    assert!(
+        text.contains("`d` int(11) GENERATED ALWAYS AS (`a3` * `b`) VIRTUAL,"),
+        "{text}"
+    );
+    assert_eq!(rows(&mut s, "SELECT a3 FROM al WHERE d = 12")?, [["3"]]);
     Ok(())
 }
 

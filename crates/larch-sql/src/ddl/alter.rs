@@ -389,7 +389,7 @@ fn redefine(
     let renamed = (!old.def.name.eq_ignore_ascii_case(&name.value)).then(|| old.def.name.clone());
     w.cols[pos] = b.col;
     if let Some(from) = renamed {
-        super::generated::rename_references(&mut w.cols, &from, &name.value)?;
+        super::generated::rename_references(w, &from, &name.value)?;
     }
     Ok(b.keys)
 }
@@ -498,7 +498,10 @@ fn operation(
                     format!("Duplicate column name '{}'", new_column_name.value),
                 ));
             }
-            w.cols[pos].def.name = new_column_name.value.clone();
+            let from = std::mem::replace(&mut w.cols[pos].def.name, new_column_name.value.clone());
+            if !from.eq_ignore_ascii_case(&new_column_name.value) {
+                super::generated::rename_references(w, &from, &new_column_name.value)?;
+            }
         }
         A::RenameTable { table_name: t } => {
             let (ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n)) = t;

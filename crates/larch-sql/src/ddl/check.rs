@@ -57,7 +57,7 @@ pub(crate) fn check_text(e: &ast::Expr) -> String {
         }
         ControlFlow::<()>::Continue(())
     });
-    e.to_string()
+    crate::parse::sql_text(&e)
 }
 
 /// The CHECK of a `JSON` column.

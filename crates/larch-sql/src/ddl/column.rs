@@ -279,7 +279,7 @@ pub(super) fn default_text(
     if is_literal(e) {
         Ok(literal_text(&stored, &def.ty))
     } else {
-        Ok(format!("({e})"))
+        Ok(format!("({})", crate::parse::sql_text(e)))
     }
 }
 

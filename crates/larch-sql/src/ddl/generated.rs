@@ -296,38 +296,68 @@ pub(super) fn validate(def: &TableDef, meta: &TableMeta) -> Result<(), SqlError>
     Ok(())
 }
 
-/// Makes the generation expressions of `cols` read column `from` under its
-/// new name `to` (ALTER TABLE CHANGE renamed it), as MariaDB does.
+/// Makes the generation expressions, column and table CHECK constraints
+/// and DEFAULT expressions of `w` read column `from` under its new name
+/// `to` (ALTER TABLE CHANGE or RENAME COLUMN renamed it), as MariaDB does.
 pub(super) fn rename_references(
-    cols: &mut [super::work::WCol],
+    w: &mut super::work::Work,
     from: &str,
     to: &str,
 ) -> Result<(), SqlError> {
-    for c in cols {
-        let Some(g) = &mut c.meta.generated else {
-            continue;
-        };
-        let mut expr = crate::parse::parse_expression(&g.expr)?;
-        let _ = ast::visit_expressions_mut(&mut expr, |x| {
-            match x {
-                ast::Expr::Identifier(id) if id.value.eq_ignore_ascii_case(from) => {
-                    id.value = to.to_string();
-                }
-                ast::Expr::CompoundIdentifier(ids) => {
-                    if let Some(last) = ids
-                        .last_mut()
-                        .filter(|i| i.value.eq_ignore_ascii_case(from))
-                    {
-                        last.value = to.to_string();
-                    }
-                }
-                _ => {}
+    for c in &mut w.cols {
+        if let Some(g) = &mut c.meta.generated {
+            if let Some(text) = renamed_in(&g.expr, from, to)? {
+                g.expr = text;
             }
-            ControlFlow::<()>::Continue(())
-        });
-        g.expr = super::check::check_text(&expr);
+        }
+        if let Some(check) = &mut c.meta.check {
+            if let Some(text) = renamed_in(check, from, to)? {
+                *check = text;
+            }
+        }
+        if let Some(default) = &mut c.meta.default {
+            if let Some(text) = renamed_in(default, from, to)? {
+                *default = text;
+            }
+        }
+    }
+    for (_, check) in &mut w.checks {
+        if let Some(text) = renamed_in(check, from, to)? {
+            *check = text;
+        }
     }
     Ok(())
+}
+
+/// The expression `text` with its references to column `from` naming `to`
+/// instead (`None` when it has none, so the text stays as written).
+fn renamed_in(text: &str, from: &str, to: &str) -> Result<Option<String>, SqlError> {
+    // A text that does not parse as an expression (a DEFAULT literal of a
+    // form only the column type reads) names no column.
+    let Ok(mut expr) = crate::parse::parse_expression(text) else {
+        return Ok(None);
+    };
+    let mut changed = false;
+    let _ = ast::visit_expressions_mut(&mut expr, |x| {
+        match x {
+            ast::Expr::Identifier(id) if id.value.eq_ignore_ascii_case(from) => {
+                id.value = to.to_string();
+                changed = true;
+            }
+            ast::Expr::CompoundIdentifier(ids) => {
+                if let Some(last) = ids
+                    .last_mut()
+                    .filter(|i| i.value.eq_ignore_ascii_case(from))
+                {
+                    last.value = to.to_string();
+                    changed = true;
+                }
+            }
+            _ => {}
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    Ok(changed.then(|| super::check::check_text(&expr)))
 }
 
 /// True when `old` and `new` give some column a different generation (the

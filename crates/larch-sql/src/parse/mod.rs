@@ -102,6 +102,7 @@ mod hex_strings;
 mod join_commas;
 mod lock_tables;
 mod names;
+mod print;
 mod program_head;
 mod raw_bytes;
 mod rewrite;
@@ -118,6 +119,7 @@ mod tests;
 pub mod trigger;
 mod view;
 
+pub(crate) use print::sql_text;
 use raw_bytes::invalid_identifier;
 pub use raw_bytes::{bytes_to_text, is_raw_byte, raw_bytes};
 

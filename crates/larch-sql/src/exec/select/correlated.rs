@@ -87,7 +87,9 @@ pub(super) fn rewrite(
         // As text: what walks the enclosing query's expressions (aggregate
         // and view rewriting, the subquery step itself) must not see the
         // subquery's own names.
-        ast::Expr::value(ast::Value::SingleQuotedString(template.to_string())),
+        ast::Expr::value(ast::Value::SingleQuotedString(crate::parse::sql_text(
+            &template,
+        ))),
     ];
     if let Some(p) = probe {
         args.push(p);
@@ -218,7 +220,7 @@ impl Scope {
                     }
                 }
                 if !sel.from.is_empty() {
-                    let from: Vec<String> = sel.from.iter().map(|t| t.to_string()).collect();
+                    let from: Vec<String> = sel.from.iter().map(crate::parse::sql_text).collect();
                     let probe = format!("SELECT * FROM {} LIMIT 0", from.join(", "));
                     if let Some(q) = crate::parse::parse_query(&probe) {
                         // A FROM clause that itself reads outer columns
