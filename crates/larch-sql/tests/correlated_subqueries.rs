@@ -341,3 +341,56 @@ fn literals_with_backslashes_in_a_correlated_subquery() -> R<()> {
     );
     Ok(())
 }
+
+/// Row values in IN: a list of rows, an uncorrelated subquery and a
+/// correlated one, with MariaDB's NULL rules and 1241 for a width that
+/// differs (Django's multi-column foreign keys filter so; it was 1241).
+#[test]
+fn row_values_in_lists_and_subqueries() -> R<()> {
+    let t = setup()?;
+    let mut s = t.session(5)?;
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT id FROM orders WHERE (customer_id, amount) IN ((1, 7), (3, 7), (2, 31)) ORDER BY id",
+        )?),
+        ["11", "14"]
+    );
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT id FROM orders WHERE (customer_id, amount) IN \
+             (SELECT o.customer_id, o.amount FROM orders o WHERE o.amount > 6) ORDER BY id",
+        )?),
+        ["11", "12", "14"]
+    );
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT (1, NULL) IN (SELECT 1, 2), (1, NULL) IN (SELECT 2, 2), \
+             (1, 2) NOT IN (SELECT 1, NULL), (1, 2) IN (SELECT 1, 2 FROM orders WHERE 0), \
+             (1, NULL) IN ((1, 2)), (1, NULL) IN ((2, 2))",
+        )?),
+        ["NULL,0,NULL,0,NULL,0"]
+    );
+    // Correlated: the row and the subquery both read the outer row.
+    assert_eq!(
+        flat(rows(
+            &mut s,
+            "SELECT c.id, (c.id, c.city) IN (SELECT o.customer_id, 'oslo' FROM orders o \
+             WHERE o.customer_id = c.id) FROM customer c ORDER BY c.id",
+        )?),
+        ["1,1", "2,0", "3,1", "4,0"]
+    );
+    assert_eq!(code(&mut s, "SELECT (1, 2) IN (SELECT 1)"), 1241);
+    assert_eq!(code(&mut s, "SELECT (1, 2) IN ((1, 2), 3)"), 1241);
+    assert_eq!(
+        code(
+            &mut s,
+            "SELECT c.id FROM customer c WHERE (c.id, c.name) IN \
+             (SELECT o.customer_id FROM orders o WHERE o.customer_id = c.id)"
+        ),
+        1241
+    );
+    Ok(())
+}

@@ -89,6 +89,9 @@ fn quoted_variable_names() -> R<()> {
         rows(&mut s, "SELECT id FROM t WHERE id = @`b`")?,
         vec![vec!["2"]]
     );
+    s.execute("CREATE PROCEDURE p(a INT) SET @`_p_out` = a + 1")?;
+    s.execute("CALL p(@`_test_procedure_0`)")?;
+    assert_eq!(one(&mut s, "SELECT @`_p_out`")?, "2");
     s.execute("CREATE USER 'qv'@'localhost'")?;
     s.execute("DROP USER 'qv'@'localhost'")?;
     Ok(())

@@ -198,6 +198,9 @@ impl Compiler<'_, '_> {
                 list,
                 negated,
             } => {
+                if let ast::Expr::Tuple(row) = expr.as_ref() {
+                    return self.row_in_list(expr, row.len(), list, *negated);
+                }
                 let arg = self.expr(expr)?;
                 let mut items = list
                     .iter()

@@ -174,8 +174,9 @@ pub const OUTER_REFERENCE_PREFIX: &str = "\u{1}outer";
 pub enum SubqueryKind {
     /// `[NOT] EXISTS (...)`: 1 or 0.
     Exists { negated: bool },
-    /// `probe [NOT] IN (...)`: 1, 0 or NULL by MySQL's rules.
-    In { negated: bool, collation: Collation },
+    /// `probe [NOT] IN (...)`: 1, 0 or NULL by MySQL's rules; the probe
+    /// may be a row `(a, b, ...)` compared with the subquery's columns.
+    In { negated: bool },
     /// `(...)`: the one value of the one row, NULL without rows, 1242 for
     /// more than one row.
     Scalar,
@@ -191,8 +192,9 @@ pub struct CorrelatedSubquery {
     /// The subquery with each outer column reference replaced by a marker
     /// (see [`Session::run_subquery`]).
     pub template: sqlparser::ast::Query,
-    /// IN's left operand.
-    pub probe: Option<Expr>,
+    /// IN's left operand (one expression, or a row's), each with the
+    /// collation it compares under; empty for EXISTS and scalars.
+    pub probe: Vec<(Expr, Collation)>,
     /// The outer column references, in marker order.
     pub outer: Vec<Expr>,
 }

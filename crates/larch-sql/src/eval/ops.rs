@@ -621,10 +621,11 @@ fn correlated_subquery(
         .iter()
         .map(|e| e.eval(row, ctx))
         .collect::<Result<Vec<_>, _>>()?;
-    let probe = match &q.probe {
-        Some(p) => Some(p.eval(row, ctx)?),
-        None => None,
-    };
+    let probe = q
+        .probe
+        .iter()
+        .map(|(p, collation)| Ok((p.eval(row, ctx)?, *collation)))
+        .collect::<Result<Vec<_>, SqlError>>()?;
     let rows = ctx
         .session
         .run_subquery(&q.template, q.id, &outer, ctx.params)?;
@@ -641,29 +642,35 @@ fn correlated_subquery(
                 None => Value::Null,
             }
         }
-        SubqueryKind::In { negated, collation } => {
-            if rows.first().is_some_and(|r| r.len() != 1) {
-                return Err(SqlError::operand_columns(1));
+        SubqueryKind::In { negated } => {
+            let width = probe.len().max(1);
+            if rows.first().is_some_and(|r| r.len() != width) {
+                return Err(SqlError::operand_columns(width));
             }
             if rows.is_empty() {
                 // x IN (empty) is false, even for a NULL x.
                 return Ok(flag(negated));
             }
-            let probe = probe.unwrap_or(Value::Null);
-            if probe.is_null() {
-                return Ok(Value::Null);
-            }
-            let mut saw_null = false;
+            // Per row: equal when every column is, not equal when one is
+            // not, unknown otherwise (a NULL and no difference).
+            let mut unknown = false;
             for r in &rows {
-                match r.first() {
-                    Some(v) if v.is_null() => saw_null = true,
-                    Some(v) if compare(&probe, v, collation, ctx) == Some(Ordering::Equal) => {
-                        return Ok(flag(!negated));
+                let mut equal = Some(true);
+                for ((p, collation), v) in probe.iter().zip(r) {
+                    if p.is_null() || v.is_null() {
+                        equal = None;
+                    } else if compare(p, v, *collation, ctx) != Some(Ordering::Equal) {
+                        equal = Some(false);
+                        break;
                     }
-                    _ => {}
+                }
+                match equal {
+                    Some(true) => return Ok(flag(!negated)),
+                    None => unknown = true,
+                    Some(false) => {}
                 }
             }
-            if saw_null {
+            if unknown {
                 Value::Null
             } else {
                 flag(negated)

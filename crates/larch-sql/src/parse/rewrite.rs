@@ -352,7 +352,7 @@ fn char_with_charset(toks: &mut Vec<TokenWithSpan>) {
 /// `@name` is read (mysqlclient's `callproc` names its variables so). An
 /// account's `'user'@'host'` is left alone: there the `@` follows the user
 /// name.
-fn quoted_user_variables(toks: &mut Vec<TokenWithSpan>) {
+pub(super) fn quoted_user_variables(toks: &mut Vec<TokenWithSpan>) {
     let mut i = 0;
     while i + 1 < toks.len() {
         let name = match &toks[i + 1].token {

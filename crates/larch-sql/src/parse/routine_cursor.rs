@@ -23,14 +23,17 @@ pub(crate) struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     pub fn new(text: &'a str, original: &'a str, tokens: &[TokenWithSpan]) -> Cursor<'a> {
+        let mut toks: Vec<TokenWithSpan> = tokens
+            .iter()
+            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+            .cloned()
+            .collect();
+        // `CALL p(@`x`)`, as mysqlclient's callproc writes it.
+        super::rewrite::quoted_user_variables(&mut toks);
         Cursor {
             text,
             original,
-            toks: tokens
-                .iter()
-                .filter(|t| !matches!(t.token, Token::Whitespace(_)))
-                .cloned()
-                .collect(),
+            toks,
             i: 0,
         }
     }

@@ -419,7 +419,7 @@ impl Compiler<'_, '_> {
                 SubqueryKind::Exists {
                     negated: kind == "not exists",
                 },
-                None,
+                Vec::new(),
                 ExprType {
                     ty: ColumnType::Int {
                         bytes: 4,
@@ -433,14 +433,21 @@ impl Compiler<'_, '_> {
                 let [probe, outer @ ..] = rest else {
                     return Err(bad());
                 };
-                let probe = self.expr(probe)?;
-                let collation = probe.ty.ty.collation().unwrap_or(self.opts.collation);
+                let parts: Vec<&ast::Expr> = match probe {
+                    ast::Expr::Tuple(row) => row.iter().collect(),
+                    one => vec![one],
+                };
+                let mut probe = Vec::with_capacity(parts.len());
+                for p in parts {
+                    let p = self.expr(p)?;
+                    let collation = p.ty.ty.collation().unwrap_or(self.opts.collation);
+                    probe.push((p.expr, collation));
+                }
                 (
                     SubqueryKind::In {
                         negated: kind == "not in",
-                        collation,
                     },
-                    Some(probe.expr),
+                    probe,
                     ExprType {
                         ty: ColumnType::Int {
                             bytes: 4,
@@ -458,7 +465,7 @@ impl Compiler<'_, '_> {
                 let sample = self.expr(sample)?;
                 (
                     SubqueryKind::Scalar,
-                    None,
+                    Vec::new(),
                     ExprType {
                         ty: sample.ty.ty,
                         nullable: true,

@@ -240,6 +240,51 @@ impl Compiler<'_, '_> {
         ))
     }
 
+    /// `(a, b, ...) [NOT] IN ((x, y, ...), ...)`: each row compared as
+    /// `(a, b) = (x, y)` is (an AND of its columns' equalities, NULL where
+    /// none is false and one is NULL), the results ORed, as MariaDB's row
+    /// IN gives them. Every item must have the row's width (1241).
+    pub(super) fn row_in_list(
+        &mut self,
+        row: &ast::Expr,
+        width: usize,
+        list: &[ast::Expr],
+        negated: bool,
+    ) -> Result<Typed, SqlError> {
+        let mut terms = Vec::with_capacity(list.len());
+        for item in list {
+            match item {
+                ast::Expr::Tuple(values) if values.len() == width => {}
+                _ => return Err(SqlError::operand_columns(width)),
+            }
+            terms.push(self.compare(CmpOp::Eq, row, item)?);
+        }
+        // A balanced tree of ORs: a long list must not nest deeply.
+        while terms.len() > 1 {
+            let mut next = Vec::with_capacity(terms.len().div_ceil(2));
+            let mut it = terms.into_iter();
+            while let Some(a) = it.next() {
+                next.push(match it.next() {
+                    Some(b) => {
+                        let nullable = a.ty.nullable || b.ty.nullable;
+                        bool_typed(Expr::Or(boxed(a), boxed(b)), nullable)
+                    }
+                    None => a,
+                });
+            }
+            terms = next;
+        }
+        let t = terms
+            .pop()
+            .ok_or_else(|| SqlError::operand_columns(width))?;
+        Ok(if negated {
+            let nullable = t.ty.nullable;
+            bool_typed(Expr::Not(boxed(t)), nullable)
+        } else {
+            t
+        })
+    }
+
     pub(super) fn case(
         &mut self,
         operand: Option<&ast::Expr>,

@@ -291,6 +291,43 @@ fn replace(s: &Session, x: &ast::Expr, params: &[Value]) -> Result<Option<ast::E
     }
 }
 
+/// `(a, b, ...) [NOT] IN (SELECT x, y, ...)` with the subquery's rows
+/// `set`: the row IN of those rows as literals (1241 when the widths
+/// differ).
+fn row_in_rows(
+    row: &ast::Expr,
+    width: usize,
+    set: &crate::result::RowSet,
+    negated: bool,
+) -> Result<ast::Expr, SqlError> {
+    if set.columns.len() != width {
+        return Err(SqlError::operand_columns(width));
+    }
+    if set.rows.is_empty() {
+        // A row IN no rows is false (NOT IN true), NULLs or not.
+        return Ok(ast::Expr::value(ast::Value::Number(
+            if negated { "1" } else { "0" }.into(),
+            false,
+        )));
+    }
+    let list = set
+        .rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .zip(&set.columns)
+                .map(|(v, c)| literal_of(v, Some(&c.ty)).ok_or_else(|| no_literal(v)))
+                .collect::<Result<Vec<_>, _>>()
+                .map(ast::Expr::Tuple)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ast::Expr::InList {
+        expr: Box::new(row.clone()),
+        list,
+        negated,
+    })
+}
+
 /// `x` replaced by its value, running its subquery once.
 fn run_uncorrelated(
     s: &Session,
@@ -304,6 +341,9 @@ fn run_uncorrelated(
             negated,
         } => {
             let set = super::run_query(s, subquery, params)?;
+            if let ast::Expr::Tuple(row) = expr.as_ref() {
+                return row_in_rows(expr, row.len(), &set, *negated).map(Some);
+            }
             if set.columns.len() != 1 {
                 return Err(SqlError::operand_columns(1));
             }
