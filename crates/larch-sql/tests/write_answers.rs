@@ -13,7 +13,7 @@ mod support;
 
 use larch_sql::result::QueryResult;
 use larch_sql::session::Session;
-use support::{one, rows, warning_codes, TestDb, R};
+use support::{code, one, rows, warning_codes, TestDb, R};
 
 /// The OK packet's insert id of `sql`.
 fn insert_id(s: &mut Session, sql: &str) -> R<u64> {
@@ -247,5 +247,40 @@ fn value_is_values_in_on_duplicate_key_update() -> R<()> {
     s.execute("INSERT INTO vv VALUES (1, 1)")?;
     s.execute("INSERT INTO vv VALUES (1, 5) ON DUPLICATE KEY UPDATE c = VALUE(c) + 1")?;
     assert_eq!(one(&mut s, "SELECT c FROM vv")?, "6");
+    Ok(())
+}
+
+/// Subqueries in INSERT ... VALUES run before any row is written, as
+/// MariaDB's (they were 1235): one value per subquery, 1242 for more than
+/// one row, and parameters of a prepared INSERT reach them.
+#[test]
+fn subqueries_in_insert_values() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE src (id INT PRIMARY KEY, name VARCHAR(10))",
+        "INSERT INTO src VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "CREATE TABLE iv (id INT PRIMARY KEY AUTO_INCREMENT, a INT, b VARCHAR(10))",
+    ])?;
+    let mut s = t.session(50)?;
+    s.execute(
+        "INSERT INTO iv (a, b) VALUES ((SELECT MAX(id) FROM src), 'x'), \
+         ((SELECT COUNT(*) FROM src WHERE id > 1), (SELECT name FROM src WHERE id = 3))",
+    )?;
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM iv ORDER BY id")?,
+        [["1", "3", "x"], ["2", "2", "c"]]
+    );
+    assert!(s
+        .execute("INSERT INTO iv (a) VALUES ((SELECT id FROM src))")
+        .is_err());
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM iv")?, "2");
+    s.execute("INSERT INTO iv (a) VALUES ((SELECT MAX(id) FROM iv)), ((SELECT MAX(id) FROM iv))")?;
+    assert_eq!(
+        rows(&mut s, "SELECT id, a FROM iv WHERE id > 2 ORDER BY id")?,
+        [["3", "2"], ["4", "2"]]
+    );
+    s.execute("PREPARE p FROM 'INSERT INTO iv (a, b) VALUES ((SELECT COUNT(*) FROM src WHERE id > ?), ?)'")?;
+    s.execute("SET @a = 1, @b = 'pp'")?;
+    s.execute("EXECUTE p USING @a, @b")?;
+    assert_eq!(one(&mut s, "SELECT a FROM iv WHERE b = 'pp'")?, "2");
     Ok(())
 }

@@ -189,6 +189,18 @@ pub(super) fn insert(
                             return Ok(None);
                         }
                         let resolve = |parts: &[ast::Ident]| row_values.resolve(parts);
+                        // A subquery in a value runs before any row is
+                        // written, as MariaDB's (`VALUES ((SELECT MAX(id)
+                        // FROM t))` twice gives one value twice).
+                        let inlined;
+                        let e = if crate::exec::select::subquery::expr_has_subquery(e) {
+                            let mut copy = e.clone();
+                            crate::exec::select::subquery::inline_expr(s, &mut copy, params)?;
+                            inlined = copy;
+                            &inlined
+                        } else {
+                            e
+                        };
                         eval::compile_with_params(e, &resolve, &opts, &mut next_param).map(Some)
                     })
                     .collect::<Result<Vec<_>, SqlError>>()?;
