@@ -16,34 +16,15 @@ use sqlparser::ast::{Value, ValueWithSpan, VisitMut, VisitorMut};
 
 /// The text of `x` that parses back to `x` (see the module docs).
 pub(crate) fn sql_text<T: VisitMut + Clone + Display>(x: &T) -> String {
-    let has_backslash = {
-        let mut copy_needed = false;
-        let mut probe = x.clone();
-        let _ = probe.visit(&mut EscapeBackslashes {
-            found: &mut copy_needed,
-            rewrite: false,
-        });
-        copy_needed
-    };
-    if !has_backslash {
-        return x.to_string();
-    }
     let mut copy = x.clone();
-    let mut found = false;
-    let _ = copy.visit(&mut EscapeBackslashes {
-        found: &mut found,
-        rewrite: true,
-    });
+    let _ = copy.visit(&mut EscapeBackslashes);
     copy.to_string()
 }
 
-/// Finds (and with `rewrite`, doubles) the backslashes of string literals.
-struct EscapeBackslashes<'a> {
-    found: &'a mut bool,
-    rewrite: bool,
-}
+/// Doubles the backslashes of string literals.
+struct EscapeBackslashes;
 
-impl VisitorMut for EscapeBackslashes<'_> {
+impl VisitorMut for EscapeBackslashes {
     type Break = ();
 
     fn pre_visit_value(&mut self, value: &mut ValueWithSpan) -> ControlFlow<()> {
@@ -52,10 +33,6 @@ impl VisitorMut for EscapeBackslashes<'_> {
         | Value::NationalStringLiteral(s) = &mut value.value
         {
             if s.contains('\\') {
-                *self.found = true;
-                if !self.rewrite {
-                    return ControlFlow::Break(());
-                }
                 *s = s.replace('\\', "\\\\");
             }
         }

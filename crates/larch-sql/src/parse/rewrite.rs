@@ -271,20 +271,13 @@ fn cast_with_charset(toks: &mut Vec<TokenWithSpan>) {
             i += 1;
             continue;
         }
-        // The CAST's own AS and CHARACTER SET are at depth 1 inside it.
-        let (mut depth, mut as_at, mut charset_at) = (0i32, None, None);
-        for (k, t) in toks.iter().enumerate().skip(i + 1) {
-            match t.token {
-                Token::LParen => depth += 1,
-                Token::RParen => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ if depth == 1 && word_upper(Some(t)).as_deref() == Some("AS") => as_at = Some(k),
-                _ if depth == 1 && as_at.is_some() && charset_word(t) => charset_at = Some(k),
-                _ => {}
+        // The CAST's own AS and CHARACTER SET are at its own depth.
+        let (mut as_at, mut charset_at) = (None, None);
+        for k in own_tokens(toks, i + 1) {
+            if word_upper(toks.get(k)).as_deref() == Some("AS") {
+                as_at = Some(k);
+            } else if as_at.is_some() && charset_word(&toks[k]) {
+                charset_at = Some(k);
             }
         }
         if let (Some(as_at), Some(at)) = (as_at, charset_at) {
@@ -298,6 +291,27 @@ fn cast_with_charset(toks: &mut Vec<TokenWithSpan>) {
         }
         i += 2;
     }
+}
+
+/// The indices of the tokens inside the parentheses opening at `open`
+/// and not nested deeper (a call's own words: CAST's `AS`, CHAR's `USING`).
+fn own_tokens(toks: &[TokenWithSpan], open: usize) -> Vec<usize> {
+    let mut depth = 0i32;
+    let mut out = Vec::new();
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ if depth == 1 => out.push(k),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// `CHAR(n, ... USING cs)` -> `CONVERT(CHAR(n, ...) USING cs)`: the bytes
@@ -316,23 +330,10 @@ fn char_with_charset(toks: &mut Vec<TokenWithSpan>) {
             i += 1;
             continue;
         }
-        let mut depth = 0i32;
-        let mut using_at = None;
-        for (k, t) in toks.iter().enumerate().skip(i + 1) {
-            match t.token {
-                Token::LParen => depth += 1,
-                Token::RParen => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ if depth == 1 && word_upper(Some(t)).as_deref() == Some("USING") => {
-                    using_at = Some(k);
-                }
-                _ => {}
-            }
-        }
+        let using_at = own_tokens(toks, i + 1)
+            .into_iter()
+            .filter(|&k| word_upper(toks.get(k)).as_deref() == Some("USING"))
+            .last();
         if let Some(at) = using_at {
             let close = with_token(&toks[at], Token::RParen);
             toks.insert(at, close);
