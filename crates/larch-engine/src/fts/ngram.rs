@@ -58,7 +58,7 @@ pub struct NgramParser {
 fn mbcharlen(charset: Charset, b: u8) -> usize {
     match charset {
         Charset::Latin1 | Charset::Binary => 1,
-        Charset::Utf8mb4 => match b {
+        Charset::Utf8mb4 | Charset::Utf8mb3 => match b {
             0x00..=0x7F => 1,
             0x80..=0xC1 => 0,
             0xC2..=0xDF => 2,

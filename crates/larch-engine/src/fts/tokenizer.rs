@@ -119,7 +119,7 @@ pub(crate) fn char_at(charset: Charset, doc: &[u8], i: usize) -> (usize, Option<
     match charset {
         Charset::Latin1 => (1, Some(latin1_to_char(b))),
         Charset::Binary => (1, Some(char::from(b))),
-        Charset::Utf8mb4 => {
+        Charset::Utf8mb4 | Charset::Utf8mb3 => {
             let len = match b {
                 0x00..=0x7F => return (1, Some(char::from(b))),
                 0xC2..=0xDF => 2,
@@ -155,7 +155,7 @@ pub(crate) fn is_word_char(charset: Charset, doc: &[u8], i: usize, c: Option<cha
     match charset {
         Charset::Latin1 => latin1_word_byte(b),
         Charset::Binary => b.is_ascii_alphanumeric(),
-        Charset::Utf8mb4 => match c {
+        Charset::Utf8mb4 | Charset::Utf8mb3 => match c {
             Some(c) if (c as u32) <= 0xFFFF => c.is_alphabetic() || c.is_numeric(),
             _ => false,
         },
@@ -207,16 +207,28 @@ pub fn next_word(charset: Charset, doc: &[u8], from: usize) -> Option<RawWord> {
 /// and returns it as text. Invalid utf8mb4 bytes become U+FFFD.
 pub fn fold_case(collation: Collation, word: &[u8]) -> String {
     match collation {
-        Collation::Latin1SwedishCi => word
+        Collation::Latin1SwedishCi
+        | Collation::Latin1GeneralCi
+        | Collation::Latin1German1Ci
+        | Collation::Latin1DanishCi
+        | Collation::Latin1SpanishCi => word
             .iter()
             .map(|&b| latin1_to_char(latin1_to_lower(b)))
             .collect(),
-        Collation::Latin1Bin => word.iter().map(|&b| latin1_to_char(b)).collect(),
-        Collation::Binary | Collation::Utf8mb4Bin => String::from_utf8_lossy(word).into_owned(),
+        Collation::Latin1Bin | Collation::Latin1GeneralCs => {
+            word.iter().map(|&b| latin1_to_char(b)).collect()
+        }
+        Collation::Binary | Collation::Utf8mb4Bin | Collation::Utf8mb3Bin => {
+            String::from_utf8_lossy(word).into_owned()
+        }
         Collation::Utf8mb4GeneralCi
         | Collation::Utf8mb4UnicodeCi
         | Collation::Utf8mb4EsperantoCi
-        | Collation::Utf8mb4SwedishCi => String::from_utf8_lossy(word)
+        | Collation::Utf8mb4SwedishCi
+        | Collation::Utf8mb3GeneralCi
+        | Collation::Utf8mb3UnicodeCi
+        | Collation::Utf8mb3EsperantoCi
+        | Collation::Utf8mb3SwedishCi => String::from_utf8_lossy(word)
             .chars()
             .map(lower_char)
             .collect(),

@@ -1,10 +1,15 @@
 //! Character sets, collations and their memcomparable sort keys.
 //!
-//! This module owns the eight collations Larch supports (MariaDB 10.11 names):
+//! This module owns the collations Larch supports (MariaDB 10.11 names):
 //! `binary`, `latin1_swedish_ci` (MariaDB's test default), `latin1_bin`,
+//! `latin1_general_ci`, `latin1_general_cs`, `latin1_german1_ci`,
+//! `latin1_danish_ci`, `latin1_spanish_ci`,
 //! `utf8mb4_general_ci`, `utf8mb4_bin`, `utf8mb4_unicode_ci`, and the
 //! tailored `utf8mb4_esperanto_ci` and `utf8mb4_swedish_ci` (UCA 4.0.0 with
-//! MariaDB's tailoring rules; see `tailored_weights`).
+//! MariaDB's tailoring rules; see `tailored_weights`); and the same five for
+//! `utf8mb3` (MariaDB's `utf8`), whose orders are their utf8mb4
+//! counterparts' ([`Collation::ordering`]): the two agree on every character
+//! utf8mb3 can hold, which is the Basic Multilingual Plane.
 //!
 //! A collation turns a string into a *weight string* ([`Collation::weights`]): one
 //! weight per character (latin1: one byte; `utf8mb4_general_ci`: two bytes;
@@ -36,7 +41,13 @@
 
 use std::cmp::Ordering;
 
+mod latin1_orders;
 mod tables;
+
+use latin1_orders::{
+    LATIN1_DANISH_CI, LATIN1_GENERAL_CI, LATIN1_GENERAL_CS, LATIN1_GERMAN1_CI, LATIN1_SPANISH_CI,
+    SORT_ORDER_LATIN1,
+};
 
 use crate::record::value::ValueError;
 
@@ -49,6 +60,9 @@ pub enum Charset {
     Latin1,
     /// UTF-8 with up to four bytes per character.
     Utf8mb4,
+    /// UTF-8 with up to three bytes per character (MariaDB's `utf8`): the
+    /// Basic Multilingual Plane only.
+    Utf8mb3,
 }
 
 impl Charset {
@@ -58,6 +72,7 @@ impl Charset {
             Charset::Binary => "binary",
             Charset::Latin1 => "latin1",
             Charset::Utf8mb4 => "utf8mb4",
+            Charset::Utf8mb3 => "utf8mb3",
         }
     }
 
@@ -66,14 +81,24 @@ impl Charset {
         match self {
             Charset::Binary | Charset::Latin1 => 1,
             Charset::Utf8mb4 => 4,
+            Charset::Utf8mb3 => 3,
         }
     }
 
-    /// Encodes `s` in this character set. latin1 rejects characters it cannot
-    /// represent ([`ValueError::BadValue`], MySQL error 1366).
+    /// Encodes `s` in this character set. latin1 and utf8mb3 reject characters
+    /// they cannot represent ([`ValueError::BadValue`], MySQL error 1366).
     pub fn encode(self, s: &str, out: &mut Vec<u8>) -> Result<(), ValueError> {
         match self {
             Charset::Binary | Charset::Utf8mb4 => out.extend_from_slice(s.as_bytes()),
+            Charset::Utf8mb3 => match s.chars().find(|&c| !self.can_hold(c)) {
+                None => out.extend_from_slice(s.as_bytes()),
+                Some(c) => {
+                    return Err(ValueError::BadValue {
+                        ty: "utf8mb3 string".into(),
+                        value: format!("{c:?} (U+{:04X})", c as u32),
+                    })
+                }
+            },
             Charset::Latin1 => {
                 for c in s.chars() {
                     match latin1_from_char(c) {
@@ -91,11 +116,23 @@ impl Charset {
         Ok(())
     }
 
-    /// Decodes bytes of this character set. `binary` and `utf8mb4` must be UTF-8.
+    /// True when the character set can represent `c`.
+    pub fn can_hold(self, c: char) -> bool {
+        match self {
+            Charset::Binary | Charset::Utf8mb4 => true,
+            Charset::Latin1 => latin1_from_char(c).is_some(),
+            Charset::Utf8mb3 => (c as u32) <= 0xFFFF,
+        }
+    }
+
+    /// Decodes bytes of this character set. `binary` and the UTF-8 sets must be
+    /// UTF-8.
     pub fn decode(self, bytes: &[u8]) -> Result<String, ValueError> {
         match self {
-            Charset::Binary | Charset::Utf8mb4 => String::from_utf8(bytes.to_vec())
-                .map_err(|_| ValueError::Corrupt("string bytes are not valid UTF-8".into())),
+            Charset::Binary | Charset::Utf8mb4 | Charset::Utf8mb3 => {
+                String::from_utf8(bytes.to_vec())
+                    .map_err(|_| ValueError::Corrupt("string bytes are not valid UTF-8".into()))
+            }
             Charset::Latin1 => Ok(bytes.iter().map(|&b| latin1_to_char(b)).collect()),
         }
     }
@@ -111,6 +148,18 @@ pub enum Collation {
     Latin1SwedishCi,
     /// `latin1_bin`: latin1 byte order, PAD SPACE.
     Latin1Bin,
+    /// `latin1_general_ci`, `latin1_general_cs`, `latin1_german1_ci`,
+    /// `latin1_danish_ci`, `latin1_spanish_ci`: one weight per byte from
+    /// MariaDB's tables (`latin1_orders`), PAD SPACE.
+    Latin1GeneralCi,
+    /// See [`Collation::Latin1GeneralCi`].
+    Latin1GeneralCs,
+    /// See [`Collation::Latin1GeneralCi`].
+    Latin1German1Ci,
+    /// See [`Collation::Latin1GeneralCi`].
+    Latin1DanishCi,
+    /// See [`Collation::Latin1GeneralCi`].
+    Latin1SpanishCi,
     /// `utf8mb4_general_ci`: one weight per character (upper-cased, accents
     /// removed for Latin), PAD SPACE.
     Utf8mb4GeneralCi,
@@ -125,6 +174,16 @@ pub enum Collation {
     /// `utf8mb4_swedish_ci`: `utf8mb4_unicode_ci` with MariaDB's Swedish
     /// tailoring (ü = y; å < ä = æ < ö = ø, all after z).
     Utf8mb4SwedishCi,
+    /// `utf8mb3_general_ci`: `utf8mb4_general_ci`'s order.
+    Utf8mb3GeneralCi,
+    /// `utf8mb3_bin`: code point order.
+    Utf8mb3Bin,
+    /// `utf8mb3_unicode_ci`: `utf8mb4_unicode_ci`'s order.
+    Utf8mb3UnicodeCi,
+    /// `utf8mb3_esperanto_ci`: `utf8mb4_esperanto_ci`'s order.
+    Utf8mb3EsperantoCi,
+    /// `utf8mb3_swedish_ci`: `utf8mb4_swedish_ci`'s order.
+    Utf8mb3SwedishCi,
 }
 
 /// Bytes of weights per sort-key chunk.
@@ -140,15 +199,25 @@ const NOPAD_MORE: u8 = 9;
 
 impl Collation {
     /// Every supported collation.
-    pub const ALL: [Collation; 8] = [
+    pub const ALL: [Collation; 18] = [
         Collation::Binary,
         Collation::Latin1SwedishCi,
         Collation::Latin1Bin,
+        Collation::Latin1GeneralCi,
+        Collation::Latin1GeneralCs,
+        Collation::Latin1German1Ci,
+        Collation::Latin1DanishCi,
+        Collation::Latin1SpanishCi,
         Collation::Utf8mb4GeneralCi,
         Collation::Utf8mb4Bin,
         Collation::Utf8mb4UnicodeCi,
         Collation::Utf8mb4EsperantoCi,
         Collation::Utf8mb4SwedishCi,
+        Collation::Utf8mb3GeneralCi,
+        Collation::Utf8mb3Bin,
+        Collation::Utf8mb3UnicodeCi,
+        Collation::Utf8mb3EsperantoCi,
+        Collation::Utf8mb3SwedishCi,
     ];
 
     /// The MySQL name.
@@ -157,40 +226,79 @@ impl Collation {
             Collation::Binary => "binary",
             Collation::Latin1SwedishCi => "latin1_swedish_ci",
             Collation::Latin1Bin => "latin1_bin",
+            Collation::Latin1GeneralCi => "latin1_general_ci",
+            Collation::Latin1GeneralCs => "latin1_general_cs",
+            Collation::Latin1German1Ci => "latin1_german1_ci",
+            Collation::Latin1DanishCi => "latin1_danish_ci",
+            Collation::Latin1SpanishCi => "latin1_spanish_ci",
             Collation::Utf8mb4GeneralCi => "utf8mb4_general_ci",
             Collation::Utf8mb4Bin => "utf8mb4_bin",
             Collation::Utf8mb4UnicodeCi => "utf8mb4_unicode_ci",
             Collation::Utf8mb4EsperantoCi => "utf8mb4_esperanto_ci",
             Collation::Utf8mb4SwedishCi => "utf8mb4_swedish_ci",
+            Collation::Utf8mb3GeneralCi => "utf8mb3_general_ci",
+            Collation::Utf8mb3Bin => "utf8mb3_bin",
+            Collation::Utf8mb3UnicodeCi => "utf8mb3_unicode_ci",
+            Collation::Utf8mb3EsperantoCi => "utf8mb3_esperanto_ci",
+            Collation::Utf8mb3SwedishCi => "utf8mb3_swedish_ci",
         }
     }
 
-    /// Looks a collation up by name (case-insensitive). The utf8mb3 names
-    /// (`utf8_general_ci`, `utf8mb3_general_ci`, `utf8_bin`, `utf8mb3_bin`,
-    /// `utf8_unicode_ci`, `utf8mb3_unicode_ci`) are accepted as aliases of the utf8mb4
-    /// collations: the orders agree on every character utf8mb3 can hold.
+    /// The weight table of a latin1 collation (`latin1_swedish_ci`'s for the
+    /// others, which have none).
+    fn latin1_order(self) -> &'static [u8; 256] {
+        match self {
+            Collation::Latin1GeneralCi => &LATIN1_GENERAL_CI,
+            Collation::Latin1GeneralCs => &LATIN1_GENERAL_CS,
+            Collation::Latin1German1Ci => &LATIN1_GERMAN1_CI,
+            Collation::Latin1DanishCi => &LATIN1_DANISH_CI,
+            Collation::Latin1SpanishCi => &LATIN1_SPANISH_CI,
+            _ => &SORT_ORDER_LATIN1,
+        }
+    }
+
+    /// The collation whose order this one uses: the utf8mb4 counterpart of a
+    /// utf8mb3 collation, else itself.
+    pub fn ordering(self) -> Collation {
+        match self {
+            Collation::Utf8mb3GeneralCi => Collation::Utf8mb4GeneralCi,
+            Collation::Utf8mb3Bin => Collation::Utf8mb4Bin,
+            Collation::Utf8mb3UnicodeCi => Collation::Utf8mb4UnicodeCi,
+            Collation::Utf8mb3EsperantoCi => Collation::Utf8mb4EsperantoCi,
+            Collation::Utf8mb3SwedishCi => Collation::Utf8mb4SwedishCi,
+            other => other,
+        }
+    }
+
+    /// The collation of `charset` whose order is this one's: the utf8mb3 or
+    /// utf8mb4 counterpart of a UTF-8 collation (a latin1 or binary collation,
+    /// or a charset without the counterpart, gives `self`).
+    pub fn in_charset(self, charset: Charset) -> Collation {
+        let base = self.ordering();
+        match charset {
+            Charset::Utf8mb4 => base,
+            Charset::Utf8mb3 => match base {
+                Collation::Utf8mb4GeneralCi => Collation::Utf8mb3GeneralCi,
+                Collation::Utf8mb4Bin => Collation::Utf8mb3Bin,
+                Collation::Utf8mb4UnicodeCi => Collation::Utf8mb3UnicodeCi,
+                Collation::Utf8mb4EsperantoCi => Collation::Utf8mb3EsperantoCi,
+                Collation::Utf8mb4SwedishCi => Collation::Utf8mb3SwedishCi,
+                _ => self,
+            },
+            Charset::Binary | Charset::Latin1 => self,
+        }
+    }
+
+    /// Looks a collation up by name (case-insensitive). `utf8_*` names are
+    /// the `utf8mb3_*` collations, as in MariaDB 10.11 (`old_mode` without
+    /// `UTF8_IS_UTF8MB3` is not supported).
     pub fn from_name(name: &str) -> Option<Collation> {
         let lower = name.to_ascii_lowercase();
-        let c = match lower.as_str() {
-            "binary" => Collation::Binary,
-            "latin1_swedish_ci" => Collation::Latin1SwedishCi,
-            "latin1_bin" => Collation::Latin1Bin,
-            "utf8mb4_general_ci" | "utf8mb3_general_ci" | "utf8_general_ci" => {
-                Collation::Utf8mb4GeneralCi
-            }
-            "utf8mb4_bin" | "utf8mb3_bin" | "utf8_bin" => Collation::Utf8mb4Bin,
-            "utf8mb4_unicode_ci" | "utf8mb3_unicode_ci" | "utf8_unicode_ci" => {
-                Collation::Utf8mb4UnicodeCi
-            }
-            "utf8mb4_esperanto_ci" | "utf8mb3_esperanto_ci" | "utf8_esperanto_ci" => {
-                Collation::Utf8mb4EsperantoCi
-            }
-            "utf8mb4_swedish_ci" | "utf8mb3_swedish_ci" | "utf8_swedish_ci" => {
-                Collation::Utf8mb4SwedishCi
-            }
-            _ => return None,
+        let lower = match lower.strip_prefix("utf8_") {
+            Some(rest) => format!("utf8mb3_{rest}"),
+            None => lower,
         };
-        Some(c)
+        Collation::ALL.into_iter().find(|c| c.name() == lower)
     }
 
     /// The character set the collation belongs to.
@@ -198,11 +306,21 @@ impl Collation {
         match self {
             Collation::Binary => Charset::Binary,
             Collation::Latin1SwedishCi | Collation::Latin1Bin => Charset::Latin1,
+            Collation::Latin1GeneralCi
+            | Collation::Latin1GeneralCs
+            | Collation::Latin1German1Ci
+            | Collation::Latin1DanishCi
+            | Collation::Latin1SpanishCi => Charset::Latin1,
             Collation::Utf8mb4GeneralCi
             | Collation::Utf8mb4Bin
             | Collation::Utf8mb4UnicodeCi
             | Collation::Utf8mb4EsperantoCi
             | Collation::Utf8mb4SwedishCi => Charset::Utf8mb4,
+            Collation::Utf8mb3GeneralCi
+            | Collation::Utf8mb3Bin
+            | Collation::Utf8mb3UnicodeCi
+            | Collation::Utf8mb3EsperantoCi
+            | Collation::Utf8mb3SwedishCi => Charset::Utf8mb3,
         }
     }
 
@@ -216,7 +334,15 @@ impl Collation {
     pub fn is_sort_key_reversible(self) -> bool {
         matches!(
             self,
-            Collation::Binary | Collation::Latin1Bin | Collation::Utf8mb4Bin
+            Collation::Binary
+                | Collation::Latin1Bin
+                | Collation::Latin1GeneralCi
+                | Collation::Latin1GeneralCs
+                | Collation::Latin1German1Ci
+                | Collation::Latin1DanishCi
+                | Collation::Latin1SpanishCi
+                | Collation::Utf8mb4Bin
+                | Collation::Utf8mb3Bin
         )
     }
 
@@ -224,11 +350,19 @@ impl Collation {
     pub fn max_weight_bytes_per_char(self) -> usize {
         match self {
             Collation::Binary | Collation::Latin1SwedishCi | Collation::Latin1Bin => 1,
-            Collation::Utf8mb4GeneralCi => 2,
-            Collation::Utf8mb4Bin => 4,
+            Collation::Latin1GeneralCi
+            | Collation::Latin1GeneralCs
+            | Collation::Latin1German1Ci
+            | Collation::Latin1DanishCi
+            | Collation::Latin1SpanishCi => 1,
+            Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => 2,
+            Collation::Utf8mb4Bin | Collation::Utf8mb3Bin => 4,
             Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb3UnicodeCi
             | Collation::Utf8mb4EsperantoCi
-            | Collation::Utf8mb4SwedishCi => 2 * MAX_UCA_WEIGHTS_PER_CHAR,
+            | Collation::Utf8mb3EsperantoCi
+            | Collation::Utf8mb4SwedishCi
+            | Collation::Utf8mb3SwedishCi => 2 * MAX_UCA_WEIGHTS_PER_CHAR,
         }
     }
 
@@ -244,11 +378,20 @@ impl Collation {
             Collation::Binary
             | Collation::Latin1SwedishCi
             | Collation::Latin1Bin
-            | Collation::Utf8mb4Bin => (1, [b' ', 0]),
-            Collation::Utf8mb4GeneralCi => (2, [0x00, 0x20]),
+            | Collation::Latin1GeneralCi
+            | Collation::Latin1GeneralCs
+            | Collation::Latin1German1Ci
+            | Collation::Latin1DanishCi
+            | Collation::Latin1SpanishCi
+            | Collation::Utf8mb4Bin
+            | Collation::Utf8mb3Bin => (1, [b' ', 0]),
+            Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => (2, [0x00, 0x20]),
             Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb3UnicodeCi
             | Collation::Utf8mb4EsperantoCi
-            | Collation::Utf8mb4SwedishCi => (2, UCA_SPACE.to_be_bytes()),
+            | Collation::Utf8mb3EsperantoCi
+            | Collation::Utf8mb4SwedishCi
+            | Collation::Utf8mb3SwedishCi => (2, UCA_SPACE.to_be_bytes()),
         }
     }
 
@@ -256,28 +399,39 @@ impl Collation {
     /// MariaDB's `WEIGHT_STRING()` except that `utf8mb4_bin` weights are the UTF-8
     /// bytes (same order as MariaDB's 3-byte code points).
     pub fn weights(self, s: &str, out: &mut Vec<u8>) {
-        match self {
-            Collation::Binary | Collation::Utf8mb4Bin => out.extend_from_slice(s.as_bytes()),
+        let this = self;
+        match this {
+            Collation::Binary | Collation::Utf8mb4Bin | Collation::Utf8mb3Bin => {
+                out.extend_from_slice(s.as_bytes())
+            }
             Collation::Latin1Bin => out.extend(s.chars().map(latin1_lossy)),
-            Collation::Latin1SwedishCi => out.extend(
-                s.chars()
-                    .map(|c| SORT_ORDER_LATIN1[usize::from(latin1_lossy(c))]),
-            ),
-            Collation::Utf8mb4GeneralCi => {
+            Collation::Latin1SwedishCi
+            | Collation::Latin1GeneralCi
+            | Collation::Latin1GeneralCs
+            | Collation::Latin1German1Ci
+            | Collation::Latin1DanishCi
+            | Collation::Latin1SpanishCi => {
+                let order = self.latin1_order();
+                out.extend(s.chars().map(|c| order[usize::from(latin1_lossy(c))]))
+            }
+            Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => {
                 out.reserve(s.len() * 2);
                 for c in s.chars() {
                     out.extend_from_slice(&general_ci_weight(c).to_be_bytes());
                 }
             }
-            Collation::Utf8mb4UnicodeCi => {
+            Collation::Utf8mb4UnicodeCi | Collation::Utf8mb3UnicodeCi => {
                 for c in s.chars() {
                     uca_weights(c, |w| out.extend_from_slice(&w.to_be_bytes()));
                 }
             }
-            Collation::Utf8mb4EsperantoCi | Collation::Utf8mb4SwedishCi => {
+            Collation::Utf8mb4EsperantoCi
+            | Collation::Utf8mb3EsperantoCi
+            | Collation::Utf8mb4SwedishCi
+            | Collation::Utf8mb3SwedishCi => {
                 for c in s.chars() {
                     let mut emit = |w: u16| out.extend_from_slice(&w.to_be_bytes());
-                    if !tailored_weights(self, c, &mut emit) {
+                    if !tailored_weights(self.ordering(), c, &mut emit) {
                         uca_weights(c, emit);
                     }
                 }
@@ -298,15 +452,35 @@ impl Collation {
     /// collations the code point, which orders as UTF-8 bytes do).
     fn char_weight_fn(self) -> Option<fn(char) -> u32> {
         Some(match self {
-            Collation::Binary | Collation::Utf8mb4Bin => |c| c as u32,
+            Collation::Binary | Collation::Utf8mb4Bin | Collation::Utf8mb3Bin => |c| c as u32,
             Collation::Latin1Bin => |c| u32::from(latin1_lossy(c)),
             Collation::Latin1SwedishCi => {
                 |c| u32::from(SORT_ORDER_LATIN1[usize::from(latin1_lossy(c))])
             }
-            Collation::Utf8mb4GeneralCi => |c| u32::from(general_ci_weight(c)),
+            Collation::Latin1GeneralCi => {
+                |c| u32::from(LATIN1_GENERAL_CI[usize::from(latin1_lossy(c))])
+            }
+            Collation::Latin1GeneralCs => {
+                |c| u32::from(LATIN1_GENERAL_CS[usize::from(latin1_lossy(c))])
+            }
+            Collation::Latin1German1Ci => {
+                |c| u32::from(LATIN1_GERMAN1_CI[usize::from(latin1_lossy(c))])
+            }
+            Collation::Latin1DanishCi => {
+                |c| u32::from(LATIN1_DANISH_CI[usize::from(latin1_lossy(c))])
+            }
+            Collation::Latin1SpanishCi => {
+                |c| u32::from(LATIN1_SPANISH_CI[usize::from(latin1_lossy(c))])
+            }
+            Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => {
+                |c| u32::from(general_ci_weight(c))
+            }
             Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb3UnicodeCi
             | Collation::Utf8mb4EsperantoCi
-            | Collation::Utf8mb4SwedishCi => return None,
+            | Collation::Utf8mb3EsperantoCi
+            | Collation::Utf8mb4SwedishCi
+            | Collation::Utf8mb3SwedishCi => return None,
         })
     }
 
@@ -497,29 +671,6 @@ fn decode_chunks(key: &[u8], flip: u8, pad: bool) -> Result<(Vec<u8>, usize), Va
     }
     Ok((out, len))
 }
-
-/// MariaDB's `sort_order_latin1` (strings/ctype-latin1.c), the latin1_swedish_ci
-/// weight of each latin1 byte; checked against `WEIGHT_STRING()` of MariaDB 10.11.19
-/// for all 256 bytes.
-#[rustfmt::skip]
-static SORT_ORDER_LATIN1: [u8; 256] = [
-      0,   1,   2,   3,   4,   5,   6,   7,   8,   9,  10,  11,  12,  13,  14,  15,
-     16,  17,  18,  19,  20,  21,  22,  23,  24,  25,  26,  27,  28,  29,  30,  31,
-     32,  33,  34,  35,  36,  37,  38,  39,  40,  41,  42,  43,  44,  45,  46,  47,
-     48,  49,  50,  51,  52,  53,  54,  55,  56,  57,  58,  59,  60,  61,  62,  63,
-     64,  65,  66,  67,  68,  69,  70,  71,  72,  73,  74,  75,  76,  77,  78,  79,
-     80,  81,  82,  83,  84,  85,  86,  87,  88,  89,  90,  91,  92,  93,  94,  95,
-     96,  65,  66,  67,  68,  69,  70,  71,  72,  73,  74,  75,  76,  77,  78,  79,
-     80,  81,  82,  83,  84,  85,  86,  87,  88,  89,  90, 123, 124, 125, 126, 127,
-    128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143,
-    144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 158, 159,
-    160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175,
-    176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191,
-     65,  65,  65,  65,  92,  91,  92,  67,  69,  69,  69,  69,  73,  73,  73,  73,
-     68,  78,  79,  79,  79,  79,  93, 215, 216,  85,  85,  85,  89,  89, 222, 223,
-     65,  65,  65,  65,  92,  91,  92,  67,  69,  69,  69,  69,  73,  73,  73,  73,
-     68,  78,  79,  79,  79,  79,  93, 247, 216,  85,  85,  85,  89,  89, 222, 255,
-];
 
 /// Unicode code points of latin1 bytes 0x80..=0x9F (Windows-1252; the five bytes
 /// Windows-1252 leaves undefined map to the C1 controls, as in MySQL).

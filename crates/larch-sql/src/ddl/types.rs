@@ -10,8 +10,8 @@
 //! that holds n characters/bytes; JSON = LONGTEXT utf8mb4_bin (MariaDB);
 //! a string type with CHARACTER SET binary is its binary counterpart.
 //!
-//! Character sets: utf8mb4, utf8/utf8mb3 (stored as utf8mb4: the engine's
-//! utf8 collations are utf8mb4's), latin1 and binary; others are error 1115.
+//! Character sets: utf8mb4, utf8/utf8mb3 (the Basic Multilingual Plane, up
+//! to three bytes a character), latin1 and binary; others are error 1115.
 //! Limits: 1074 (CHAR > 255, VARCHAR beyond 65,535 bytes), 1425/1426/1427
 //! (DECIMAL and FLOAT(M,D) scale and precision, fractional seconds), 1439
 //! (display widths), 1063 (FLOAT(p) with p > 53), 1291 (duplicate ENUM/SET
@@ -53,7 +53,8 @@ impl TypeSpec {
 /// unknown character set).
 pub(super) fn charset_default(name: &str) -> Result<Collation, SqlError> {
     Ok(match name.to_ascii_lowercase().as_str() {
-        "utf8mb4" | "utf8" | "utf8mb3" => Collation::Utf8mb4GeneralCi,
+        "utf8mb4" => Collation::Utf8mb4GeneralCi,
+        "utf8" | "utf8mb3" => Collation::Utf8mb3GeneralCi,
         "latin1" => Collation::Latin1SwedishCi,
         "binary" => Collation::Binary,
         _ => {

@@ -439,13 +439,15 @@ impl Compiler<'_, '_> {
                     )?;
                     let s = super::convert::to_str(&v);
                     let n = s.chars().count() as u32;
+                    // An introducer's literal is as coercible as any
+                    // literal (4), as in MariaDB.
                     lit(
                         Value::Str(s),
                         ColumnType::Varchar {
                             max_len: n,
                             collation: coll,
                         },
-                        2,
+                        4,
                     )
                 }
             }

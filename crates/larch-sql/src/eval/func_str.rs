@@ -86,7 +86,7 @@ fn locate(needle: &[char], hay: &[char], from: usize, coll: Collation) -> usize 
         return from;
     }
     let utf8_len = |cs: &[char]| cs.iter().map(|c| c.len_utf8()).sum::<usize>();
-    let by_bytes = coll.charset() == Charset::Utf8mb4;
+    let by_bytes = matches!(coll.charset(), Charset::Utf8mb4 | Charset::Utf8mb3);
     (from - 1..=hay.len().saturating_sub(needle.len()))
         .find(|&i| {
             i + needle.len() <= hay.len()

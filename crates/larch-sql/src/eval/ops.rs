@@ -549,7 +549,7 @@ pub(super) fn same_char(a: char, b: char, coll: Collation) -> bool {
         return true;
     }
     if matches!(
-        coll,
+        coll.ordering(),
         Collation::Binary | Collation::Utf8mb4Bin | Collation::Latin1Bin
     ) {
         return false;

@@ -22,7 +22,7 @@
 //! In strict mode each of these (except notes) is an error; otherwise the value
 //! is clamped or cut, and the warning is pushed.
 
-use larch_engine::record::collation::{latin1_from_char, Charset};
+use larch_engine::record::collation::Charset;
 use larch_engine::record::value::{ColumnType, DateTime, Decimal, Value};
 
 use super::number::{format_double, parse_number_prefix, prefix_to_decimal, prefix_to_f64};
@@ -473,9 +473,18 @@ fn fit_length(
     Ok(s[..cut].to_string())
 }
 
-/// `\xHH` rendering of the bytes MySQL names in "Incorrect string value".
+/// The first six bytes of a value as MariaDB shows them in 1366
+/// (`convert_to_printable`): printable ASCII as it is, others as `\xNN`,
+/// then `...` when more follow.
 fn hex_escape(b: &[u8]) -> String {
-    let mut s: String = b.iter().take(6).map(|x| format!("\\x{x:02X}")).collect();
+    let mut s: String = b
+        .iter()
+        .take(6)
+        .map(|&x| match x {
+            0x20..=0x7F => char::from(x).to_string(),
+            _ => format!("\\x{x:02X}"),
+        })
+        .collect();
     if b.len() > 6 {
         s.push_str("...");
     }
@@ -499,29 +508,25 @@ fn store_text(c: &mut Ctx<'_, '_>, v: &Value, ty: &ColumnType) -> Result<Value, 
         other => value_to_string(other),
     };
     let charset = ty.collation().map_or(Charset::Utf8mb4, |c| c.charset());
-    if charset == Charset::Latin1 {
-        if let Some((i, ch)) = s
-            .char_indices()
-            .find(|(_, ch)| latin1_from_char(*ch).is_none())
-        {
-            let mut buf = [0u8; 4];
-            let tail = format!("{}{}", ch.encode_utf8(&mut buf), &s[i + ch.len_utf8()..]);
-            c.incorrect(
-                code::TRUNCATED_WRONG_VALUE_FOR_FIELD,
-                "string",
-                &hex_escape(tail.as_bytes()),
-            )?;
-            s = s
-                .chars()
-                .map(|ch| {
-                    if latin1_from_char(ch).is_some() {
-                        ch
-                    } else {
-                        '?'
-                    }
-                })
-                .collect();
+    if let Some((i, ch)) = s.char_indices().find(|(_, ch)| !charset.can_hold(*ch)) {
+        let mut buf = [0u8; 4];
+        let tail = format!("{}{}", ch.encode_utf8(&mut buf), &s[i + ch.len_utf8()..]);
+        c.incorrect(
+            code::TRUNCATED_WRONG_VALUE_FOR_FIELD,
+            "string",
+            &hex_escape(tail.as_bytes()),
+        )?;
+        // A character the column cannot hold is stored as '?', as MariaDB
+        // converts from the connection's utf8mb4.
+        let mut kept = String::with_capacity(s.len());
+        for ch in s.chars() {
+            if charset.can_hold(ch) {
+                kept.push(ch);
+            } else {
+                kept.push('?');
+            }
         }
+        s = kept;
     }
     let (max, by_bytes) = match ty {
         ColumnType::Char { len, .. } => (u64::from(*len), false),

@@ -21,8 +21,8 @@
 //! TIMESTAMP column is also UNSIGNED, as MariaDB sends them;
 //! plus NOT_NULL, PRI_KEY, UNIQUE_KEY, MULTIPLE_KEY and AUTO_INCREMENT from
 //! the result column. Character columns announce their utf8mb4 collation id
-//! (45, 46, 224); latin1 columns announce 45 because values are always sent
-//! as UTF-8 (the client's `character_set_results`).
+//! (45, 46, 224, ...); latin1 and utf8mb3 columns announce 45 because values
+//! are always sent as utf8mb4 (the client's `character_set_results`).
 
 use larch_engine::record::collation::{Charset, Collation};
 use larch_engine::record::value::ColumnType as EType;
@@ -38,9 +38,22 @@ fn collation_id(c: Collation) -> u16 {
         Collation::Utf8mb4UnicodeCi => 224,
         Collation::Utf8mb4SwedishCi => 232,
         Collation::Utf8mb4EsperantoCi => 241,
-        Collation::Utf8mb4GeneralCi | Collation::Latin1SwedishCi | Collation::Latin1Bin => {
-            UTF8MB4_GENERAL_CI
-        }
+        // Values of latin1 and utf8mb3 columns are sent converted to utf8mb4,
+        // announced as utf8mb4's default collation, as MariaDB does for a
+        // column converted to `character_set_results`.
+        Collation::Utf8mb4GeneralCi
+        | Collation::Latin1SwedishCi
+        | Collation::Latin1Bin
+        | Collation::Latin1GeneralCi
+        | Collation::Latin1GeneralCs
+        | Collation::Latin1German1Ci
+        | Collation::Latin1DanishCi
+        | Collation::Latin1SpanishCi
+        | Collation::Utf8mb3GeneralCi
+        | Collation::Utf8mb3Bin
+        | Collation::Utf8mb3UnicodeCi
+        | Collation::Utf8mb3EsperantoCi
+        | Collation::Utf8mb3SwedishCi => UTF8MB4_GENERAL_CI,
     }
 }
 
@@ -48,7 +61,7 @@ fn collation_id(c: Collation) -> u16 {
 fn sent_mbmaxlen(c: Collation) -> u64 {
     match c.charset() {
         Charset::Binary => 1,
-        Charset::Latin1 | Charset::Utf8mb4 => 4,
+        Charset::Latin1 | Charset::Utf8mb4 | Charset::Utf8mb3 => 4,
     }
 }
 

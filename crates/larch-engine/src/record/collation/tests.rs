@@ -616,24 +616,53 @@ fn names_and_aliases() {
         assert_eq!(Collation::from_name(c.name()), Some(c));
         assert_eq!(Collation::from_name(&c.name().to_uppercase()), Some(c));
     }
+    // utf8 is utf8mb3, a character set of its own with utf8mb4's orders.
     assert_eq!(
         Collation::from_name("utf8_general_ci"),
-        Some(Collation::Utf8mb4GeneralCi)
+        Some(Collation::Utf8mb3GeneralCi)
     );
     assert_eq!(
-        Collation::from_name("utf8mb3_general_ci"),
-        Some(Collation::Utf8mb4GeneralCi)
+        Collation::from_name("UTF8MB3_ESPERANTO_CI"),
+        Some(Collation::Utf8mb3EsperantoCi)
     );
     assert_eq!(
-        Collation::from_name("utf8mb3_bin"),
-        Some(Collation::Utf8mb4Bin)
+        Collation::from_name("utf8_bin"),
+        Some(Collation::Utf8mb3Bin)
     );
+    assert_eq!(Collation::Utf8mb3Bin.charset(), Charset::Utf8mb3);
+    assert_eq!(
+        Collation::Utf8mb3SwedishCi.ordering(),
+        Collation::Utf8mb4SwedishCi
+    );
+    assert_eq!(
+        Collation::Utf8mb4UnicodeCi.in_charset(Charset::Utf8mb3),
+        Collation::Utf8mb3UnicodeCi
+    );
+    assert_eq!(
+        Collation::Utf8mb3UnicodeCi.in_charset(Charset::Utf8mb4),
+        Collation::Utf8mb4UnicodeCi
+    );
+    assert_eq!(
+        Collation::Latin1Bin.in_charset(Charset::Utf8mb3),
+        Collation::Latin1Bin
+    );
+    for c in Collation::ALL {
+        let o = c.ordering();
+        for (a, b) in [("a", "A"), ("ĉ", "d"), ("ü", "y"), ("ä", "z"), ("x ", "x")] {
+            assert_eq!(c.compare(a, b), o.compare(a, b), "{} {a} {b}", c.name());
+        }
+    }
     assert_eq!(Collation::from_name("latin2_czech_cs"), None);
     assert_eq!(Collation::Latin1Bin.charset(), Charset::Latin1);
     assert_eq!(
         Collation::Utf8mb4UnicodeCi.charset().max_bytes_per_char(),
         4
     );
+    assert_eq!(Charset::Utf8mb3.max_bytes_per_char(), 3);
+    let mut out = Vec::new();
+    assert!(Charset::Utf8mb3.encode("\u{FFFF}é", &mut out).is_ok());
+    assert!(Charset::Utf8mb3.encode("a😀", &mut out).is_err());
+    assert!(!Charset::Utf8mb3.can_hold('😀'));
 }
 
 #[test]

@@ -242,6 +242,31 @@ impl Compiler<'_, '_> {
                     false,
                 ));
             }
+            // MySQL's coercibility of the argument: 0 explicit (COLLATE),
+            // 2 a column or user variable, 3 a system constant, 4 a
+            // literal, 5 no string, 6 NULL.
+            "coercibility" => {
+                arity_ok(&name, args.len(), 1, 1)?;
+                let a = self.expr(args[0])?;
+                let n = match &a.expr {
+                    _ if a.null_lit => 6,
+                    _ if a.ty.ty.collation().is_none() => 5,
+                    Expr::UserVar(_) => 2,
+                    Expr::Call {
+                        func: Func::Database | Func::Version | Func::User | Func::CurrentUser,
+                        ..
+                    } => 3,
+                    _ => a.coer,
+                };
+                return Ok(Typed::computed(
+                    Expr::Literal(Value::Int(i64::from(n))),
+                    ColumnType::Int {
+                        bytes: 4,
+                        unsigned: false,
+                    },
+                    false,
+                ));
+            }
             "mod" => {
                 arity_ok(&name, args.len(), 2, 2)?;
                 let (a, b) = (self.expr(args[0])?, self.expr(args[1])?);

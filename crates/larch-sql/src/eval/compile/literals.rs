@@ -269,12 +269,13 @@ fn var_typed(expr: Expr, collation: Collation) -> Typed {
     }
 }
 
-/// The default collation of a character set name (utf8 means utf8mb4 here).
+/// The default collation of a character set name (utf8 is utf8mb3).
 pub(super) fn default_collation_name(charset: &str) -> String {
     match charset.to_ascii_lowercase().trim_matches(['\'', '`', '"']) {
         "binary" => "binary".into(),
         "latin1" => "latin1_swedish_ci".into(),
-        "utf8" | "utf8mb3" | "utf8mb4" => "utf8mb4_general_ci".into(),
+        "utf8" | "utf8mb3" => "utf8mb3_general_ci".into(),
+        "utf8mb4" => "utf8mb4_general_ci".into(),
         other => other.to_string(),
     }
 }

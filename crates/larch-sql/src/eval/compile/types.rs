@@ -268,8 +268,9 @@ pub(super) fn arg_collation(t: &Typed, default: Collation) -> Collation {
 
 /// The collation comparisons among these operands use: binary if any operand
 /// is a binary string, else that of the lowest coercibility; between two
-/// of the same coercibility, the utf8mb4 one over a latin1 one and then a
-/// `_bin` collation over another of its character set (MariaDB's
+/// of the same coercibility, the larger character set (utf8mb4, utf8mb3,
+/// latin1) and then a `_bin` collation over another of its character set
+/// (MariaDB's
 /// `DTCollation::aggregate`: a JSON column, utf8mb4_bin, against a TEXT
 /// column compares in utf8mb4_bin).
 pub(super) fn pick_collation<'t>(
@@ -297,9 +298,21 @@ pub(super) fn pick_collation<'t>(
 /// Whether collation `c` wins over `b` of the same coercibility.
 fn wins_tie(c: Collation, b: Collation) -> bool {
     use larch_engine::record::collation::Charset;
-    let is_bin = |x: Collation| matches!(x, Collation::Latin1Bin | Collation::Utf8mb4Bin);
+    let is_bin = |x: Collation| {
+        matches!(
+            x,
+            Collation::Latin1Bin | Collation::Utf8mb4Bin | Collation::Utf8mb3Bin
+        )
+    };
     if c.charset() != b.charset() {
-        return c.charset() == Charset::Utf8mb4 && b.charset() == Charset::Latin1;
+        // The superset wins: utf8mb4 over utf8mb3 and latin1, utf8mb3 over
+        // latin1.
+        let rank = |x: Charset| match x {
+            Charset::Utf8mb4 => 2,
+            Charset::Utf8mb3 => 1,
+            Charset::Latin1 | Charset::Binary => 0,
+        };
+        return rank(c.charset()) > rank(b.charset());
     }
     is_bin(c) && !is_bin(b)
 }

@@ -78,6 +78,9 @@ pub(crate) struct AggCall {
     /// ORDER BY directions (descending?) of a JSON aggregate; its keys are
     /// the arguments after the value arguments.
     pub order: Vec<bool>,
+    /// The collation of each ORDER BY key (filled when the arguments are
+    /// compiled; a key without one compares in the value's collation).
+    pub order_collations: Vec<Collation>,
     /// LIMIT of a JSON aggregate.
     pub limit: Option<u64>,
     /// The value argument comes from a JSON function (embedded as JSON).
@@ -186,6 +189,7 @@ pub(crate) fn call_of(f: &ast::Function) -> Result<Option<AggCall>, SqlError> {
         args,
         separator,
         order: Vec::new(),
+        order_collations: Vec::new(),
         limit: None,
         json_value: false,
     };
@@ -473,7 +477,7 @@ impl Accumulator {
         }
         if !call.order.is_empty() || call.distinct {
             self.concat
-                .sort_by(|a, b| compare_keys(&a.0, &b.0, &call.order, coll, ctx));
+                .sort_by(|a, b| compare_keys(&a.0, &b.0, call, coll, ctx));
         }
         let limit = call
             .limit

@@ -329,8 +329,14 @@ fn plan_block(
                 .first()
                 .and_then(|a| a.ty.ty.collation())
                 .unwrap_or(Collation::Binary);
+            let mut call = c.clone();
+            let keys = args.len().saturating_sub(c.order.len());
+            call.order_collations = args[keys..]
+                .iter()
+                .map(|a| a.ty.ty.collation().unwrap_or(collation))
+                .collect();
             Ok(CompiledAgg {
-                call: c.clone(),
+                call,
                 args,
                 ty,
                 collation,

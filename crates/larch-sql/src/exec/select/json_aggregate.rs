@@ -76,7 +76,7 @@ impl JsonItems {
         };
         let new_keys = keys(args);
         let at = self.items.partition_point(|r| {
-            compare_keys(&keys(r), &new_keys, &call.order, coll, ctx) != Ordering::Greater
+            compare_keys(&keys(r), &new_keys, call, coll, ctx) != Ordering::Greater
         });
         self.items.insert(at, args.to_vec());
         if let Some(l) = call.limit {
@@ -119,11 +119,12 @@ impl JsonItems {
 }
 
 /// Orders two rows' keys: NULL before anything ascending, after it
-/// descending (`desc` per key; empty: all ascending).
+/// descending, each key in its own collation (the call's `order` and
+/// `order_collations`; without them ascending in `coll`).
 pub(super) fn compare_keys(
     a: &[Value],
     b: &[Value],
-    desc: &[bool],
+    call: &AggCall,
     coll: Collation,
     ctx: &mut EvalContext<'_>,
 ) -> Ordering {
@@ -132,9 +133,12 @@ pub(super) fn compare_keys(
             (true, true) => Ordering::Equal,
             (true, false) => Ordering::Less,
             (false, true) => Ordering::Greater,
-            (false, false) => eval::compare(x, y, coll, ctx).unwrap_or(Ordering::Equal),
+            (false, false) => {
+                let coll = call.order_collations.get(i).copied().unwrap_or(coll);
+                eval::compare(x, y, coll, ctx).unwrap_or(Ordering::Equal)
+            }
         };
-        let o = if desc.get(i).copied().unwrap_or(false) {
+        let o = if call.order.get(i).copied().unwrap_or(false) {
             o.reverse()
         } else {
             o
