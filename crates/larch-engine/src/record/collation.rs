@@ -336,11 +336,6 @@ impl Collation {
             self,
             Collation::Binary
                 | Collation::Latin1Bin
-                | Collation::Latin1GeneralCi
-                | Collation::Latin1GeneralCs
-                | Collation::Latin1German1Ci
-                | Collation::Latin1DanishCi
-                | Collation::Latin1SpanishCi
                 | Collation::Utf8mb4Bin
                 | Collation::Utf8mb3Bin
         )

@@ -6,7 +6,7 @@
 use rand::rngs::StdRng;
 use rand::Rng;
 
-use crate::record::collation::{latin1_from_char, Charset, Collation};
+use crate::record::collation::Collation;
 use crate::record::value::{
     ColumnType, Date, DateTime, Decimal, LobKind, Timestamp, Value, TIMESTAMP_MAX_SECS,
     TIME_MAX_MICROS,
@@ -191,12 +191,12 @@ pub fn random_value(rng: &mut StdRng, ty: &ColumnType, null_pct: u32) -> Value {
         | ColumnType::Varchar { collation, .. }
         | ColumnType::Text { collation, .. } => {
             let max = ty.max_chars().unwrap_or(0).min(24) as usize;
-            let latin1 = collation.charset() == Charset::Latin1;
+            let charset = collation.charset();
             let len = rng.random_range(0..=max);
             let mut s = String::new();
             while s.chars().count() < len {
                 let c = TEXT_POOL[rng.random_range(0..TEXT_POOL.len())];
-                if !latin1 || latin1_from_char(c).is_some() {
+                if charset.can_hold(c) {
                     s.push(c);
                 }
             }
