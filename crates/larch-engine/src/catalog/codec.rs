@@ -162,16 +162,18 @@ fn write_type(w: &mut Writer, ty: &ColumnType) -> Result<()> {
             w.u8(*fsp);
         }
         ColumnType::Year => w.u8(15),
-        ColumnType::Enum { values } | ColumnType::Set { values } => {
+        ColumnType::Enum { values, collation } | ColumnType::Set { values, collation } => {
+            // 16 and 17 (no collation: utf8mb4_general_ci) are still read.
             w.u8(if matches!(ty, ColumnType::Enum { .. }) {
-                16
+                20
             } else {
-                17
+                21
             });
             w.len(values.len())?;
             for v in values {
                 w.str(v)?;
             }
+            w.str(collation.name())?;
         }
         ColumnType::Bit { bits } => {
             w.u8(18);
@@ -221,13 +223,18 @@ fn read_type(r: &mut Reader<'_>) -> Result<ColumnType> {
         13 => ColumnType::Datetime { fsp: r.u8()? },
         14 => ColumnType::Timestamp { fsp: r.u8()? },
         15 => ColumnType::Year,
-        t @ (16 | 17) => {
+        t @ (16 | 17 | 20 | 21) => {
             let n = r.u16()?;
             let values = (0..n).map(|_| r.str()).collect::<Result<Vec<_>>>()?;
-            if t == 16 {
-                ColumnType::Enum { values }
+            let collation = if t >= 20 {
+                read_collation(r)?
             } else {
-                ColumnType::Set { values }
+                Collation::Utf8mb4GeneralCi
+            };
+            if t % 2 == 0 {
+                ColumnType::Enum { values, collation }
+            } else {
+                ColumnType::Set { values, collation }
             }
         }
         18 => ColumnType::Bit { bits: r.u8()? },

@@ -152,10 +152,18 @@ pub enum ColumnType {
     Timestamp { fsp: u8 },
     /// YEAR: 0 or 1901..=2155.
     Year,
-    /// ENUM: 1..=65535 members.
-    Enum { values: Vec<String> },
-    /// SET: 0..=64 members.
-    Set { values: Vec<String> },
+    /// ENUM: 1..=65535 members, named in `collation` (it decides which
+    /// text is which member and how the values compare with text; the
+    /// stored value is the member number either way).
+    Enum {
+        values: Vec<String>,
+        collation: Collation,
+    },
+    /// SET: 0..=64 members, named in `collation` (as for ENUM).
+    Set {
+        values: Vec<String>,
+        collation: Collation,
+    },
     /// BIT(bits 1..=64).
     Bit { bits: u8 },
     /// MariaDB's UUID: 16 bytes, stored in MariaDB's record order (see
@@ -194,10 +202,10 @@ impl ColumnType {
             {
                 bad(format!("fractional second precision {fsp}"))
             }
-            ColumnType::Enum { values } if values.is_empty() || values.len() > 0xFFFF => {
+            ColumnType::Enum { values, .. } if values.is_empty() || values.len() > 0xFFFF => {
                 bad(format!("ENUM with {} members", values.len()))
             }
-            ColumnType::Set { values } if values.len() > 64 => {
+            ColumnType::Set { values, .. } if values.len() > 64 => {
                 bad(format!("SET with {} members", values.len()))
             }
             ColumnType::Bit { bits } if *bits == 0 || *bits > 64 => bad(format!("BIT({bits})")),
@@ -211,6 +219,18 @@ impl ColumnType {
             ColumnType::Char { collation, .. }
             | ColumnType::Varchar { collation, .. }
             | ColumnType::Text { collation, .. } => Some(*collation),
+            _ => None,
+        }
+    }
+
+    /// The collation of an ENUM's or SET's member names; `None` for other
+    /// types. (Not [`ColumnType::collation`]: their values are member
+    /// numbers, and keys order them by number.)
+    pub fn member_collation(&self) -> Option<Collation> {
+        match self {
+            ColumnType::Enum { collation, .. } | ColumnType::Set { collation, .. } => {
+                Some(*collation)
+            }
             _ => None,
         }
     }
@@ -246,8 +266,8 @@ impl ColumnType {
             ColumnType::Datetime { fsp } => 5 + frac_bytes(*fsp),
             ColumnType::Timestamp { fsp } => 4 + frac_bytes(*fsp),
             ColumnType::Year => 1,
-            ColumnType::Enum { values } => enum_width(values.len()),
-            ColumnType::Set { values } => set_width(values.len()),
+            ColumnType::Enum { values, .. } => enum_width(values.len()),
+            ColumnType::Set { values, .. } => set_width(values.len()),
             ColumnType::Bit { bits } => usize::from(*bits).div_ceil(8),
             ColumnType::Uuid => super::uuid::UUID_BYTES,
             _ => return None,
@@ -335,8 +355,8 @@ impl fmt::Display for ColumnType {
             ColumnType::Datetime { fsp } => write!(f, "DATETIME({fsp})"),
             ColumnType::Timestamp { fsp } => write!(f, "TIMESTAMP({fsp})"),
             ColumnType::Year => write!(f, "YEAR"),
-            ColumnType::Enum { values } => write!(f, "ENUM({} members)", values.len()),
-            ColumnType::Set { values } => write!(f, "SET({} members)", values.len()),
+            ColumnType::Enum { values, .. } => write!(f, "ENUM({} members)", values.len()),
+            ColumnType::Set { values, .. } => write!(f, "SET({} members)", values.len()),
             ColumnType::Bit { bits } => write!(f, "BIT({bits})"),
             ColumnType::Uuid => write!(f, "UUID"),
         }
@@ -521,7 +541,7 @@ pub fn encode_value(ty: &ColumnType, v: &Value, out: &mut Vec<u8>) -> Result<(),
             }
             out.push(if y == 0 { 0 } else { (y - 1900) as u8 });
         }
-        ColumnType::Enum { values } => {
+        ColumnType::Enum { values, .. } => {
             let Value::Enum(i) = *v else {
                 return Err(mismatch(ty, v));
             };
@@ -530,7 +550,7 @@ pub fn encode_value(ty: &ColumnType, v: &Value, out: &mut Vec<u8>) -> Result<(),
             }
             put_be(u64::from(i), enum_width(values.len()), out);
         }
-        ColumnType::Set { values } => {
+        ColumnType::Set { values, .. } => {
             let Value::Set(bits) = *v else {
                 return Err(mismatch(ty, v));
             };
@@ -610,14 +630,14 @@ pub fn decode_value(ty: &ColumnType, bytes: &[u8]) -> Result<Value, ValueError> 
             0 => 0,
             b => 1900 + u16::from(b),
         }),
-        ColumnType::Enum { values } => {
+        ColumnType::Enum { values, .. } => {
             let i = get_be(bytes);
             if i > values.len() as u64 {
                 return Err(corrupt(ty, "enum index out of range"));
             }
             Value::Enum(i as u16)
         }
-        ColumnType::Set { values } => {
+        ColumnType::Set { values, .. } => {
             let bits = get_be(bytes);
             if values.len() < 64 && bits >> values.len() != 0 {
                 return Err(corrupt(ty, "set member out of range"));

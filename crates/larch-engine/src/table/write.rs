@@ -286,14 +286,14 @@ pub(super) fn display_value(ty: &ColumnType, v: &Value) -> String {
         Value::Timestamp(t) => format!("{}", t.secs),
         Value::Year(y) => y.to_string(),
         Value::Enum(i) => match ty {
-            ColumnType::Enum { values } => values
+            ColumnType::Enum { values, .. } => values
                 .get(usize::from(*i).wrapping_sub(1))
                 .cloned()
                 .unwrap_or_default(),
             _ => i.to_string(),
         },
         Value::Set(bits) => match ty {
-            ColumnType::Set { values } => values
+            ColumnType::Set { values, .. } => values
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| bits >> i & 1 == 1)

@@ -359,14 +359,16 @@ fn convert(
         return Ok(v.clone());
     }
     let as_text = match (v, &from.ty) {
-        (Value::Enum(i), ColumnType::Enum { values }) => Some(Value::Str(
+        (Value::Enum(i), ColumnType::Enum { values, .. }) => Some(Value::Str(
             usize::from(*i)
                 .checked_sub(1)
                 .and_then(|k| values.get(k))
                 .cloned()
                 .unwrap_or_default(),
         )),
-        (Value::Set(bits), ColumnType::Set { values }) => Some(Value::Str(set_text(*bits, values))),
+        (Value::Set(bits), ColumnType::Set { values, .. }) => {
+            Some(Value::Str(set_text(*bits, values)))
+        }
         _ => None,
     };
     store(as_text.as_ref().unwrap_or(v), &to.ty, target, warnings)

@@ -84,8 +84,8 @@ pub fn column_type_text(def: &ColumnDef, meta: &ColumnMeta) -> String {
         ColumnType::Datetime { fsp } => temporal("datetime", *fsp),
         ColumnType::Timestamp { fsp } => temporal("timestamp", *fsp),
         ColumnType::Year => "year(4)".to_string(),
-        ColumnType::Enum { values } => format!("enum({})", list(values)),
-        ColumnType::Set { values } => format!("set({})", list(values)),
+        ColumnType::Enum { values, .. } => format!("enum({})", list(values)),
+        ColumnType::Set { values, .. } => format!("set({})", list(values)),
         ColumnType::Bit { bits } => format!("bit({bits})"),
         ColumnType::Uuid => "uuid".to_string(),
     };

@@ -69,8 +69,9 @@ pub(super) fn create_table_text(
         let m = meta.columns.get(i).cloned().unwrap_or_default();
         let auto = def.auto_increment == Some(i);
         let mut l = format!("  {} {}", quote_ident(&c.name), column_type_text(c, &m));
-        if let Some(coll) = c.ty.collation().filter(|coll| Some(*coll) != table_coll) {
-            if super::types::is_text(&c.ty) {
+        let own = c.ty.collation().or_else(|| c.ty.member_collation());
+        if let Some(coll) = own.filter(|coll| Some(*coll) != table_coll) {
+            if super::types::is_text(&c.ty) || c.ty.member_collation().is_some() {
                 l.push_str(&format!(
                     " CHARACTER SET {} COLLATE {}",
                     coll.charset().name(),

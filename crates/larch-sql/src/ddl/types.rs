@@ -375,7 +375,10 @@ pub(crate) fn column_type(dt: &DataType, coll: Collation, col: &str) -> Result<T
                     format!("Too many strings for column {col} and ENUM"),
                 ));
             }
-            TypeSpec::of(ColumnType::Enum { values })
+            TypeSpec::of(ColumnType::Enum {
+                values,
+                collation: coll,
+            })
         }
         D::Set(list) => {
             let values = members(list.clone(), coll, "SET", col)?;
@@ -391,7 +394,10 @@ pub(crate) fn column_type(dt: &DataType, coll: Collation, col: &str) -> Result<T
                     format!("Illegal set '{bad}' value found during parsing"),
                 ));
             }
-            TypeSpec::of(ColumnType::Set { values })
+            TypeSpec::of(ColumnType::Set {
+                values,
+                collation: coll,
+            })
         }
         D::Uuid => TypeSpec::of(ColumnType::Uuid),
         D::Custom(name, args) => custom(name, args, coll, col)?,

@@ -24,6 +24,7 @@ mod extra_types;
 mod function_types;
 mod lengths;
 mod literals;
+mod number_arguments;
 mod operators;
 mod types;
 
@@ -32,6 +33,7 @@ use branch_types::*;
 use function_types::*;
 use lengths::*;
 use literals::{default_collation_name, number_literal};
+use number_arguments::{compared_as_numbers, number_argument};
 use types::*;
 
 /// Resolves a (possibly qualified) column name to its row position and type.
@@ -88,6 +90,50 @@ pub fn compile_with_params(
         expr: t.expr,
         ty: t.ty,
     })
+}
+
+/// Compiles an expression as [`compile`] does, with its coercibility
+/// (MariaDB's: 0 for an explicit COLLATE, 2 for a column, 4 for a
+/// literal, 5 for a number, 6 for NULL).
+pub fn compile_with_coercibility(
+    e: &ast::Expr,
+    resolve: &Resolver<'_>,
+    opts: &CompileOptions,
+) -> Result<(Compiled, u8), SqlError> {
+    let mut next = 0;
+    let mut c = Compiler {
+        resolve,
+        opts,
+        next_param: &mut next,
+        depth: 0,
+    };
+    let t = c.expr(e)?;
+    Ok((
+        Compiled {
+            expr: t.expr,
+            ty: t.ty,
+        },
+        t.coer,
+    ))
+}
+
+/// The collation in which a column of type `column` compares with an
+/// operand of type `other` and coercibility `other_coer` (MariaDB's
+/// collation aggregation). An index over the column serves the comparison
+/// only when this is the column's own collation.
+pub fn comparison_collation(column: &ColumnType, other: &ExprType, other_coer: u8) -> Collation {
+    let operand = |ty: &ExprType, coer: u8| Typed {
+        coer,
+        ..Typed::computed(Expr::Literal(Value::Null), ty.ty.clone(), true)
+    };
+    let column = operand(
+        &ExprType {
+            ty: column.clone(),
+            nullable: true,
+        },
+        2,
+    );
+    pick_collation([&column, &operand(other, other_coer)], Collation::Binary)
 }
 
 struct Compiler<'a, 'b> {
@@ -218,6 +264,11 @@ impl Compiler<'_, '_> {
                     });
                 }
                 let mut arg = arg;
+                if compared_as_numbers(std::iter::once(&arg).chain(items.iter())) {
+                    // Compared as numbers, as `=` does (see `compare`).
+                    arg = arg.numeric();
+                    items = items.into_iter().map(Typed::numeric).collect();
+                }
                 let uuid = std::iter::once(&arg)
                     .chain(items.iter())
                     .any(|t| matches!(t.ty.ty, ColumnType::Uuid));
@@ -265,7 +316,10 @@ impl Compiler<'_, '_> {
                 low,
                 high,
             } => {
-                let (a, l, h) = (self.expr(expr)?, self.expr(low)?, self.expr(high)?);
+                let (mut a, mut l, mut h) = (self.expr(expr)?, self.expr(low)?, self.expr(high)?);
+                if compared_as_numbers([&a, &l, &h]) {
+                    (a, l, h) = (a.numeric(), l.numeric(), h.numeric());
+                }
                 let collation = pick_collation([&a, &l, &h], self.opts.collation);
                 let nullable = a.ty.nullable || l.ty.nullable || h.ty.nullable;
                 bool_typed(
@@ -577,6 +631,53 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
         }
         other => other,
     };
+    // Arguments read as numbers are numbers before the result's type is
+    // worked out (`FROM_UNIXTIME(0x41)` has no fractional digits, the
+    // length of `LPAD('a', 0x3, 'b')` is no binary string's).
+    let args: Vec<Typed> = args
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| {
+            if number_argument(func, i) {
+                a.numeric()
+            } else {
+                a
+            }
+        })
+        .collect();
+    // Compared arguments: a hex literal among numbers is a number.
+    let compared = match func {
+        Func::Greatest | Func::Least | Func::MathStr(super::func_math::MathStr::Field) => {
+            0..args.len()
+        }
+        _ => 0..0,
+    };
+    let args: Vec<Typed> = if !compared.is_empty() && compared_as_numbers(&args[compared.clone()]) {
+        args.into_iter()
+            .enumerate()
+            .map(|(i, a)| {
+                if compared.contains(&i) {
+                    a.hex_as_number()
+                } else {
+                    a
+                }
+            })
+            .collect()
+    } else {
+        args
+    };
+    // COALESCE(NULL, 0x41) is the literal itself: a number where one is
+    // read (`COALESCE(0x41) + 0` is 65).
+    let hex = match func {
+        Func::Coalesce | Func::IfNull => {
+            let mut real = args.iter().filter(|a| !a.null_lit);
+            match (real.next(), real.next()) {
+                (Some(a), None) => a.hex,
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     let (ty, coerce, nullable) = func_type(func, &args, default);
     let len = func_len(func, &args, &ty);
     let collation = pick_collation(args.iter(), default);
@@ -598,18 +699,6 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
             false,
         ));
     }
-    let numeric_args = matches!(
-        func,
-        Func::Abs
-            | Func::Ceil
-            | Func::Floor
-            | Func::Round
-            | Func::Truncate
-            | Func::Pow
-            | Func::Sqrt
-            | Func::Sign
-            | Func::Mod
-    );
     let mut coer = if ty.collation().is_some() { 4 } else { 5 };
     let text_args = matches!(
         func,
@@ -643,8 +732,8 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
         .enumerate()
         .map(|(i, a)| {
             coer = coer.min(derived_coercibility(&ty, std::iter::once(&a)));
-            if numeric_args {
-                a.numeric().expr
+            if number_argument(func, i) {
+                a.expr
             } else if text_args && !(func == Func::If && i == 0) {
                 a.text().expr
             } else {
@@ -655,6 +744,7 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
     Typed {
         coer,
         len,
+        hex,
         ..Typed::computed(
             Expr::Call {
                 func,

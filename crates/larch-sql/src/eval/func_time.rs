@@ -40,6 +40,16 @@ pub enum IntervalUnit {
 }
 
 impl IntervalUnit {
+    /// True for the units of one field (MICROSECOND .. YEAR), whose
+    /// amount is a number; a compound unit's is text.
+    pub fn is_single(self) -> bool {
+        use IntervalUnit::*;
+        matches!(
+            self,
+            Microsecond | Second | Minute | Hour | Day | Week | Month | Quarter | Year
+        )
+    }
+
     /// The unit of `FIRST [TO LAST]` as sqlparser splits MySQL's compound units.
     pub fn from_fields(first: &str, last: Option<&str>) -> Option<IntervalUnit> {
         use IntervalUnit::*;

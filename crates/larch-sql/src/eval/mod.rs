@@ -70,7 +70,10 @@ use larch_engine::record::value::{ColumnType, DateTime, Value};
 
 pub use compare::compare;
 pub(crate) use compile::set_operation_type;
-pub use compile::{compile, compile_with_params, CompileOptions, Resolver};
+pub use compile::{
+    comparison_collation, compile, compile_with_coercibility, compile_with_params, CompileOptions,
+    Resolver,
+};
 pub use fold::{drop_impossible, fold_constant_conditions};
 pub(crate) use func::lookup as builtin_function;
 pub use func::Func;

@@ -75,6 +75,11 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             text,
         } => {
             let a = left.eval(row, ctx)?;
+            // `&`, `|` and DIV with a NULL left side are NULL without
+            // evaluating (nor failing on) the right one, as in MariaDB.
+            if a.is_null() && matches!(op, ArithOp::BitAnd | ArithOp::BitOr | ArithOp::IntDiv) {
+                return Ok(Value::Null);
+            }
             let b = right.eval(row, ctx)?;
             if a.is_null() || b.is_null() {
                 return Ok(Value::Null);
@@ -492,8 +497,8 @@ pub(crate) fn apply_coerce(v: Value, c: Coerce, ctx: &mut EvalContext<'_>) -> Va
 /// for other types and NULL.
 pub fn member_number_of(v: &Value, ty: &ColumnType) -> Option<u64> {
     let (members, set) = match ty {
-        ColumnType::Enum { values } => (values, false),
-        ColumnType::Set { values } => (values, true),
+        ColumnType::Enum { values, .. } => (values, false),
+        ColumnType::Set { values, .. } => (values, true),
         _ => return None,
     };
     match v {

@@ -133,7 +133,7 @@ fn implicit_default(ty: &ColumnType) -> Value {
             Value::Str("0000-00-00 00:00:00".into())
         }
         ColumnType::Time { .. } => Value::Str("00:00:00".into()),
-        ColumnType::Enum { values } | ColumnType::Set { values } => match ty {
+        ColumnType::Enum { values, .. } | ColumnType::Set { values, .. } => match ty {
             ColumnType::Enum { .. } => Value::Str(values.first().cloned().unwrap_or_default()),
             _ => Value::Str(String::new()),
         },

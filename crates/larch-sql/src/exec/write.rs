@@ -378,13 +378,13 @@ fn engine_row(t: &Target, row: &[Value]) -> Vec<Value> {
     row.iter()
         .zip(&t.table.def().columns)
         .map(|(v, c)| match (&c.ty, v) {
-            (ColumnType::Enum { values }, Value::Str(s)) => Value::Enum(
+            (ColumnType::Enum { values, .. }, Value::Str(s)) => Value::Enum(
                 values
                     .iter()
                     .position(|m| m == s)
                     .map_or(0, |i| i as u16 + 1),
             ),
-            (ColumnType::Set { values }, Value::Str(s)) => Value::Set(
+            (ColumnType::Set { values, .. }, Value::Str(s)) => Value::Set(
                 s.split(',')
                     .filter_map(|p| values.iter().position(|m| m == p))
                     .fold(0u64, |acc, i| acc | (1 << i)),

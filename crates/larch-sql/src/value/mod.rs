@@ -154,7 +154,7 @@ pub fn to_text(v: &Value, ty: &ColumnType) -> Option<Vec<u8>> {
         Value::Time(us) => format_time(*us, type_fsp(ty)),
         Value::Year(y) => format!("{y:04}"),
         Value::Enum(i) => match ty {
-            ColumnType::Enum { values } => usize::from(*i)
+            ColumnType::Enum { values, .. } => usize::from(*i)
                 .checked_sub(1)
                 .and_then(|k| values.get(k))
                 .cloned()
@@ -162,7 +162,7 @@ pub fn to_text(v: &Value, ty: &ColumnType) -> Option<Vec<u8>> {
             _ => i.to_string(),
         },
         Value::Set(bits) => match ty {
-            ColumnType::Set { values } => set_text(*bits, values),
+            ColumnType::Set { values, .. } => set_text(*bits, values),
             _ => bits.to_string(),
         },
     };

@@ -125,8 +125,8 @@ pub fn store(
         }
         ColumnType::Time { fsp } => store_time(&mut c, v, *fsp),
         ColumnType::Year => store_year(&mut c, v),
-        ColumnType::Enum { values } => store_enum(&mut c, v, values),
-        ColumnType::Set { values } => store_set(&mut c, v, values),
+        ColumnType::Enum { values, collation } => store_enum(&mut c, v, values, *collation),
+        ColumnType::Set { values, collation } => store_set(&mut c, v, values, *collation),
         ColumnType::Bit { bits } => store_bit(&mut c, v, *bits),
         ColumnType::Uuid => store_uuid(&mut c, v),
         _ if ty.is_binary_string() => store_bytes(&mut c, v, ty),

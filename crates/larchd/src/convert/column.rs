@@ -208,7 +208,7 @@ fn describe_type(ty: &EType) -> (WType, u16, u32, ColumnFlags, u8) {
             F::empty(),
             0,
         ),
-        EType::Enum { values } => {
+        EType::Enum { values, .. } => {
             let longest = values.iter().map(|v| v.chars().count()).max().unwrap_or(0);
             let len = clamp_len(longest as u64 * 4);
             (
@@ -219,7 +219,7 @@ fn describe_type(ty: &EType) -> (WType, u16, u32, ColumnFlags, u8) {
                 0,
             )
         }
-        EType::Set { values } => {
+        EType::Set { values, .. } => {
             let chars: usize = values.iter().map(|v| v.chars().count()).sum::<usize>()
                 + values.len().saturating_sub(1);
             let len = clamp_len(chars as u64 * 4);

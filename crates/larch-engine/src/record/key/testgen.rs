@@ -262,8 +262,8 @@ pub fn random_value(rng: &mut StdRng, ty: &ColumnType, null_pct: u32) -> Value {
             2 => 2155,
             _ => rng.random_range(1901..=2155),
         }),
-        ColumnType::Enum { values } => Value::Enum(rng.random_range(0..=values.len() as u16)),
-        ColumnType::Set { values } => {
+        ColumnType::Enum { values, .. } => Value::Enum(rng.random_range(0..=values.len() as u16)),
+        ColumnType::Set { values, .. } => {
             let n = values.len() as u32;
             let bits: u64 = rng.random();
             Value::Set(if n >= 64 {

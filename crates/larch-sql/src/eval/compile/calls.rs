@@ -85,6 +85,13 @@ impl Compiler<'_, '_> {
     ) -> Result<Typed, SqlError> {
         let d = self.expr(date)?;
         let amount = self.expr(amount)?;
+        // A single unit's amount is a number (`INTERVAL 0x41 DAY` is 65
+        // days); a compound unit's is text ('1 2' DAY_HOUR).
+        let amount = if unit.is_single() {
+            amount.numeric()
+        } else {
+            amount
+        };
         // MariaDB's interval_dec(): the fractional digits the interval adds.
         let interval_dec = match unit {
             IntervalUnit::Microsecond
@@ -226,7 +233,7 @@ impl Compiler<'_, '_> {
                 let c = if a.null_lit {
                     None
                 } else {
-                    a.ty.ty.collation()
+                    text_collation(&a.ty.ty)
                 };
                 let text = match (name.as_str(), c) {
                     (_, None) => "binary",

@@ -139,6 +139,7 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             // 3) is 1.500); any other keeps the argument's.
             let places = match args.get(1).map(|a| &a.expr) {
                 Some(Expr::Literal(Value::Int(n))) => Some((*n).clamp(0, 38) as u8),
+                Some(Expr::Literal(Value::UInt(n))) => Some((*n).min(38) as u8),
                 Some(_) => None,
                 None => Some(0),
             };

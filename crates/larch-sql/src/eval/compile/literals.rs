@@ -131,7 +131,11 @@ impl Compiler<'_, '_> {
         }
         match (self.resolve)(ids) {
             Some((i, ty)) => Ok(Typed {
-                coer: if ty.ty.collation().is_some() { 2 } else { 5 },
+                coer: if text_collation(&ty.ty).is_some() {
+                    2
+                } else {
+                    5
+                },
                 expr: Expr::Column(i),
                 ty,
                 hex: None,

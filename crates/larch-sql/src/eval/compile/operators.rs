@@ -22,6 +22,19 @@ impl Compiler<'_, '_> {
             }
         }
         let t = self.expr(x)?;
+        if op == U::Minus {
+            // A constant integer whose negation no BIGINT holds
+            // (`-(18446744073709551615)`, `-(-9223372036854775808)`) is
+            // negated as a DECIMAL, as MariaDB's Item_func_neg does.
+            let negated = match &t.expr {
+                Expr::Literal(Value::UInt(n)) if *n > 1 << 63 => Some(format!("-{n}")),
+                Expr::Literal(Value::Int(i64::MIN)) => Some((1u64 << 63).to_string()),
+                _ => None,
+            };
+            if let Some(text) = negated {
+                return number_literal(&text);
+            }
+        }
         Ok(match op {
             U::Plus => t,
             U::Minus => {
@@ -291,7 +304,7 @@ impl Compiler<'_, '_> {
         whens: &[ast::CaseWhen],
         otherwise: Option<&ast::Expr>,
     ) -> Result<Typed, SqlError> {
-        let op = operand.map(|o| self.expr(o)).transpose()?;
+        let mut op = operand.map(|o| self.expr(o)).transpose()?;
         let mut conds = Vec::new();
         let mut results = Vec::new();
         for w in whens {
@@ -299,6 +312,13 @@ impl Compiler<'_, '_> {
             results.push(self.expr(&w.result)?);
         }
         let other = otherwise.map(|o| self.expr(o)).transpose()?;
+        if op.is_none() {
+            // Each WHEN is a truth value.
+            conds = conds.into_iter().map(Typed::numeric).collect();
+        } else if super::compared_as_numbers(op.iter().chain(conds.iter())) {
+            op = op.map(Typed::hex_as_number);
+            conds = conds.into_iter().map(Typed::hex_as_number).collect();
+        }
         let collation = pick_collation(op.iter().chain(conds.iter()), self.opts.collation);
         let mut branches: Vec<&Typed> = results.iter().collect();
         if let Some(o) = &other {

@@ -112,8 +112,8 @@ impl Typed {
             return self.json_extract_as(super::super::json::JsonFunc::NumberOf);
         }
         let member_of = match &self.ty.ty {
-            ColumnType::Enum { values } => Some((values.clone(), false)),
-            ColumnType::Set { values } => Some((values.clone(), true)),
+            ColumnType::Enum { values, .. } => Some((values.clone(), false)),
+            ColumnType::Set { values, .. } => Some((values.clone(), true)),
             _ => None,
         };
         if let Some((members, set)) = member_of {
@@ -263,7 +263,13 @@ pub(super) fn arg_collation(t: &Typed, default: Collation) -> Collation {
     if t.ty.ty.is_binary_string() {
         return Collation::Binary;
     }
-    t.ty.ty.collation().unwrap_or(default)
+    text_collation(&t.ty.ty).unwrap_or(default)
+}
+
+/// The collation of a type's text: a string's, or an ENUM's or SET's
+/// member names'.
+pub(super) fn text_collation(ty: &ColumnType) -> Option<Collation> {
+    ty.collation().or_else(|| ty.member_collation())
 }
 
 /// The collation comparisons among these operands use: binary if any operand
@@ -282,7 +288,7 @@ pub(super) fn pick_collation<'t>(
         if t.ty.ty.is_binary_string() && !t.null_lit {
             return Collation::Binary;
         }
-        if let Some(c) = t.ty.ty.collation() {
+        if let Some(c) = text_collation(&t.ty.ty) {
             let wins = match best {
                 None => true,
                 Some((k, b)) => t.coer < k || (t.coer == k && wins_tie(c, b)),
@@ -329,7 +335,9 @@ pub(super) fn derived_coercibility<'t>(
         return 5;
     };
     args.into_iter()
-        .filter(|a| !a.null_lit && !a.ty.ty.is_binary_string() && a.ty.ty.collation() == Some(c))
+        .filter(|a| {
+            !a.null_lit && !a.ty.ty.is_binary_string() && text_collation(&a.ty.ty) == Some(c)
+        })
         .map(|a| a.coer)
         .fold(4, u8::min)
 }

@@ -66,14 +66,16 @@ enum BoundOp {
 pub(super) struct CondBound {
     pub column: usize,
     op: BoundOp,
-    constants: Vec<Compiled>,
+    /// Each constant compiled, with its coercibility (which decides the
+    /// comparison's collation against a string column).
+    constants: Vec<(Compiled, u8)>,
     /// Every constant is a literal or a parameter (see [`plain`]).
     pub plain: bool,
 }
 
 /// Compiles a constant expression (no column references); `None` when it
 /// is not constant or assigns a user variable.
-fn compile_constant(e: &ast::Expr) -> Option<Compiled> {
+fn compile_constant(e: &ast::Expr) -> Option<(Compiled, u8)> {
     // An expression that assigns a user variable (`@a := 5`) is evaluated
     // by the filter only, so the assignment happens once per row.
     let mut assigns = false;
@@ -92,12 +94,24 @@ fn compile_constant(e: &ast::Expr) -> Option<Compiled> {
         return None;
     }
     let resolve = |_: &[ast::Ident]| None;
-    eval::compile(e, &resolve, &eval::CompileOptions::default()).ok()
+    eval::compile_with_coercibility(e, &resolve, &eval::CompileOptions::default()).ok()
 }
 
 /// Evaluates a compiled constant and converts it exactly to `ty`; `None`
-/// when it is NULL, fails or does not convert exactly.
-fn constant(c: &Compiled, ty: &ColumnType, ctx: &mut EvalContext<'_>) -> Option<Value> {
+/// when it is NULL, fails or does not convert exactly, or when the
+/// comparison is in another collation than the column's (`l = 'b' COLLATE
+/// utf8mb4_general_ci` over a latin1_bin column: its index orders by
+/// another rule).
+fn constant(
+    (c, coercibility): &(Compiled, u8),
+    ty: &ColumnType,
+    ctx: &mut EvalContext<'_>,
+) -> Option<Value> {
+    if let Some(own) = ty.collation() {
+        if eval::comparison_collation(ty, &c.ty, *coercibility) != own {
+            return None;
+        }
+    }
     let v = c.eval(&[], ctx).ok()?;
     if v.is_null() {
         return None;

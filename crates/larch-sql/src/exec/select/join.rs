@@ -369,11 +369,30 @@ pub(crate) fn lookup_equalities(sources: &[Source], k: usize) -> Vec<(usize, &as
             (None, Some(c)) => (c, left.as_ref()),
             _ => continue,
         };
-        if reads_only_before(sources, other, before) {
+        if reads_only_before(sources, other, before) && in_column_collation(sources, c, k, col) {
             out.push((col, other));
         }
     }
     out
+}
+
+/// True unless the equality `c` compares source `k`'s string column `col`
+/// in another collation than the column's own (a utf8mb4_general_ci column
+/// of an earlier table against a latin1_bin one): an index lookup with the
+/// earlier value would then find the rows equal in the column's collation,
+/// not the comparison's.
+fn in_column_collation(sources: &[Source], c: &ast::Expr, k: usize, col: usize) -> bool {
+    let Some(own) = sources[k].columns.get(col).and_then(|rc| rc.ty.collation()) else {
+        return true;
+    };
+    let resolve = |parts: &[ast::Ident]| source::resolve(sources, parts).ok().flatten();
+    match eval::compile(c, &resolve, &CompileOptions::default()) {
+        Ok(eval::Compiled {
+            expr: eval::Expr::Compare { collation, .. },
+            ..
+        }) => collation == own,
+        _ => false,
+    }
 }
 
 /// True when every column `e` names resolves to a combined-row position

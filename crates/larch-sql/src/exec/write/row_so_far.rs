@@ -119,7 +119,7 @@ fn scratch() -> Writer {
 /// read from the table give them).
 fn readable(ty: &ColumnType, v: Value) -> Value {
     match (ty, v) {
-        (ColumnType::Enum { values }, Value::Enum(n)) => {
+        (ColumnType::Enum { values, .. }, Value::Enum(n)) => {
             let i = usize::from(n);
             Value::Str(if i == 0 {
                 String::new()
@@ -127,7 +127,7 @@ fn readable(ty: &ColumnType, v: Value) -> Value {
                 values.get(i - 1).cloned().unwrap_or_default()
             })
         }
-        (ColumnType::Set { values }, Value::Set(bits)) => Value::Str(
+        (ColumnType::Set { values, .. }, Value::Set(bits)) => Value::Str(
             values
                 .iter()
                 .enumerate()

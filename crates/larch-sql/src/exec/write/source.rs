@@ -22,11 +22,11 @@ use crate::value::{format_datetime, format_time, temporal};
 /// `v` (of the source type `from`) as it goes into a column of type `to`.
 pub(super) fn ready_for_column(v: Value, from: &ColumnType, to: &ColumnType) -> Value {
     match (&v, from) {
-        (Value::Str(text), ColumnType::Enum { values }) if is_numeric(to) => values
+        (Value::Str(text), ColumnType::Enum { values, .. }) if is_numeric(to) => values
             .iter()
             .position(|m| m == text)
             .map_or(v, |i| Value::UInt(i as u64 + 1)),
-        (Value::Str(text), ColumnType::Set { values }) if is_numeric(to) => {
+        (Value::Str(text), ColumnType::Set { values, .. }) if is_numeric(to) => {
             set_bits(text, values).map_or(v, Value::UInt)
         }
         (Value::Datetime(dt), ColumnType::Datetime { fsp } | ColumnType::Timestamp { fsp })

@@ -1,6 +1,7 @@
 //! Storing into temporal, YEAR, ENUM, SET and BIT columns (see the parent
 //! module for the rules and messages).
 
+use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, Date, DateTime, Value, TIME_MAX_MICROS};
 
 use super::super::temporal::{self, datetime_from_number, parse_datetime, parse_time};
@@ -202,11 +203,11 @@ pub(super) fn store_year(c: &mut Ctx<'_, '_>, v: &Value) -> Result<Value, SqlErr
     Ok(Value::Year(y as u16))
 }
 
-fn member_index(members: &[String], s: &str) -> Option<usize> {
+fn member_index(members: &[String], s: &str, collation: Collation) -> Option<usize> {
     let s = s.trim_end_matches(' ');
     members
         .iter()
-        .position(|m| m.trim_end_matches(' ').to_lowercase() == s.to_lowercase())
+        .position(|m| collation.compare(m.trim_end_matches(' '), s).is_eq())
 }
 
 /// A number as ENUM and SET columns take it: DECIMAL, FLOAT and DOUBLE
@@ -252,15 +253,16 @@ pub(super) fn store_enum(
     c: &mut Ctx<'_, '_>,
     v: &Value,
     members: &[String],
+    collation: Collation,
 ) -> Result<Value, SqlError> {
     if let Some(text) = temporal_as_text(v) {
-        return store_enum(c, &text, members);
+        return store_enum(c, &text, members, collation);
     }
     let count = members.len() as i128;
     let idx: i128 = match v {
         Value::Str(_) | Value::Bytes(_) => {
             let s = value_to_string(v);
-            match member_index(members, &s) {
+            match member_index(members, &s, collation) {
                 Some(i) => i as i128 + 1,
                 None => digits_number(&s, 6, true).map_or(0, i128::from),
             }
@@ -279,9 +281,10 @@ pub(super) fn store_set(
     c: &mut Ctx<'_, '_>,
     v: &Value,
     members: &[String],
+    collation: Collation,
 ) -> Result<Value, SqlError> {
     if let Some(text) = temporal_as_text(v) {
-        return store_set(c, &text, members);
+        return store_set(c, &text, members, collation);
     }
     let n = members.len().min(64);
     let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
@@ -291,7 +294,7 @@ pub(super) fn store_set(
             let mut bits = 0u64;
             let mut bad = false;
             for part in s.split(',').filter(|p| !p.is_empty()) {
-                match member_index(members, part) {
+                match member_index(members, part, collation) {
                     Some(i) if i < 64 => bits |= 1 << i,
                     _ => bad = true,
                 }

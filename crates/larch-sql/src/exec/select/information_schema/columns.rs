@@ -141,7 +141,10 @@ pub(super) fn table(
                     let type_text = crate::ddl::column_type_text(c, &cm);
                     let data_type = type_text.split(['(', ' ']).next().unwrap_or("").to_owned();
                     let [chars, octets, precision, scale, fsp] = type_lengths(&c.ty);
-                    let collation = c.ty.collation().filter(|co| *co != Collation::Binary);
+                    let collation =
+                        c.ty.collation()
+                            .or_else(|| c.ty.member_collation())
+                            .filter(|co| *co != Collation::Binary);
                     let extra = if cm.generated.is_some() {
                         crate::ddl::extra_for_show(c, &cm, auto)
                     } else if cm.invisible {
@@ -271,11 +274,11 @@ pub(super) fn type_lengths(ty: &ColumnType) -> [Option<u64>; 5] {
             let n = lob(kind);
             [Some(n), Some(n), None, None, None]
         }
-        ColumnType::Enum { values } => {
+        ColumnType::Enum { values, .. } => {
             let n = values.iter().map(|v| v.chars().count()).max().unwrap_or(0) as u64;
             [Some(n), Some(n * 4), None, None, None]
         }
-        ColumnType::Set { values } => {
+        ColumnType::Set { values, .. } => {
             let n = values.iter().map(|v| v.chars().count() + 1).sum::<usize>();
             let n = n.saturating_sub(1) as u64;
             [Some(n), Some(n * 4), None, None, None]

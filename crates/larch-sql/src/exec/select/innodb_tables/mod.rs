@@ -137,6 +137,7 @@ fn enumeration(name: &str, members: &[&str]) -> ResultColumn {
         name,
         ColumnType::Enum {
             values: members.iter().map(|m| (*m).to_owned()).collect(),
+            collation: Collation::Utf8mb3GeneralCi,
         },
         false,
     )
