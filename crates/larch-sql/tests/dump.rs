@@ -86,9 +86,11 @@ fn t1_types() -> Vec<ColumnType> {
         ColumnType::Year,
         ColumnType::Enum {
             values: members(&["a", "b'c", "d"]),
+            collation: Collation::Utf8mb4GeneralCi,
         },
         ColumnType::Set {
             values: members(&["x", "y", "z"]),
+            collation: Collation::Utf8mb4GeneralCi,
         },
         ColumnType::Bit { bits: 9 },
     ]

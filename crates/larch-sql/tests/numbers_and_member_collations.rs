@@ -194,3 +194,35 @@ fn an_index_serves_comparisons_in_its_own_collation_only() -> R<()> {
     }
     Ok(())
 }
+
+#[test]
+fn comparisons_read_a_time_that_is_none_as_midnight() -> R<()> {
+    let t = TestDb::new(&[])?;
+    let mut s = t.session(5)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT TIME('a'), TIME('a') <= 0, CAST('a' AS TIME) = 0, TIME('a') IN (0), \
+             TIME('a') BETWEEN -1 AND 1, TIME(NULL) <= 0, DATE('a') IN ('0000-00-00'), \
+             MIN(CAST('a' AS TIME))"
+        )?,
+        [strings(&[
+            "NULL", "1", "1", "1", "1", "NULL", "1", "00:00:00"
+        ])]
+    );
+    // A negative number is no datetime, however small.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT CAST(-0.0078 AS DATETIME), CAST(-0.5 AS DATE), CAST(-0.0 AS DATETIME), \
+             CAST(0.5 AS DATETIME)"
+        )?,
+        [strings(&[
+            "NULL",
+            "NULL",
+            "0000-00-00 00:00:00",
+            "0000-00-00 00:00:00"
+        ])]
+    );
+    Ok(())
+}

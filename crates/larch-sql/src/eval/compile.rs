@@ -264,6 +264,13 @@ impl Compiler<'_, '_> {
                     });
                 }
                 let mut arg = arg;
+                arg.expr = super::fuzzy_date(arg.expr);
+                for t in &mut items {
+                    t.expr = super::fuzzy_date(std::mem::replace(
+                        &mut t.expr,
+                        Expr::Literal(Value::Null),
+                    ));
+                }
                 if compared_as_numbers(std::iter::once(&arg).chain(items.iter())) {
                     // Compared as numbers, as `=` does (see `compare`).
                     arg = arg.numeric();
@@ -317,6 +324,12 @@ impl Compiler<'_, '_> {
                 high,
             } => {
                 let (mut a, mut l, mut h) = (self.expr(expr)?, self.expr(low)?, self.expr(high)?);
+                for t in [&mut a, &mut l, &mut h] {
+                    t.expr = super::fuzzy_date(std::mem::replace(
+                        &mut t.expr,
+                        Expr::Literal(Value::Null),
+                    ));
+                }
                 if compared_as_numbers([&a, &l, &h]) {
                     (a, l, h) = (a.numeric(), l.numeric(), h.numeric());
                 }

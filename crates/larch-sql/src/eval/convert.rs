@@ -255,8 +255,11 @@ pub fn to_datetime(v: &Value, ctx: &mut EvalContext<'_>) -> Option<DateTime> {
                     )
                 })
                 .unwrap_or(0);
+            // A negative number is no datetime, however small (-0.5).
+            let negative = d.is_negative() && !d.is_zero();
             let r = u64::try_from(decimal_to_i128(&int))
                 .ok()
+                .filter(|_| !negative)
                 .and_then(|n| datetime_from_number(n, micros as u32))
                 .map(|p| {
                     if p.truncated {

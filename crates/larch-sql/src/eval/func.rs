@@ -619,6 +619,14 @@ pub(super) fn cast(
                 Value::Datetime(dt)
             })
         }
+        CastTarget::TimeOrZero { fsp } => {
+            let us = match v {
+                Value::Str(_) | Value::Bytes(_) => convert::to_time_for_comparison(v, ctx),
+                other => convert::to_time(other, ctx).unwrap_or(0),
+            };
+            let unit = 10i64.pow(6 - u32::from((*fsp).min(6)));
+            Value::Time(us - us % unit)
+        }
         CastTarget::Time { fsp } => convert::to_time(v, ctx).map_or(Value::Null, |us| {
             let unit = 10i64.pow(6 - u32::from((*fsp).min(6)));
             Value::Time(us - us % unit)

@@ -428,6 +428,12 @@ pub enum CastTarget {
     DatetimeOrZero {
         fsp: u8,
     },
+    /// Internal: CAST AS TIME / TIME() where a comparison reads it: text
+    /// that is no time is 00:00:00 with "Truncated incorrect time value"
+    /// (`TIME('a') <= 0` holds in MariaDB).
+    TimeOrZero {
+        fsp: u8,
+    },
 }
 
 /// A compiled expression.
@@ -562,10 +568,12 @@ pub struct Compiled {
     pub ty: ExprType,
 }
 
-/// An expression as a comparison or MIN/MAX reads it: CAST AS DATE or
-/// DATETIME and DATE() of what is no date give the zero date (MariaDB
-/// reads them with fuzzy dates there: `MAX(DATE(1))` is '0000-00-00',
-/// while `SELECT DATE(1)` is NULL).
+/// An expression as a comparison (=, IN, BETWEEN ...) or MIN/MAX reads
+/// it: CAST AS DATE or DATETIME and DATE() of what is no date give the
+/// zero date, CAST AS TIME and TIME() of what is no time 00:00:00
+/// (MariaDB reads them with fuzzy dates there: `MAX(DATE(1))` is
+/// '0000-00-00' and `TIME('a') <= 0` holds, while `SELECT DATE(1)` and
+/// `SELECT TIME('a')` are NULL).
 pub(crate) fn fuzzy_date(e: Expr) -> Expr {
     match e {
         Expr::Cast {
@@ -589,6 +597,21 @@ pub(crate) fn fuzzy_date(e: Expr) -> Expr {
         } if args.len() == 1 => Expr::Cast {
             arg: Box::new(args.remove(0)),
             target: CastTarget::DateOrZero,
+        },
+        Expr::Cast {
+            arg,
+            target: CastTarget::Time { fsp },
+        } => Expr::Cast {
+            arg,
+            target: CastTarget::TimeOrZero { fsp },
+        },
+        Expr::Call {
+            func: Func::Time,
+            mut args,
+            ..
+        } if args.len() == 1 => Expr::Cast {
+            arg: Box::new(args.remove(0)),
+            target: CastTarget::TimeOrZero { fsp: 6 },
         },
         other => other,
     }

@@ -121,6 +121,7 @@ fn text_protocol_forms() {
             Value::Enum(2),
             ColumnType::Enum {
                 values: members.clone(),
+                collation: Collation::Utf8mb4GeneralCi,
             },
             "b",
         ),
@@ -128,12 +129,16 @@ fn text_protocol_forms() {
             Value::Enum(0),
             ColumnType::Enum {
                 values: members.clone(),
+                collation: Collation::Utf8mb4GeneralCi,
             },
             "",
         ),
         (
             Value::Set(0b101),
-            ColumnType::Set { values: members },
+            ColumnType::Set {
+                values: members,
+                collation: Collation::Utf8mb4GeneralCi,
+            },
             "a,c",
         ),
         (
@@ -204,6 +209,7 @@ fn strict_mode_errors_match_mariadb() {
     };
     let e = ColumnType::Enum {
         values: vec!["a".into(), "b".into()],
+        collation: Collation::Utf8mb4GeneralCi,
     };
     let cases: Vec<(Value, ColumnType, u16, &str)> = vec![
         (
@@ -303,6 +309,7 @@ fn non_strict_mode_clamps_and_warns_like_mariadb() {
     };
     let set = ColumnType::Set {
         values: vec!["a".into(), "b".into()],
+        collation: Collation::Utf8mb4GeneralCi,
     };
     let cases: Vec<(Value, ColumnType, Value, Vec<u16>)> = vec![
         (Value::Int(300), tiny.clone(), Value::Int(127), vec![1264]),
@@ -428,6 +435,7 @@ fn non_strict_mode_clamps_and_warns_like_mariadb() {
             s("B"),
             ColumnType::Enum {
                 values: vec!["a".into(), "b".into()],
+                collation: Collation::Utf8mb4GeneralCi,
             },
             Value::Enum(2),
             vec![],

@@ -46,6 +46,7 @@ fn column_definitions() {
     assert_eq!((d.length, d.decimals), (12, 2));
     let d = column_def(&col(EType::Enum {
         values: vec!["a".into(), "bcd".into()],
+        collation: Collation::Utf8mb4GeneralCi,
     }));
     assert_eq!(d.column_type, WType::MYSQL_TYPE_STRING);
     assert!(d.flags.contains(ColumnFlags::ENUM_FLAG));
@@ -107,6 +108,7 @@ fn values_in_both_protocols() {
     );
     let en = EType::Enum {
         values: vec!["x".into(), "y".into()],
+        collation: Collation::Utf8mb4GeneralCi,
     };
     assert_eq!(text_value(&EValue::Enum(2), &en), WValue::from("y"));
     assert_eq!(

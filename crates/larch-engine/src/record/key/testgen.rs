@@ -61,10 +61,22 @@ pub fn column_types() -> Vec<ColumnType> {
         v.push(ColumnType::Timestamp { fsp });
     }
     v.push(ColumnType::Year);
-    v.push(ColumnType::Enum { values: names(3) });
-    v.push(ColumnType::Enum { values: names(300) });
-    v.push(ColumnType::Set { values: names(5) });
-    v.push(ColumnType::Set { values: names(64) });
+    v.push(ColumnType::Enum {
+        values: names(3),
+        collation: Collation::Utf8mb4GeneralCi,
+    });
+    v.push(ColumnType::Enum {
+        values: names(300),
+        collation: Collation::Utf8mb4GeneralCi,
+    });
+    v.push(ColumnType::Set {
+        values: names(5),
+        collation: Collation::Utf8mb4GeneralCi,
+    });
+    v.push(ColumnType::Set {
+        values: names(64),
+        collation: Collation::Utf8mb4GeneralCi,
+    });
     for bits in [1, 13, 64] {
         v.push(ColumnType::Bit { bits });
     }

@@ -318,11 +318,13 @@ fn temporal() {
 fn enum_set_bit() {
     let e = ColumnType::Enum {
         values: vec!["a".into(), "b".into()],
+        collation: Collation::Utf8mb4GeneralCi,
     };
     assert_eq!(enc(&e, &Value::Enum(2)), Ok(vec![2]));
     assert!(enc(&e, &Value::Enum(3)).is_err());
     let s = ColumnType::Set {
         values: (0..9).map(|i| i.to_string()).collect(),
+        collation: Collation::Utf8mb4GeneralCi,
     };
     assert_eq!(s.fixed_len(), Some(2));
     assert!(enc(&s, &Value::Set(1 << 9)).is_err());
@@ -331,6 +333,7 @@ fn enum_set_bit() {
     assert!(enc(&b, &Value::Bit(0x400)).is_err());
     let five = ColumnType::Set {
         values: (0..40).map(|i| i.to_string()).collect(),
+        collation: Collation::Utf8mb4GeneralCi,
     };
     assert_eq!(five.fixed_len(), Some(8));
 }
@@ -359,7 +362,10 @@ fn type_validation_and_sizes() {
             collation: Collation::Utf8mb4Bin,
         },
         ColumnType::Time { fsp: 7 },
-        ColumnType::Enum { values: vec![] },
+        ColumnType::Enum {
+            values: vec![],
+            collation: Collation::Utf8mb4GeneralCi,
+        },
         ColumnType::Bit { bits: 65 },
     ];
     for ty in bad {

@@ -403,6 +403,7 @@ mod tests {
         assert_eq!(type_lengths(&dec)[2..4], [Some(12), Some(4)]);
         let set = ColumnType::Set {
             values: vec!["red".into(), "green".into()],
+            collation: Collation::Utf8mb4GeneralCi,
         };
         assert_eq!(type_lengths(&set)[0], Some(9));
     }
