@@ -264,12 +264,8 @@ impl Compiler<'_, '_> {
                     });
                 }
                 let mut arg = arg;
-                arg.expr = super::fuzzy_date(arg.expr);
-                for t in &mut items {
-                    t.expr = super::fuzzy_date(std::mem::replace(
-                        &mut t.expr,
-                        Expr::Literal(Value::Null),
-                    ));
+                for t in std::iter::once(&mut arg).chain(items.iter_mut()) {
+                    t.read_fuzzy();
                 }
                 if compared_as_numbers(std::iter::once(&arg).chain(items.iter())) {
                     // Compared as numbers, as `=` does (see `compare`).
@@ -325,10 +321,7 @@ impl Compiler<'_, '_> {
             } => {
                 let (mut a, mut l, mut h) = (self.expr(expr)?, self.expr(low)?, self.expr(high)?);
                 for t in [&mut a, &mut l, &mut h] {
-                    t.expr = super::fuzzy_date(std::mem::replace(
-                        &mut t.expr,
-                        Expr::Literal(Value::Null),
-                    ));
+                    t.read_fuzzy();
                 }
                 if compared_as_numbers([&a, &l, &h]) {
                     (a, l, h) = (a.numeric(), l.numeric(), h.numeric());

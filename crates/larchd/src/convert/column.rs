@@ -32,28 +32,16 @@ use larch_wire::{ColumnDef, ColumnFlags, ColumnType as WType};
 
 /// Collation id sent for a character column.
 fn collation_id(c: Collation) -> u16 {
-    match c {
-        Collation::Binary => BINARY_COLLATION,
-        Collation::Utf8mb4Bin => 46,
-        Collation::Utf8mb4UnicodeCi => 224,
-        Collation::Utf8mb4SwedishCi => 232,
-        Collation::Utf8mb4EsperantoCi => 241,
+    match (c.charset(), c) {
+        (Charset::Binary, _) => BINARY_COLLATION,
+        (Charset::Utf8mb4, Collation::Utf8mb4Bin) => 46,
+        (Charset::Utf8mb4, Collation::Utf8mb4UnicodeCi) => 224,
+        (Charset::Utf8mb4, Collation::Utf8mb4SwedishCi) => 232,
+        (Charset::Utf8mb4, Collation::Utf8mb4EsperantoCi) => 241,
         // Values of latin1 and utf8mb3 columns are sent converted to utf8mb4,
         // announced as utf8mb4's default collation, as MariaDB does for a
         // column converted to `character_set_results`.
-        Collation::Utf8mb4GeneralCi
-        | Collation::Latin1SwedishCi
-        | Collation::Latin1Bin
-        | Collation::Latin1GeneralCi
-        | Collation::Latin1GeneralCs
-        | Collation::Latin1German1Ci
-        | Collation::Latin1DanishCi
-        | Collation::Latin1SpanishCi
-        | Collation::Utf8mb3GeneralCi
-        | Collation::Utf8mb3Bin
-        | Collation::Utf8mb3UnicodeCi
-        | Collation::Utf8mb3EsperantoCi
-        | Collation::Utf8mb3SwedishCi => UTF8MB4_GENERAL_CI,
+        _ => UTF8MB4_GENERAL_CI,
     }
 }
 

@@ -204,8 +204,8 @@ impl Compiler<'_, '_> {
             });
         }
         let (mut a, mut b) = (self.expr(l)?, self.expr(r)?);
-        a.expr = super::super::fuzzy_date(a.expr);
-        b.expr = super::super::fuzzy_date(b.expr);
+        a.read_fuzzy();
+        b.read_fuzzy();
         year_constant(&a, &mut b);
         year_constant(&b, &mut a);
         if matches!(a.ty.ty, ColumnType::Uuid) || matches!(b.ty.ty, ColumnType::Uuid) {

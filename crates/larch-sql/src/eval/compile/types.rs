@@ -50,6 +50,14 @@ impl Typed {
         }
     }
 
+    /// The expression as a comparison reads it ([`fuzzy_date`]).
+    ///
+    /// [`fuzzy_date`]: super::super::fuzzy_date
+    pub fn read_fuzzy(&mut self) {
+        let e = std::mem::replace(&mut self.expr, Expr::Literal(Value::Null));
+        self.expr = super::super::fuzzy_date(e);
+    }
+
     /// The expression where its text is read (string functions): a TIME,
     /// DATETIME or TIMESTAMP with fractional digits shows as many as its
     /// type has (a DATETIME(1) is `...:36.3`, not `...:36.300000`).
