@@ -1,5 +1,7 @@
 //! Rows a statement moves out of memory: written to an unnamed temporary
-//! file in `tmpdir` and read back in the order written.
+//! file in `tmpdir` and read back in the order written, once
+//! ([`SpillFile::into_reader`]) or by any number of readers, each from the
+//! first row ([`SpilledRows`], a derived table read at every scan).
 //!
 //! The file is created and at once unlinked, so it never outlives the
 //! statement (nor a crash of the server): its space is freed when the
@@ -25,9 +27,11 @@
 //! | 14 / 15 | Set / Bit | `u64` |
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use larch_engine::record::value::{Date, DateTime, Decimal, Timestamp, Value};
 
@@ -100,21 +104,70 @@ impl SpillFile {
 
     /// The rows written, to be read from the first.
     pub(crate) fn into_reader(self) -> Result<SpillReader, SqlError> {
-        let mut file = self
+        Ok(self.into_rows()?.reader())
+    }
+
+    /// The rows written, to be read from the first as often as wanted.
+    pub(crate) fn into_rows(self) -> Result<SpilledRows, SqlError> {
+        let file = self
             .out
             .into_inner()
             .map_err(|e| write_error(e.into_error()))?;
-        file.seek(SeekFrom::Start(0)).map_err(read_error)?;
-        Ok(SpillReader {
-            input: BufReader::with_capacity(64 * 1024, file),
-            left: self.rows,
+        Ok(SpilledRows {
+            file: Arc::new(file),
+            rows: self.rows,
         })
+    }
+}
+
+/// The rows of a finished [`SpillFile`]: each [`SpilledRows::reader`]
+/// reads them all from the first, apart from any other reader. A clone
+/// shares the file.
+#[derive(Clone)]
+pub(crate) struct SpilledRows {
+    file: Arc<File>,
+    rows: u64,
+}
+
+impl SpilledRows {
+    /// How many rows there are.
+    pub(crate) fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// A reader at the first row.
+    pub(crate) fn reader(&self) -> SpillReader {
+        SpillReader {
+            input: BufReader::with_capacity(
+                64 * 1024,
+                FileAt {
+                    file: self.file.clone(),
+                    at: 0,
+                },
+            ),
+            left: self.rows,
+        }
+    }
+}
+
+/// A shared file read from a position of one's own (positional reads, so
+/// readers of one file do not move each other).
+struct FileAt {
+    file: Arc<File>,
+    at: u64,
+}
+
+impl Read for FileAt {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read_at(buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
     }
 }
 
 /// The rows of a [`SpillFile`], in the order written.
 pub(crate) struct SpillReader {
-    input: BufReader<File>,
+    input: BufReader<FileAt>,
     left: u64,
 }
 

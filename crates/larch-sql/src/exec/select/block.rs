@@ -113,7 +113,7 @@ impl KeptPlan {
         let mut tables = std::mem::take(&mut plan.kept_tables);
         tables.clear();
         tables.extend(plan.sources.iter_mut().map(|src| {
-            match std::mem::replace(&mut src.rows, SourceRows::Rows(Vec::new())) {
+            match std::mem::replace(&mut src.rows, SourceRows::Rows(Vec::new().into())) {
                 SourceRows::Table(t) => Arc::downgrade(&t),
                 SourceRows::Rows(_) => Weak::new(),
             }

@@ -22,9 +22,10 @@ use super::groups;
 /// limit, or this many for a small limit.
 const TOP_N_MIN_BATCH: usize = 1024;
 use super::block_access::{self, BlockAccess};
+use super::distinct::{Offered, SpillingDistinct};
 use super::explain;
 use super::join;
-use super::order::{apply_limit, distinct_rows, sort_key_values, sort_rows, DistinctRows, SortKey};
+use super::order::{apply_limit, distinct_rows, sort_key_values, sort_rows, SortKey};
 use super::project::{plain_columns, project_into, project_sorted};
 use super::rollup::Rollup;
 use super::sort_runs::{sort_run, SortRuns, SortedRow};
@@ -155,9 +156,11 @@ pub(super) fn run_plan(
     .then(|| SortRuns::new(s, order_keys.len()));
     let mut held_bytes = 0usize;
     // SELECT DISTINCT of rows read in their final order: the first of
-    // equal rows is kept as they come.
-    let mut distinct_early = (project_early && sel.distinct.is_some())
-        .then(|| DistinctRows::new(output_collations(outputs)));
+    // equal rows is kept as they come (past the temporary table size, the
+    // rows not yet seen wait on disk and follow at the end).
+    let distinct_as_read = project_early && sel.distinct.is_some();
+    let mut distinct_early = distinct_as_read
+        .then(|| SpillingDistinct::new(output_collations(outputs), groups::SpillPolicy::of(s)));
     // Rows in their final order, nothing left to do but the LIMIT: they
     // may go to the client as they come (a merged sort's too).
     let mut stream = stream.filter(|_| {
@@ -229,7 +232,7 @@ pub(super) fn run_plan(
                 let mut out = Vec::with_capacity(n_out);
                 project_into(row, outputs, moves, ctx, &mut out)?;
                 if let Some(seen) = distinct_early.as_mut() {
-                    if !seen.first(&out) {
+                    if seen.offer(&out)? != Offered::First {
                         return Ok(true);
                     }
                 }
@@ -289,6 +292,19 @@ pub(super) fn run_plan(
     s.db.status
         .rows_read
         .fetch_add(rows_read, std::sync::atomic::Ordering::Relaxed);
+    if let Some(seen) = distinct_early.take() {
+        // Rows deferred by a spilled DISTINCT, after every row kept early.
+        seen.finish(&mut |out| {
+            produced += 1;
+            if produced > skip {
+                matched.push(out);
+                if let Some(stream) = stream.as_deref_mut() {
+                    stream.send_full_batch(&mut matched, || output_columns(outputs))?;
+                }
+            }
+            Ok(stop_after.is_none_or(|n| produced < n))
+        })?;
+    }
 
     *rows_hint = matched.len().min(ROWS_HINT_MAX);
     if let Some(runs) = sort_runs.filter(|r| !r.is_empty()) {
@@ -393,7 +409,7 @@ pub(super) fn run_plan(
             .collect()
     };
 
-    if sel.distinct.is_some() && distinct_early.is_none() {
+    if sel.distinct.is_some() && !distinct_as_read {
         distinct_rows(&mut out_rows, &output_collations(outputs));
     }
     apply_limit(&mut out_rows, limit);

@@ -47,6 +47,7 @@ use std::rc::Rc;
 use larch_engine::record::value::Value;
 use sqlparser::ast;
 
+use super::materialized::{Materialized, Materializer};
 use super::query::run_set_expr;
 use super::{aggregate, explain};
 use crate::error::{SqlError, Warning};
@@ -74,10 +75,17 @@ enum State {
     /// the rows new in the previous iteration. `explain_id` is the id of
     /// the element's first block when explaining.
     Iterating {
-        delta: Rc<RowSet>,
+        delta: Rc<ElementRows>,
         explain_id: u64,
     },
-    Done(Rc<RowSet>),
+    Done(Rc<ElementRows>),
+}
+
+/// An element's rows (or a recursive element's rows of one iteration).
+pub(super) struct ElementRows {
+    pub columns: Vec<ResultColumn>,
+    /// Shared by the references (a clone shares them).
+    pub rows: Materialized,
 }
 
 /// The elements of one WITH clause, while its query runs.
@@ -287,7 +295,7 @@ pub(super) fn rows(
     s: &Session,
     found: &Found,
     params: &[Value],
-) -> Result<(Rc<RowSet>, Option<String>), SqlError> {
+) -> Result<(Rc<ElementRows>, Option<String>), SqlError> {
     let element = &found.scope.elements[found.index];
     match &*element.state.borrow() {
         State::Done(set) => return Ok((Rc::clone(set), None)),
@@ -309,10 +317,10 @@ pub(super) fn rows(
         let r = if element.recursive {
             recursive_rows(s, element, params)
         } else {
-            super::run_query(s, &element.query, params).and_then(|mut set| {
-                rename(&mut set.columns, &element.columns)?;
-                check_unique_names(&set.columns)?;
-                Ok(set)
+            super::run_derived(s, &element.query, params).and_then(|(mut columns, rows)| {
+                rename(&mut columns, &element.columns)?;
+                check_unique_names(&columns)?;
+                Ok(ElementRows { columns, rows })
             })
         };
         explain::set_in_from(s, in_from);
@@ -498,7 +506,7 @@ fn check_recursive_part(part: &ast::SetExpr, name: &str) -> Result<(), SqlError>
 }
 
 /// Evaluates a recursive element (see the module documentation).
-fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, SqlError> {
+fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<ElementRows, SqlError> {
     let q = &e.query;
     if q.order_by.is_some() || q.limit_clause.is_some() || q.fetch.is_some() {
         return Err(SqlError::not_supported("ORDER BY / LIMIT in recursive CTE"));
@@ -524,13 +532,16 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
     let strict = s.strict();
     let mut seen: HashSet<Vec<u8>> = HashSet::new();
     let mut columns: Vec<ResultColumn> = Vec::new();
-    let mut total: Vec<Vec<Value>> = Vec::new();
+    // The rows produced, held in memory or moved to disk past the
+    // temporary table size, and their count.
+    let mut total = Materializer::new(super::groups::SpillPolicy::of(s));
+    let mut total_rows = 0u64;
     // Adds the rows of one part: converted to the element's column types
     // (but the first anchor's, which define them), without those already
     // produced under UNION DISTINCT; returns the new ones.
     let mut add = |set: RowSet,
                    columns: &[ResultColumn],
-                   total: &mut Vec<Vec<Value>>,
+                   total: &mut Materializer,
                    convert: bool|
      -> Result<Vec<Vec<Value>>, SqlError> {
         let colls = aggregate::column_collations(columns);
@@ -549,7 +560,8 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
         for row in set.rows {
             if !convert {
                 if all || seen.insert(row_key(&row)) {
-                    total.push(row.clone());
+                    total.push(row.clone())?;
+                    total_rows += 1;
                     new.push(row);
                 }
                 continue;
@@ -561,7 +573,7 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
                     db: "",
                     table: &e.name,
                     column: &c.name,
-                    row: total.len() as u64 + 1,
+                    row: total_rows + 1,
                     strict,
                 };
                 out.push(store(v, &c.ty, &target, &mut conversions)?);
@@ -570,7 +582,8 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
                 continue;
             }
             warnings.borrow_mut().extend(conversions);
-            total.push(out.clone());
+            total.push(out.clone())?;
+            total_rows += 1;
             new.push(out);
         }
         Ok(new)
@@ -601,9 +614,9 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
             break;
         }
         iterations += 1;
-        let input = Rc::new(RowSet {
+        let input = Rc::new(ElementRows {
             columns: columns.clone(),
-            rows: std::mem::take(&mut delta),
+            rows: std::mem::take(&mut delta).into(),
         });
         e.state.replace(State::Iterating {
             delta: input,
@@ -636,9 +649,9 @@ fn recursive_rows(s: &Session, e: &Element, params: &[Value]) -> Result<RowSet, 
         c.table = e.name.clone();
         c.org_table = String::new();
     }
-    Ok(RowSet {
+    Ok(ElementRows {
         columns,
-        rows: total,
+        rows: total.finish(Vec::new())?,
     })
 }
 

@@ -39,7 +39,7 @@ pub(super) const PARTITIONS: usize = 16;
 
 /// Passes after which a partition is aggregated in memory whatever its
 /// size (16^4 partitions are more than any group count needs).
-const MAX_DEPTH: u32 = 4;
+pub(super) const MAX_DEPTH: u32 = 4;
 
 /// What becomes of a finished group's row (the select list and HAVING):
 /// `None` drops it. Applied as each spilled partition finishes, so only
@@ -338,7 +338,7 @@ fn group_order(group_by: &[Compiled]) -> Vec<SortKey> {
 }
 
 /// The partition of a group key in spilling pass `depth`.
-fn partition(key: &[u8], depth: u32) -> usize {
+pub(super) fn partition(key: &[u8], depth: u32) -> usize {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     depth.hash(&mut h);
     key.hash(&mut h);

@@ -233,7 +233,6 @@ fn level(
 ) -> Result<bool, SqlError> {
     let src = &sources[k];
     cur.matched[k] = false;
-    let mut go_on = true;
     // A source row's values are moved into the combination (swapped: the
     // lender gets the previous values back, which it overwrites or drops),
     // and its address copied into the reused address slot.
@@ -258,15 +257,8 @@ fn level(
         }
         after(s, sources, k, 0, plan, cur, ctx, emit)
     };
-    match &src.rows {
-        SourceRows::Rows(rs) => {
-            for r in rs {
-                if !visit(&mut r.clone(), None, cur, ctx)? {
-                    go_on = false;
-                    break;
-                }
-            }
-        }
+    let mut go_on = match &src.rows {
+        SourceRows::Rows(rs) => rs.scan(&mut |r| visit(r, None, cur, ctx))?,
         SourceRows::Table(t) => {
             let (access, reverse) = if k == 0 {
                 (plan.first.access.clone(), plan.first.reverse)
@@ -289,9 +281,9 @@ fn level(
                     Ok(r)
                 },
             )?;
-            go_on = !stopped;
+            !stopped
         }
-    }
+    };
     if let Some(n) = src.group_len {
         if go_on && !cur.matched[k] {
             // No combination of the group's rows matched: one row of NULLs

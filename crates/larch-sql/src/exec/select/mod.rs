@@ -18,10 +18,13 @@
 //! Files: `query` (set operations, ORDER BY/LIMIT of a query, the rewrites
 //! before it runs), `block` (one SELECT block bound and compiled), `block_run`
 //! (running it), `block_access` (its access path, kept between executions),
-//! `cte` (WITH), `source` (FROM), `join`
-//! (access paths and nested loops), `aggregate`, `order`, `project`,
-//! `subquery`, `view`, `explain`; this file holds the statement entry
-//! points (`execute`, `describe`, `run_query`).
+//! `cte` (WITH), `source` (FROM), `materialized` (derived tables' and WITH
+//! elements' rows, in memory or on disk), `join` (access paths and nested
+//! loops), `aggregate`, `groups` (GROUP BY, spilled by hash partition),
+//! `distinct` (SELECT DISTINCT, spilled likewise), `order`, `sort_runs`
+//! (ORDER BY in runs on disk), `project`, `subquery`, `view`, `explain`;
+//! this file holds the statement entry points (`execute`, `describe`,
+//! `run_query`, `run_derived`).
 
 mod aggregate;
 mod aggregate_clauses;
@@ -30,6 +33,7 @@ mod block_access;
 mod block_run;
 mod correlated;
 pub(crate) mod cte;
+mod distinct;
 pub(crate) mod explain;
 mod found_rows;
 mod groups;
@@ -38,6 +42,7 @@ pub(crate) mod innodb_tables;
 pub(crate) mod join;
 mod join_tree;
 mod json_aggregate;
+pub(crate) mod materialized;
 pub(crate) mod naming;
 mod order;
 mod project;
@@ -69,7 +74,7 @@ pub(crate) use source::sources;
 /// The rows of the running statement's SELECT on their way to the client
 /// while it runs ([`ClientIo::rows`]); see `crate::session::client_io`.
 pub(crate) struct RowStream<'a> {
-    io: &'a mut dyn ClientIo,
+    to: StreamTo<'a>,
     /// The result's columns, made when the first batch goes (most results
     /// are smaller than one).
     columns: Vec<ResultColumn>,
@@ -95,10 +100,39 @@ impl RowStream<'_> {
             self.columns = columns();
         }
         self.sent += rows.len() as u64;
-        self.io.rows(&self.columns, rows)?;
+        match &mut self.to {
+            StreamTo::Client(io) => io.rows(&self.columns, rows)?,
+            StreamTo::Derived(m) => m.take(rows)?,
+        }
         rows.clear();
         Ok(())
     }
+}
+
+/// Where a [`RowStream`]'s rows go.
+enum StreamTo<'a> {
+    /// The client, while the statement runs.
+    Client(&'a mut dyn ClientIo),
+    /// A derived table being materialized.
+    Derived(&'a mut materialized::Materializer),
+}
+
+/// Runs a derived table's query, its rows gathered as they come, held in
+/// memory or moved to disk past the temporary table size.
+pub(crate) fn run_derived(
+    s: &Session,
+    q: &ast::Query,
+    params: &[Value],
+) -> Result<(Vec<ResultColumn>, materialized::Materialized), SqlError> {
+    let warnings = RefCell::new(Vec::new());
+    let mut sink = materialized::Materializer::new(groups::SpillPolicy::of(s));
+    let mut stream = RowStream {
+        to: StreamTo::Derived(&mut sink),
+        columns: Vec::new(),
+        sent: 0,
+    };
+    let set = run_query_streamed(s, q, params, &warnings, Some(&mut stream))?;
+    Ok((set.columns, sink.finish(set.rows)?))
 }
 
 /// Runs a query and returns its rows; with the client `io`, rows that come
@@ -144,7 +178,7 @@ pub(crate) fn execute(
     let mut stream = io
         .filter(|_| !calc && q.with.is_none() && !s.execution.describe_only())
         .map(|io| RowStream {
-            io,
+            to: StreamTo::Client(io),
             columns: Vec::new(),
             sent: 0,
         });

@@ -13,7 +13,6 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::Value;
 use sqlparser::ast;
 
-use super::aggregate;
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions, Compiled, ExprType};
 use crate::result::{ResultColumn, RowSet};
@@ -62,58 +61,8 @@ pub(super) fn apply_limit(rows: &mut Vec<Vec<Value>>, limit: Option<(u64, u64)>)
 /// Keeps the first of the rows equal under their columns' collations
 /// (`colls`; DISTINCT, UNION).
 pub(super) fn distinct_rows(rows: &mut Vec<Vec<Value>>, colls: &[Collation]) {
-    let mut seen = DistinctRows::new(colls.to_vec());
+    let mut seen = super::distinct::DistinctRows::new(colls.to_vec());
     rows.retain(|r| seen.first(r));
-}
-
-/// The rows seen so far, to tell the first of equal rows (equal under
-/// their columns' collations) as rows come one by one. The keys of the rows
-/// seen lie one after another in one buffer, each row's key is built in
-/// one reused buffer: no allocation per row.
-pub(super) struct DistinctRows {
-    colls: Vec<Collation>,
-    hasher: std::collections::hash_map::RandomState,
-    /// Keys of the rows kept, concatenated.
-    keys: Vec<u8>,
-    /// Per kept row its key's span and the next kept row with the same
-    /// hash.
-    kept: Vec<(usize, usize, Option<usize>)>,
-    /// Hash of a key: the last kept row with it.
-    table: std::collections::HashMap<u64, usize>,
-    key: Vec<u8>,
-}
-
-impl DistinctRows {
-    pub(super) fn new(colls: Vec<Collation>) -> DistinctRows {
-        DistinctRows {
-            colls,
-            hasher: std::collections::hash_map::RandomState::new(),
-            keys: Vec::new(),
-            kept: Vec::new(),
-            table: std::collections::HashMap::new(),
-            key: Vec::new(),
-        }
-    }
-
-    /// True when no row equal to `row` came before (it is remembered).
-    pub(super) fn first(&mut self, row: &[Value]) -> bool {
-        use std::hash::BuildHasher;
-        self.key.clear();
-        aggregate::column_key_into(row, &self.colls, &mut self.key);
-        let h = self.hasher.hash_one(&self.key);
-        let mut at = self.table.get(&h).copied();
-        while let Some(i) = at {
-            let (start, len, next) = self.kept[i];
-            if self.keys[start..start + len] == self.key[..] {
-                return false;
-            }
-            at = next;
-        }
-        let next = self.table.insert(h, self.kept.len());
-        self.kept.push((self.keys.len(), self.key.len(), next));
-        self.keys.extend_from_slice(&self.key);
-        true
-    }
 }
 
 /// A compiled ORDER BY key.

@@ -43,7 +43,7 @@ pub(crate) struct Check {
 pub(crate) enum SourceRows {
     Table(Arc<Table>),
     /// A derived table (subquery in FROM) or a virtual table, materialized.
-    Rows(Vec<Vec<Value>>),
+    Rows(super::materialized::Materialized),
 }
 
 /// One entry of FROM.
@@ -90,7 +90,7 @@ impl Source {
             alias: String::new(),
             db: String::new(),
             table: String::new(),
-            rows: SourceRows::Rows(Vec::new()),
+            rows: SourceRows::Rows(Vec::new().into()),
             columns: Vec::new(),
             offset: 0,
             join: JoinKind::Inner,
@@ -227,7 +227,7 @@ pub(super) fn factor(
                     alias,
                     db,
                     table,
-                    rows: SourceRows::Rows(set.rows),
+                    rows: SourceRows::Rows(set.rows.into()),
                     ..Source::placeholder()
                 });
             }
@@ -244,7 +244,7 @@ pub(super) fn factor(
                     alias,
                     db,
                     table,
-                    rows: SourceRows::Rows(rows),
+                    rows: SourceRows::Rows(rows.into()),
                     ..Source::placeholder()
                 });
             }
@@ -267,7 +267,7 @@ pub(super) fn factor(
                     "Every derived table must have its own alias",
                 ));
             };
-            let RowSet { columns, rows } = super::run_query(s, subquery, params)?;
+            let (columns, rows) = super::run_derived(s, subquery, params)?;
             let columns = columns
                 .into_iter()
                 .map(|mut c| {

@@ -255,7 +255,7 @@ pub(super) fn record_block(s: &Session, id: u64, shape: &BlockShape<'_>) {
             SourceRows::Table(t) if k == 0 => first_line(t, &shape.plan.first, shape.conds),
             SourceRows::Table(t) => inner_line(s, shape.sources, k, t),
             SourceRows::Rows(r) => Line::all(
-                Some(r.len() as u64),
+                Some(r.len()),
                 if k == 0 && !shape.conds.is_empty() {
                     "Using where"
                 } else {
