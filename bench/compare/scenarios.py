@@ -25,8 +25,9 @@ Scenarios (see bench/README.md, "Scenario workloads"):
     group_by_memory  a GROUP BY with many groups under a 64M tmp_table_size:
                   peak RSS, time, and a checksum of the answer
     result_memory  answers as large as the table (a scan, a sort without
-                  LIMIT, a DISTINCT), read by a client that keeps none of
-                  the rows: peak RSS, time, row count and a checksum
+                  LIMIT, a DISTINCT of few and of all rows, a materialized
+                  derived table), read by a client that keeps none of the
+                  rows: peak RSS, time, row count and a checksum
 
 `run` appends its figures to OUTDIR/scenarios.tsv (engine scenario step figure
 value unit status), failures to OUTDIR/failures.tsv (engine workload step
@@ -1237,9 +1238,15 @@ def result_memory(r):
         if not load_numbered(r, c, "rm.t", rows, "i, (i * 7919) % 1000, "
                              "CONCAT((i * 104729) % 10000019, REPEAT('x', 50))"):
             return
+        # `distinct_all`: every row distinct, the key set as large as the
+        # table. `derived`: a derived table both engines materialize (the
+        # LIMIT keeps MariaDB from merging it into the outer query).
         for step, sql in (("scan", "SELECT * FROM rm.t"),
                           ("sort", "SELECT * FROM rm.t ORDER BY pad"),
-                          ("distinct", "SELECT DISTINCT k FROM rm.t")):
+                          ("distinct", "SELECT DISTINCT k FROM rm.t"),
+                          ("distinct_all", "SELECT DISTINCT pad FROM rm.t"),
+                          ("derived", "SELECT x.* FROM (SELECT * FROM rm.t LIMIT 1000000000) x "
+                                      "WHERE x.k <> -1")):
             r.settle_rss(30)
             before = r.rss_kb()
             r.rec(step, "rss_before_kb", before, "kB")
