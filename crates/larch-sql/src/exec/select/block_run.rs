@@ -23,6 +23,7 @@ use super::groups;
 const TOP_N_MIN_BATCH: usize = 1024;
 use super::block_access::{self, BlockAccess};
 use super::distinct::{Offered, SpillingDistinct};
+use super::distinct_sort::DistinctSort;
 use super::explain;
 use super::join;
 use super::order::{apply_limit, distinct_rows, sort_key_values, sort_rows, SortKey};
@@ -155,6 +156,19 @@ pub(super) fn run_plan(
         && sel.distinct.is_none())
     .then(|| SortRuns::new(s, order_keys.len()));
     let mut held_bytes = 0usize;
+    // SELECT DISTINCT sorted by columns of the select list: duplicates
+    // dropped as rows come, the distinct rows sorted at the end.
+    let mut distinct_sort = if sel.distinct.is_some()
+        && !aggregating
+        && !windowed
+        && having_c.is_none()
+        && !order_keys.is_empty()
+        && !sorted
+    {
+        DistinctSort::plan(s, order_keys, outputs, output_collations(outputs), width)
+    } else {
+        None
+    };
     // SELECT DISTINCT of rows read in their final order: the first of
     // equal rows is kept as they come (past the temporary table size, the
     // rows not yet seen wait on disk and follow at the end).
@@ -166,6 +180,7 @@ pub(super) fn run_plan(
     let mut stream = stream.filter(|_| {
         (project_early && (sel.distinct.is_none() || distinct_early.is_some()))
             || (sort_runs.is_some() && sel.distinct.is_none())
+            || distinct_sort.is_some()
     });
     // Streamed rows skip the LIMIT's offset as they come.
     let skip = match (&stream, limit) {
@@ -228,6 +243,12 @@ pub(super) fn run_plan(
                 }
             }
             rows_read += 1;
+            if let Some(sorting) = distinct_sort.as_mut() {
+                let mut out = Vec::with_capacity(n_out);
+                project_into(row, outputs, moves, ctx, &mut out)?;
+                sorting.add(out, ctx)?;
+                return Ok(true);
+            }
             if project_early {
                 let mut out = Vec::with_capacity(n_out);
                 project_into(row, outputs, moves, ctx, &mut out)?;
@@ -307,6 +328,31 @@ pub(super) fn run_plan(
     }
 
     *rows_hint = matched.len().min(ROWS_HINT_MAX);
+    if let Some(sorting) = distinct_sort {
+        let (mut skip, mut count) = limit.unwrap_or((0, u64::MAX));
+        let mut rows = Vec::new();
+        if count > 0 {
+            sorting.finish(s, &mut ctx, &mut |row| {
+                if skip > 0 {
+                    skip -= 1;
+                    return Ok(true);
+                }
+                count -= 1;
+                rows.push(row);
+                if let Some(stream) = stream.as_deref_mut() {
+                    stream.send_full_batch(&mut rows, || output_columns(outputs))?;
+                }
+                Ok(count > 0)
+            })?;
+        }
+        for w in ctx.take_warnings() {
+            warnings.borrow_mut().push(w);
+        }
+        return Ok(RowSet {
+            columns: output_columns(outputs),
+            rows,
+        });
+    }
     if let Some(runs) = sort_runs.filter(|r| !r.is_empty()) {
         // The rows did not fit the sort buffer: the rest is the last run,
         // and the runs are merged (LIMIT applied as the rows come).

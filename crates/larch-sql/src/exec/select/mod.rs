@@ -21,7 +21,8 @@
 //! `cte` (WITH), `source` (FROM), `materialized` (derived tables' and WITH
 //! elements' rows, in memory or on disk), `join` (access paths and nested
 //! loops), `aggregate`, `groups` (GROUP BY, spilled by hash partition),
-//! `distinct` (SELECT DISTINCT, spilled likewise), `order`, `sort_runs`
+//! `distinct` (SELECT DISTINCT, spilled likewise), `distinct_sort`
+//! (DISTINCT sorted by select-list columns), `order`, `sort_runs`
 //! (ORDER BY in runs on disk), `project`, `subquery`, `view`, `explain`;
 //! this file holds the statement entry points (`execute`, `describe`,
 //! `run_query`, `run_derived`).
@@ -34,6 +35,7 @@ mod block_run;
 mod correlated;
 pub(crate) mod cte;
 mod distinct;
+mod distinct_sort;
 pub(crate) mod explain;
 mod found_rows;
 mod groups;
