@@ -54,6 +54,24 @@ fn statements_stop_at_their_time_limit() -> Res {
         (1969, "70100".into())
     );
     assert!(started.elapsed() < Duration::from_secs(5));
+    // And a join of derived tables (materialized rows, in memory or in a
+    // temporary file past tmp_table_size).
+    for size in ["DEFAULT", "1024"] {
+        c.query_drop(format!("SET SESSION tmp_table_size = {size}"))?;
+        let started = Instant::now();
+        assert_eq!(
+            failure(
+                &mut c,
+                "SET STATEMENT max_statement_time = 0.1 FOR SELECT COUNT(*) FROM \
+                 (SELECT id, v FROM test.t LIMIT 5000) a JOIN (SELECT id, v FROM test.t LIMIT 5000) b \
+                 JOIN (SELECT id FROM test.t LIMIT 5000) c ON a.v + b.id + c.id < 0"
+            )?,
+            (1969, "70100".into()),
+            "tmp_table_size = {size}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+    c.query_drop("SET SESSION tmp_table_size = DEFAULT")?;
     // SET STATEMENT's limit was for that statement only.
     let mst: Option<f64> = c.query_first("SELECT @@max_statement_time")?;
     assert_eq!(mst, Some(0.0));

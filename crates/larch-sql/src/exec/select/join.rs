@@ -258,7 +258,9 @@ fn level(
         after(s, sources, k, 0, plan, cur, ctx, emit)
     };
     let mut go_on = match &src.rows {
-        SourceRows::Rows(rs) => rs.scan(&mut |r| visit(r, None, cur, ctx))?,
+        SourceRows::Rows(rs) => {
+            rs.scan(&s.process.kill_query, &mut |r| visit(r, None, cur, ctx))?
+        }
         SourceRows::Table(t) => {
             let (access, reverse) = if k == 0 {
                 (plan.first.access.clone(), plan.first.reverse)

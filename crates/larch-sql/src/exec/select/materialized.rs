@@ -13,7 +13,7 @@
 //! Invariant: once a file is started every later row goes to it, so the
 //! file holds all rows in order and nothing stays in memory.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use larch_engine::record::value::Value;
@@ -50,14 +50,24 @@ impl Materialized {
     }
 
     /// Hands each row, in order, to `visit` (a copy it may take values
-    /// from) until `visit` returns false; false when it did.
+    /// from) until `visit` returns false; false when it did. A set `kill`
+    /// (KILL QUERY, a statement time limit) stops the scan with 1317.
     pub(crate) fn scan(
         &self,
+        kill: &AtomicBool,
         visit: &mut dyn FnMut(&mut Vec<Value>) -> Result<bool, SqlError>,
     ) -> Result<bool, SqlError> {
+        let killed = || {
+            if kill.load(Ordering::Relaxed) {
+                Err(SqlError::new(1317, "Query execution was interrupted"))
+            } else {
+                Ok(())
+            }
+        };
         match self {
             Materialized::Memory(rows) => {
                 for r in rows.iter() {
+                    killed()?;
                     if !visit(&mut r.clone())? {
                         return Ok(false);
                     }
@@ -67,6 +77,7 @@ impl Materialized {
                 let mut reader = d.reader();
                 let mut row = Vec::new();
                 while reader.next_row(&mut row)? {
+                    killed()?;
                     if !visit(&mut row)? {
                         return Ok(false);
                     }
