@@ -329,28 +329,9 @@ pub(super) fn run_plan(
 
     *rows_hint = matched.len().min(ROWS_HINT_MAX);
     if let Some(sorting) = distinct_sort {
-        let (mut skip, mut count) = limit.unwrap_or((0, u64::MAX));
-        let mut rows = Vec::new();
-        if count > 0 {
-            sorting.finish(s, &mut ctx, &mut |row| {
-                if skip > 0 {
-                    skip -= 1;
-                    return Ok(true);
-                }
-                count -= 1;
-                rows.push(row);
-                if let Some(stream) = stream.as_deref_mut() {
-                    stream.send_full_batch(&mut rows, || output_columns(outputs))?;
-                }
-                Ok(count > 0)
-            })?;
-        }
-        for w in ctx.take_warnings() {
-            warnings.borrow_mut().push(w);
-        }
-        return Ok(RowSet {
-            columns: output_columns(outputs),
-            rows,
+        let stream = stream.as_deref_mut();
+        return limited(limit, stream, outputs, &mut ctx, warnings, |ctx, out| {
+            sorting.finish(s, ctx, out)
         });
     }
     if let Some(runs) = sort_runs.filter(|r| !r.is_empty()) {
@@ -363,29 +344,9 @@ pub(super) fn run_plan(
             finish: &finish,
         };
         let last = sorting.run(&mut matched, &mut ctx)?;
-        let (mut skip, mut count) = limit.unwrap_or((0, u64::MAX));
-        let mut rows = Vec::new();
-        runs.merge(last, order_keys, &mut ctx, &mut |row| {
-            if skip > 0 {
-                skip -= 1;
-                return Ok(true);
-            }
-            if count == 0 {
-                return Ok(false);
-            }
-            count -= 1;
-            rows.push(row);
-            if let Some(stream) = stream.as_deref_mut() {
-                stream.send_full_batch(&mut rows, || output_columns(outputs))?;
-            }
-            Ok(count > 0)
-        })?;
-        for w in ctx.take_warnings() {
-            warnings.borrow_mut().push(w);
-        }
-        return Ok(RowSet {
-            columns: output_columns(outputs),
-            rows,
+        let stream = stream.as_deref_mut();
+        return limited(limit, stream, outputs, &mut ctx, warnings, |ctx, out| {
+            runs.merge(last, order_keys, ctx, out)
         });
     }
     // Streamed rows had the LIMIT applied as they came.
@@ -462,6 +423,45 @@ pub(super) fn run_plan(
     Ok(RowSet {
         columns: output_columns(outputs),
         rows: out_rows,
+    })
+}
+
+/// The rows `produce` hands over in their final order, past the LIMIT's
+/// offset and up to its count (`produce` is told to stop there), going to
+/// `stream` in batches when there is one.
+fn limited(
+    limit: Option<(u64, u64)>,
+    mut stream: Option<&mut RowStream<'_>>,
+    outputs: &[Output],
+    ctx: &mut eval::EvalContext<'_>,
+    warnings: &RefCell<Vec<crate::error::Warning>>,
+    produce: impl FnOnce(
+        &mut eval::EvalContext<'_>,
+        &mut dyn FnMut(Vec<Value>) -> Result<bool, SqlError>,
+    ) -> Result<(), SqlError>,
+) -> Result<RowSet, SqlError> {
+    let (mut skip, mut count) = limit.unwrap_or((0, u64::MAX));
+    let mut rows = Vec::new();
+    if count > 0 {
+        produce(ctx, &mut |row| {
+            if skip > 0 {
+                skip -= 1;
+                return Ok(true);
+            }
+            count -= 1;
+            rows.push(row);
+            if let Some(stream) = stream.as_deref_mut() {
+                stream.send_full_batch(&mut rows, || output_columns(outputs))?;
+            }
+            Ok(count > 0)
+        })?;
+    }
+    for w in ctx.take_warnings() {
+        warnings.borrow_mut().push(w);
+    }
+    Ok(RowSet {
+        columns: output_columns(outputs),
+        rows,
     })
 }
 

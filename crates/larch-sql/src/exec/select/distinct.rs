@@ -10,7 +10,7 @@
 //! a heap temporary table before MariaDB moves it to disk). Past it:
 //! - a row equal to one already let through is still dropped at once;
 //! - any other row is *deferred*: written, with its sequence number (the
-//!   count of rows offered before it), to one of [`PARTITIONS`] temporary
+//!   count of rows offered before it), to one of `groups::PARTITIONS` temporary
 //!   files chosen by a hash of its key, so equal rows share a file;
 //! - at the end each file is read back and deduplicated on its own (a file
 //!   that still holds too many distinct rows spreads over sub-partitions,
@@ -33,7 +33,7 @@ use larch_engine::record::collation::Collation;
 use larch_engine::record::value::Value;
 
 use super::aggregate;
-use super::groups::{partition, SpillPolicy, MAX_DEPTH, PARTITIONS};
+use super::groups::{partition, SpillPolicy, MAX_DEPTH};
 use crate::error::SqlError;
 use crate::exec::spill_file::{SpillFile, SpillReader};
 
@@ -194,21 +194,7 @@ impl SpillingDistinct {
     }
 
     fn start_spill(&mut self) -> Result<(), SqlError> {
-        let mut files = Vec::with_capacity(PARTITIONS);
-        for _ in 0..PARTITIONS {
-            files.push(SpillFile::create(&self.policy.dir)?);
-        }
-        self.spilled = Some(files);
-        // One temporary table per statement, as MariaDB counts it.
-        let status = &self.policy.db.status;
-        if self.depth == 0 {
-            status
-                .created_tmp_disk_tables
-                .fetch_add(1, Ordering::Relaxed);
-        }
-        status
-            .created_tmp_files
-            .fetch_add(PARTITIONS as u64, Ordering::Relaxed);
+        self.spilled = Some(self.policy.partition_files(self.depth)?);
         Ok(())
     }
 

@@ -75,6 +75,29 @@ impl SpillPolicy {
     }
 }
 
+impl SpillPolicy {
+    /// [`PARTITIONS`] new temporary files for spilling pass `depth`,
+    /// counted in `Created_tmp_files` and, for the first pass, as one
+    /// temporary table on disk (as MariaDB counts a statement's, however
+    /// often its partitions spill).
+    pub(super) fn partition_files(&self, depth: u32) -> Result<Vec<SpillFile>, SqlError> {
+        let mut files = Vec::with_capacity(PARTITIONS);
+        for _ in 0..PARTITIONS {
+            files.push(SpillFile::create(&self.dir)?);
+        }
+        let status = &self.db.status;
+        if depth == 0 {
+            status
+                .created_tmp_disk_tables
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        status
+            .created_tmp_files
+            .fetch_add(PARTITIONS as u64, Ordering::Relaxed);
+        Ok(files)
+    }
+}
+
 /// Rows of groups that did not fit, by partition.
 struct Spilled {
     files: Vec<SpillFile>,
@@ -164,22 +187,8 @@ impl Groups {
                         + row.iter().map(value_bytes).sum::<usize>()
                         + aggs.len() * std::mem::size_of::<Accumulator>();
                     if self.spilled.is_none() && self.bytes.saturating_add(size) > policy.limit {
-                        let mut files = Vec::with_capacity(PARTITIONS);
-                        for _ in 0..PARTITIONS {
-                            files.push(SpillFile::create(&policy.dir)?);
-                        }
+                        let files = policy.partition_files(self.depth)?;
                         self.spilled = Some(Spilled { files });
-                        // One temporary table per statement, as MariaDB
-                        // counts it, however often its partitions spill.
-                        let status = &policy.db.status;
-                        if self.depth == 0 {
-                            status
-                                .created_tmp_disk_tables
-                                .fetch_add(1, Ordering::Relaxed);
-                        }
-                        status
-                            .created_tmp_files
-                            .fetch_add(PARTITIONS as u64, Ordering::Relaxed);
                     }
                     if let Some(spilled) = &mut self.spilled {
                         let part = partition(&key, self.depth);
