@@ -143,9 +143,7 @@ fn read_rows(
             None => table.scan(&reading.read, index, range, reverse, needed)?,
         };
         loop {
-            if kill.load(std::sync::atomic::Ordering::Relaxed) {
-                return Err(SqlError::new(1317, "Query execution was interrupted"));
-            }
+            check_killed(kill)?;
             let Some(at) = cursor.next_into(&mut row)? else {
                 break;
             };
@@ -165,6 +163,15 @@ fn read_rows(
                 return Ok(());
             }
         }
+    }
+    Ok(())
+}
+
+/// 1317 once `kill` is set (KILL QUERY, a statement time limit): checked
+/// per row by every loop whose length the data decides.
+pub(crate) fn check_killed(kill: &std::sync::atomic::AtomicBool) -> Result<(), SqlError> {
+    if kill.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(SqlError::new(1317, "Query execution was interrupted"));
     }
     Ok(())
 }

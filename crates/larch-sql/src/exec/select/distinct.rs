@@ -35,6 +35,7 @@ use larch_engine::record::value::Value;
 use super::aggregate;
 use super::groups::{partition, SpillPolicy, MAX_DEPTH};
 use crate::error::SqlError;
+use crate::exec::rows::check_killed;
 use crate::exec::spill_file::{SpillFile, SpillReader};
 
 /// Bytes a kept key takes besides its own bytes: its span and chain link,
@@ -217,7 +218,7 @@ impl SpillingDistinct {
         for file in files {
             dedupe_partition(file, &colls, &policy, depth + 1, &mut survivors)?;
         }
-        merge_by_sequence(survivors, out)
+        merge_by_sequence(survivors, &policy.kill, out)
     }
 }
 
@@ -252,6 +253,7 @@ fn dedupe_partition(
     let mut reader = file.into_reader()?;
     let mut row = Vec::new();
     while reader.next_row(&mut row)? {
+        check_killed(&policy.kill)?;
         match part.classify(&row[1..])? {
             Class::Repeat => {}
             Class::First => kept.write_row(&row)?,
@@ -275,6 +277,7 @@ fn dedupe_partition(
 /// sequence; `out` gets each row without its number.
 fn merge_by_sequence(
     files: Vec<SpillFile>,
+    kill: &std::sync::atomic::AtomicBool,
     out: &mut dyn FnMut(Vec<Value>) -> Result<bool, SqlError>,
 ) -> Result<(), SqlError> {
     let mut readers: Vec<SpillReader> = Vec::with_capacity(files.len());
@@ -289,6 +292,7 @@ fn merge_by_sequence(
         }
     }
     while let Some(Reverse((_, i))) = heap.pop() {
+        check_killed(kill)?;
         let mut row = std::mem::take(&mut heads[i]);
         row.remove(0);
         if !out(row)? {

@@ -31,6 +31,7 @@ use super::aggregate::{value_key_into, Accumulator, AggKind, CompiledAgg};
 use super::order::{sort_rows, SortKey};
 use crate::error::SqlError;
 use crate::eval::{Compiled, EvalContext};
+use crate::exec::rows::check_killed;
 use crate::exec::spill_file::{value_bytes, SpillFile};
 use crate::session::Session;
 
@@ -60,6 +61,8 @@ pub(super) struct SpillPolicy {
     pub dir: PathBuf,
     /// Counts the spills (`Created_tmp_disk_tables`, `Created_tmp_files`).
     pub db: std::sync::Arc<crate::database::Database>,
+    /// The statement's kill flag, checked while spilled rows are read back.
+    pub kill: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl SpillPolicy {
@@ -71,6 +74,7 @@ impl SpillPolicy {
             limit: size("tmp_table_size").min(size("max_heap_table_size")),
             dir: s.tmpdir(),
             db: s.db.clone(),
+            kill: s.process.kill_query.clone(),
         }
     }
 }
@@ -323,6 +327,9 @@ impl Groups {
             };
             let mut reader = file.into_reader()?;
             while reader.next_row(&mut row)? {
+                if let Some(p) = &policy {
+                    check_killed(&p.kill)?;
+                }
                 part.add(&row, group_by, aggs, ctx)?;
             }
             out.extend(part.finish(s, width, group_by, aggs, false, ctx, filter)?);

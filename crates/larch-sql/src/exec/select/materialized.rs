@@ -20,6 +20,7 @@ use larch_engine::record::value::Value;
 
 use super::groups::SpillPolicy;
 use crate::error::SqlError;
+use crate::exec::rows::check_killed;
 use crate::exec::spill_file::{value_bytes, SpillFile, SpilledRows};
 
 /// Bytes a held row takes besides its values (its vector, the list's
@@ -57,13 +58,7 @@ impl Materialized {
         kill: &AtomicBool,
         visit: &mut dyn FnMut(&mut Vec<Value>) -> Result<bool, SqlError>,
     ) -> Result<bool, SqlError> {
-        let killed = || {
-            if kill.load(Ordering::Relaxed) {
-                Err(SqlError::new(1317, "Query execution was interrupted"))
-            } else {
-                Ok(())
-            }
-        };
+        let killed = || check_killed(kill);
         match self {
             Materialized::Memory(rows) => {
                 for r in rows.iter() {

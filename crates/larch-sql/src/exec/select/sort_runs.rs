@@ -26,6 +26,7 @@ use super::order::{self, SortKey};
 use crate::database::Database;
 use crate::error::SqlError;
 use crate::eval::EvalContext;
+use crate::exec::rows::check_killed;
 use crate::exec::spill_file::{SpillFile, SpillReader};
 use crate::session::Session;
 
@@ -45,6 +46,8 @@ pub(super) struct SortRuns {
     /// `tmpdir`.
     dir: PathBuf,
     db: Arc<Database>,
+    /// The statement's kill flag, checked as merged rows come.
+    kill: Arc<std::sync::atomic::AtomicBool>,
     runs: Vec<SpillFile>,
     keys: usize,
 }
@@ -60,6 +63,7 @@ impl SortRuns {
             limit,
             dir: s.tmpdir(),
             db: s.db.clone(),
+            kill: s.process.kill_query.clone(),
             runs: Vec::new(),
             keys,
         }
@@ -120,7 +124,7 @@ impl SortRuns {
                     .collect::<Result<_, _>>()?;
                 let mut file = self.new_file()?;
                 let mut row = Vec::new();
-                merge_heads(group, self.keys, keys, ctx, &mut |(k, o)| {
+                merge_heads(group, self.keys, keys, &self.kill, ctx, &mut |(k, o)| {
                     row.clear();
                     row.extend(o);
                     row.extend(k);
@@ -145,7 +149,9 @@ impl SortRuns {
             .status
             .sort_merge_passes
             .fetch_add(1, Counter::Relaxed);
-        merge_heads(heads, self.keys, keys, ctx, &mut |(_, o)| out(o))
+        merge_heads(heads, self.keys, keys, &self.kill, ctx, &mut |(_, o)| {
+            out(o)
+        })
     }
 }
 
@@ -187,6 +193,7 @@ fn merge_heads(
     mut runs: Vec<Head>,
     n_keys: usize,
     keys: &[SortKey],
+    kill: &std::sync::atomic::AtomicBool,
     ctx: &mut EvalContext<'_>,
     out: &mut dyn FnMut(SortedRow) -> Result<bool, SqlError>,
 ) -> Result<(), SqlError> {
@@ -207,6 +214,7 @@ fn merge_heads(
         sift_down(&mut heap, i, &mut less, ctx);
     }
     while !heap.is_empty() {
+        check_killed(kill)?;
         let run = heap[0].1;
         let row = match runs[run].next(n_keys)? {
             Some(next) => std::mem::replace(&mut heap[0].0, next),
