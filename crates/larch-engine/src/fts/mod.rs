@@ -3,9 +3,9 @@
 //! This module owns the pure parts of full-text search: the pieces that turn
 //! column text into index words, query strings into a syntax tree, word
 //! occurrences into InnoDB's inverted-list bytes, and match statistics into
-//! relevance values, plus the in-memory index cache and its sync policy. None
-//! of them touches pages, transactions or the catalog; the index maintenance
-//! (auxiliary tables, `FTS_DOC_ID`) and query execution build on them.
+//! relevance values, plus the in-memory index cache and its sync policy. The
+//! pure parts touch no pages, transactions or catalog; [`auxiliary`] and
+//! [`index`] build the index maintenance on them.
 //!
 //! - [`tokenizer`]: InnoDB's built-in parser (word characters, the apostrophe
 //!   rule, case folding, `innodb_ft_min_token_size` / `max_token_size`, byte
@@ -19,13 +19,21 @@
 //!   index tables ([`cache::IndexCache`]);
 //! - [`sync`]: the shared cache budget (`innodb_ft_cache_size`,
 //!   `innodb_ft_total_cache_size`), the choice of caches a background task
-//!   syncs, and the hard limit above which writers wait.
+//!   syncs, and the hard limit above which writers wait;
+//! - [`auxiliary`]: the auxiliary tables (`INDEX_1`..`INDEX_6` per index,
+//!   `DELETED`, `BEING_DELETED`, `CONFIG` per table) as engine tables in the
+//!   user table's tablespace;
+//! - [`index`]: one FULLTEXT index maintained: documents into its cache,
+//!   deletions into `DELETED`, cache batches into the word tables, and
+//!   postings read back from both.
 //!
 //! The byte layout and the tokenizer rules are described in
 //! `docs/fts-format.md`.
 
+pub mod auxiliary;
 pub mod cache;
 pub mod ilist;
+pub mod index;
 pub mod ngram;
 pub mod query;
 pub mod ranking;

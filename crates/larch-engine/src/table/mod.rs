@@ -164,9 +164,22 @@ impl Table {
     /// Creates the indexes of a new table in tablespace `space` (which may hold
     /// other tables). Index ids are `(space << 16) | index number`.
     pub fn create(storage: &Arc<Storage>, def: TableDef, space: u32) -> Result<Table> {
+        Self::create_numbered(storage, def, space, 0)
+    }
+
+    /// [`Table::create`] with index ids numbered from `first_index`: index
+    /// `i` gets `(space << 16) | (first_index + i)`. Internal tables that
+    /// share a user table's tablespace (the full-text auxiliary tables)
+    /// number theirs above any user index, so their row locks never meet.
+    pub fn create_numbered(
+        storage: &Arc<Storage>,
+        def: TableDef,
+        space: u32,
+        first_index: u16,
+    ) -> Result<Table> {
         let layout = TableLayout::new(def, storage.page_size())?;
         let pool = storage.pool();
-        let index_id = |n: usize| (u64::from(space) << 16) | n as u64;
+        let index_id = |n: usize| (u64::from(space) << 16) | (usize::from(first_index) + n) as u64;
         let clustered = BTree::create(pool, space, index_id(0))?;
         let mut secondary = Vec::with_capacity(layout.secondary.len());
         for i in 0..layout.secondary.len() {
