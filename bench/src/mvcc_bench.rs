@@ -204,6 +204,7 @@ fn table_def() -> TableDef {
         primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
         secondary: vec![IndexDef::on("k", &[1], false)],
         auto_increment: None,
+        fulltext: Vec::new(),
     }
 }
 

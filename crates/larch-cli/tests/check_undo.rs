@@ -83,6 +83,7 @@ fn fill(dir: &Path) -> Result<()> {
         primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
         secondary: vec![IndexDef::on("k", &[1], false)],
         auto_increment: None,
+        fulltext: Vec::new(),
     };
     let table = c.create_table("test", def, b"")?;
     let mut session = services.system.register_session()?;

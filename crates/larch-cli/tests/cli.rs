@@ -304,6 +304,7 @@ mod tables {
                 primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
                 secondary: vec![IndexDef::on("k", &[1], false)],
                 auto_increment: None,
+                fulltext: Vec::new(),
             };
             let table = c.create_table("test", def, b"")?;
             let mut ctx = TxnContext::internal();
@@ -382,6 +383,7 @@ mod tables {
                 ],
                 primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
                 secondary: vec![],
+                fulltext: Vec::new(),
                 auto_increment: None,
             };
             let table = c.create_table("test", def, b"")?;

@@ -57,6 +57,7 @@ fn main() -> Result<()> {
                 primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
                 secondary: vec![IndexDef::on("name", &[1], false)],
                 auto_increment: Some(0),
+                fulltext: Vec::new(),
             },
             b"",
         )?,

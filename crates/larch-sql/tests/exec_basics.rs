@@ -56,6 +56,7 @@ fn make_table(db: &Database) -> R<()> {
         primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
         secondary: vec![IndexDef::on("k_1", &[1], false)],
         auto_increment: Some(0),
+        fulltext: Vec::new(),
     };
     db.catalog().create_table("test", def, b"")?;
     Ok(())

@@ -9,7 +9,9 @@
 use crate::error::{EngineError, Result};
 use crate::record::collation::Collation;
 use crate::record::value::{ColumnType, LobKind};
-use crate::table::{ColumnDef, IndexColumn, IndexDef, TableDef, TableRoots};
+use crate::table::{
+    ColumnDef, FulltextIndexDef, FulltextParserDef, IndexColumn, IndexDef, TableDef, TableRoots,
+};
 
 /// Version of the encoding written by [`encode`].
 const VERSION: u8 = 1;
@@ -307,7 +309,70 @@ pub fn encode(def: &TableDef, roots: &TableRoots) -> Result<Vec<u8>> {
     for &r in &roots.secondary {
         w.u32(r);
     }
+    // The full-text section: absent for tables without FULLTEXT indexes, so
+    // their definitions keep the bytes of the first version.
+    if !def.fulltext.is_empty() || !roots.auxiliary.is_empty() {
+        w.u8(FULLTEXT_SECTION);
+        w.len(def.fulltext.len())?;
+        for ft in &def.fulltext {
+            w.str(&ft.name)?;
+            w.len(ft.columns.len())?;
+            for &c in &ft.columns {
+                w.u16(u16::try_from(c).map_err(|_| corrupt("column number"))?);
+            }
+            match ft.parser {
+                FulltextParserDef::Builtin => w.u8(0),
+                FulltextParserDef::Ngram { token_size } => {
+                    w.u8(1);
+                    w.u8(token_size);
+                }
+            }
+            w.u8(u8::from(ft.use_stopwords));
+        }
+        w.len(roots.auxiliary.len())?;
+        for &r in &roots.auxiliary {
+            w.u32(r);
+        }
+    }
     Ok(w.0)
+}
+
+/// Tag of the optional full-text section after the index roots.
+const FULLTEXT_SECTION: u8 = 0xF7;
+
+fn read_fulltext(r: &mut Reader<'_>) -> Result<(Vec<FulltextIndexDef>, Vec<u32>)> {
+    if r.0.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    if r.u8()? != FULLTEXT_SECTION {
+        return Err(corrupt("unknown section"));
+    }
+    let n = r.u16()?;
+    let mut defs = Vec::with_capacity(usize::from(n));
+    for _ in 0..n {
+        let name = r.str()?;
+        let k = r.u16()?;
+        let columns = (0..k)
+            .map(|_| r.u16().map(usize::from))
+            .collect::<Result<Vec<_>>>()?;
+        let parser = match r.u8()? {
+            0 => FulltextParserDef::Builtin,
+            1 => FulltextParserDef::Ngram {
+                token_size: r.u8()?,
+            },
+            _ => return Err(corrupt("full-text parser")),
+        };
+        let use_stopwords = r.bool()?;
+        defs.push(FulltextIndexDef {
+            name,
+            columns,
+            parser,
+            use_stopwords,
+        });
+    }
+    let n = r.u16()?;
+    let roots = (0..n).map(|_| r.u32()).collect::<Result<Vec<_>>>()?;
+    Ok((defs, roots))
 }
 
 /// Decodes what [`encode`] wrote.
@@ -343,6 +408,7 @@ pub fn decode(bytes: &[u8]) -> Result<(TableDef, TableRoots)> {
     let clustered = r.u32()?;
     let n = r.u16()?;
     let sec_roots = (0..n).map(|_| r.u32()).collect::<Result<Vec<_>>>()?;
+    let (fulltext, auxiliary) = read_fulltext(&mut r)?;
     if !r.0.is_empty() {
         return Err(corrupt("trailing bytes"));
     }
@@ -353,11 +419,13 @@ pub fn decode(bytes: &[u8]) -> Result<(TableDef, TableRoots)> {
             primary_key,
             secondary,
             auto_increment,
+            fulltext,
         },
         TableRoots {
             space,
             clustered,
             secondary: sec_roots,
+            auxiliary,
         },
     ))
 }

@@ -196,6 +196,7 @@ impl Catalog {
                         let mut c = self.cache.write();
                         c.tables.remove(&(e.schema.clone(), e.name.clone()));
                         c.open.remove(&e.id);
+                        c.open_fulltext.remove(&e.id);
                         c.tables_generation += 1;
                     }
                     self.storage.drop_tablespace(e.roots.space)?;

@@ -64,6 +64,7 @@ impl Catalog {
         if def.columns != e.def.columns
             || def.primary_key != e.def.primary_key
             || (def.auto_increment.is_some() && def.auto_increment != e.def.auto_increment)
+            || def.fulltext != e.def.fulltext
         {
             return Err(EngineError::Internal(
                 "change_indexes: the new definition changes more than secondary indexes".into(),
@@ -152,6 +153,7 @@ impl Catalog {
                         .map_or(0, |t| t.tree.root),
                 })
                 .collect(),
+            auxiliary: e.roots.auxiliary.clone(),
         };
         {
             let _ddl = self.ddl.lock();

@@ -17,6 +17,7 @@ use super::{
     KIND_DATABASE, KIND_DDL_LOG, KIND_PROGRAM, KIND_SYSTEM, KIND_TABLE, KIND_TRIGGER, KIND_VIEW,
 };
 use crate::error::{EngineError, Result};
+use crate::fts::service::FulltextService;
 use crate::record::collation::Collation;
 use crate::record::value::{ColumnType, LobKind, Value};
 use crate::space::SYSTEM_SPACE;
@@ -68,6 +69,7 @@ fn dictionary_def() -> TableDef {
         primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
         secondary: vec![],
         auto_increment: None,
+        fulltext: Vec::new(),
     }
 }
 
@@ -103,6 +105,7 @@ impl Catalog {
                     space: SYSTEM_SPACE,
                     clustered: root,
                     secondary: vec![],
+                    auxiliary: vec![],
                 },
             )?,
             None => {
@@ -117,6 +120,10 @@ impl Catalog {
             dictionary,
             cache: RwLock::new(Cache::default()),
             ddl: Mutex::new(()),
+            fulltext: FulltextService::new(
+                crate::fts::sync::SyncPolicy::default(),
+                crate::fts::table_fulltext::FulltextSettings::default(),
+            ),
         };
         catalog.load()?;
         Ok(catalog)

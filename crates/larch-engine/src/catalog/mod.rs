@@ -33,6 +33,8 @@ pub mod codec;
 mod databases;
 mod ddl_log;
 #[cfg(test)]
+mod fulltext_tests;
+#[cfg(test)]
 mod index_tests;
 mod indexes;
 mod load;
@@ -56,6 +58,8 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use crate::error::{EngineError, Result};
+use crate::fts::service::FulltextService;
+use crate::fts::table_fulltext::TableFulltext;
 use crate::record::value::Value;
 use crate::storage::Storage;
 use crate::table::{
@@ -111,6 +115,10 @@ struct Cache {
     programs: BTreeMap<routines::ProgramKey, ProgramEntry>,
     triggers: BTreeMap<triggers::TriggerKey, TriggerEntry>,
     open: BTreeMap<u64, Arc<Table>>,
+    /// The FULLTEXT indexes of open tables that have some, by dictionary
+    /// id. They outlive a reopen of their table with other secondary
+    /// indexes (their caches move to the new open table).
+    open_fulltext: BTreeMap<u64, Arc<TableFulltext>>,
     /// System objects by name: (dictionary id, bytes).
     system: BTreeMap<String, (u64, Vec<u8>)>,
     /// DDL log entries found at load (id, bytes), until recovery applies them.
@@ -136,6 +144,9 @@ pub struct Catalog {
     storage: Arc<Storage>,
     /// Attached to every user table opened (versioned reads, undo, locks).
     services: std::sync::OnceLock<Arc<TransactionServices>>,
+    /// Full-text search: the cache budget, settings and sync task of every
+    /// FULLTEXT index.
+    fulltext: Arc<FulltextService>,
     dictionary: Table,
     cache: RwLock<Cache>,
     ddl: Mutex<()>,

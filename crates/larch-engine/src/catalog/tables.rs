@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use super::{check_name, codec, file_name_of, schema_err, Catalog, TableEntry, KIND_TABLE};
 use crate::error::Result;
+use crate::fts::service::FulltextService;
+use crate::fts::table_fulltext::TableFulltext;
 use crate::table::{Table, TableDef, TransactionServices};
 
 impl Catalog {
@@ -31,17 +33,69 @@ impl Catalog {
         }
     }
 
+    /// The full-text service (cache budget, settings, sync task).
+    pub fn fulltext(&self) -> &Arc<FulltextService> {
+        &self.fulltext
+    }
+
+    /// The FULLTEXT indexes of `schema.name` (`None` if it has none).
+    pub fn table_fulltext(&self, schema: &str, name: &str) -> Result<Option<Arc<TableFulltext>>> {
+        let Some(e) = self.table_entry(schema, name) else {
+            return Ok(None);
+        };
+        if e.def.fulltext.is_empty() {
+            return Ok(None);
+        }
+        self.table(schema, name)?;
+        Ok(self.cache.read().open_fulltext.get(&e.id).cloned())
+    }
+
+    /// Opens (or moves from the table's previous open form) the FULLTEXT
+    /// indexes of table entry `e`, opened as `t`. Called under the cache's
+    /// write lock.
+    fn attach_fulltext(
+        &self,
+        open_fulltext: &mut std::collections::BTreeMap<u64, Arc<TableFulltext>>,
+        e: &TableEntry,
+        t: &Arc<Table>,
+    ) -> Result<()> {
+        if e.def.fulltext.is_empty() {
+            return Ok(());
+        }
+        let ft = match open_fulltext.get(&e.id) {
+            Some(ft) => {
+                ft.rebind(t)?;
+                ft.clone()
+            }
+            None => TableFulltext::open(t, &e.roots.auxiliary, &self.fulltext)?,
+        };
+        open_fulltext.insert(e.id, ft);
+        Ok(())
+    }
+
     /// The table whose clustered index is `root` in tablespace `space` (what
-    /// undo records name), opened if needed.
+    /// undo records name), opened if needed; also a full-text auxiliary
+    /// table of a user table.
     pub fn table_by_identity(&self, space: u32, root: u32) -> Option<Arc<Table>> {
-        let (schema, name) = self
+        let (schema, name, auxiliary) = self
             .cache
             .read()
             .tables
             .values()
-            .find(|e| e.roots.space == space && e.roots.clustered == root)
-            .map(|e| (e.schema.clone(), e.name.clone()))?;
-        self.table(&schema, &name).ok()
+            .find(|e| {
+                e.roots.space == space
+                    && (e.roots.clustered == root || e.roots.auxiliary.contains(&root))
+            })
+            .map(|e| (e.schema.clone(), e.name.clone(), e.roots.clustered != root))?;
+        let table = self.table(&schema, &name).ok()?;
+        if !auxiliary {
+            return Some(table);
+        }
+        let ft = self.table_fulltext(&schema, &name).ok()??;
+        ft.auxiliary_tables()
+            .into_iter()
+            .find(|t| t.undo_identity() == (space, root))
+            .cloned()
     }
 
     /// A number that changes whenever a table is created, dropped, renamed
@@ -90,7 +144,9 @@ impl Catalog {
             .filter(|e| e.id == id)
             .cloned()
             .ok_or_else(|| schema_err(1146, format!("Table '{schema}.{name}' doesn't exist")))?;
-        let t = self.attach(Table::open(&self.storage, e.def, &e.roots)?);
+        let t = self.attach(Table::open(&self.storage, e.def.clone(), &e.roots)?);
+        let c = &mut *c;
+        self.attach_fulltext(&mut c.open_fulltext, &e, &t)?;
         c.open.insert(id, t.clone());
         Ok(t)
     }
@@ -124,8 +180,28 @@ impl Catalog {
             }
         }
         let file = self.free_file_name(schema, &name, id);
-        let table = Table::create_file_per_table(&self.storage, def.clone(), &file)?;
-        let roots = table.roots();
+        let table = self.attach(Table::create_file_per_table(
+            &self.storage,
+            def.clone(),
+            &file,
+        )?);
+        let mut roots = table.roots();
+        let mut fulltext = None;
+        if !def.fulltext.is_empty() {
+            match TableFulltext::create(&table, &self.fulltext) {
+                Ok((ft, aux)) => {
+                    roots.auxiliary = aux;
+                    fulltext = Some(ft);
+                }
+                Err(e) => {
+                    drop(table);
+                    if let Err(drop_err) = self.storage.drop_tablespace(roots.space) {
+                        tracing::warn!(error = %drop_err, "could not remove the tablespace of a failed CREATE TABLE");
+                    }
+                    return Err(e);
+                }
+            }
+        }
         let row = Self::row(
             id,
             KIND_TABLE,
@@ -135,14 +211,17 @@ impl Catalog {
             sql_meta,
         );
         if let Err(e) = self.write_row(&row, false) {
+            drop(fulltext);
             drop(table);
             if let Err(drop_err) = self.storage.drop_tablespace(roots.space) {
                 tracing::warn!(error = %drop_err, "could not remove the tablespace of a failed CREATE TABLE");
             }
             return Err(e);
         }
-        let table = self.attach(table);
         let mut c = self.cache.write();
+        if let Some(ft) = fulltext {
+            c.open_fulltext.insert(id, ft);
+        }
         c.next_id = c.next_id.max(id + 1);
         c.tables_generation += 1;
         c.tables.insert(
@@ -185,6 +264,7 @@ impl Catalog {
             let mut c = self.cache.write();
             c.tables.remove(&key);
             c.open.remove(&e.id);
+            c.open_fulltext.remove(&e.id);
             c.tables_generation += 1;
         }
         self.forget_scratch(e.id)?;

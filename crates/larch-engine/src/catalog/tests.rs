@@ -79,6 +79,7 @@ pub(super) fn def(name: &str, columns: usize) -> TableDef {
         }],
         columns: cols,
         auto_increment: None,
+        fulltext: Vec::new(),
     }
 }
 
@@ -100,6 +101,7 @@ fn wide_def() -> TableDef {
             .collect(),
         primary_key: None,
         secondary: vec![],
+        fulltext: Vec::new(),
         auto_increment: None,
     }
 }

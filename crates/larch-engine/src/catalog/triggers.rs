@@ -259,6 +259,7 @@ mod tests {
             primary_key: None,
             secondary: vec![],
             auto_increment: None,
+            fulltext: Vec::new(),
         }
     }
 

@@ -132,6 +132,7 @@ fn doc_id_table(name: &str) -> TableDef {
         primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
         secondary: Vec::new(),
         auto_increment: None,
+        fulltext: Vec::new(),
     }
 }
 
@@ -156,6 +157,7 @@ fn config_table() -> TableDef {
         ],
         primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
         secondary: Vec::new(),
+        fulltext: Vec::new(),
         auto_increment: None,
     }
 }
@@ -188,6 +190,7 @@ fn word_table(p: usize, collation: Collation) -> TableDef {
             ),
         ],
         primary_key: Some(IndexDef::on("PRIMARY", &[0, 1], true)),
+        fulltext: Vec::new(),
         secondary: Vec::new(),
         auto_increment: None,
     }
@@ -204,6 +207,7 @@ fn open_one(
         space,
         clustered: root,
         secondary: Vec::new(),
+        auxiliary: Vec::new(),
     };
     finish(Table::open(storage, def, &roots)?, services)
 }
@@ -619,16 +623,17 @@ mod tests {
     }
 
     #[test]
-    fn index_numbers_do_not_collide() {
+    fn index_numbers_do_not_collide() -> Result<()> {
         let mut seen = std::collections::HashSet::new();
         for n in AUX_INDEX_BASE..AUX_INDEX_BASE + 3 {
             assert!(seen.insert(n));
         }
         for i in 0..MAX_FULLTEXT_INDEXES {
             for p in 0..INDEX_PARTITIONS {
-                assert!(seen.insert(word_table_index_number(i, p).unwrap()));
+                assert!(seen.insert(word_table_index_number(i, p)?));
             }
         }
         assert!(word_table_index_number(MAX_FULLTEXT_INDEXES, 0).is_err());
+        Ok(())
     }
 }

@@ -163,6 +163,13 @@ impl FulltextIndex {
             .add_doc(&self.cache, doc_id, &tokens, &self.settings.stopwords)
     }
 
+    /// Adds a committed document already tokenized with
+    /// [`TokenizeSettings::tokens`].
+    pub fn add_tokens(&self, doc_id: u64, tokens: &[Token]) -> Result<()> {
+        self.budget
+            .add_doc(&self.cache, doc_id, tokens, &self.settings.stopwords)
+    }
+
     /// Records `doc_id` as deleted in `ctx`'s transaction.
     pub fn delete_document(&self, ctx: &mut TxnContext, doc_id: u64) -> Result<()> {
         self.common.add_deleted(ctx, doc_id)

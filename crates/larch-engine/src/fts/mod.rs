@@ -25,20 +25,27 @@
 //!   user table's tablespace;
 //! - [`index`]: one FULLTEXT index maintained: documents into its cache,
 //!   deletions into `DELETED`, cache batches into the word tables, and
-//!   postings read back from both.
+//!   postings read back from both;
+//! - [`doc_map`]: which row each document is (doc ids assigned at commit);
+//! - [`table_fulltext`]: a table's FULLTEXT indexes kept up to date by its
+//!   transactions' commits, and re-read after a restart;
+//! - [`service`]: the engine-wide budget, settings and sync task.
 //!
 //! The byte layout and the tokenizer rules are described in
 //! `docs/fts-format.md`.
 
 pub mod auxiliary;
 pub mod cache;
+pub mod doc_map;
 pub mod ilist;
 pub mod index;
 pub mod ngram;
 pub mod query;
 pub mod ranking;
+pub mod service;
 pub mod stopwords;
 pub mod sync;
+pub mod table_fulltext;
 #[cfg(test)]
 mod test_support;
 pub mod tokenizer;

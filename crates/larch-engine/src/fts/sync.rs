@@ -313,6 +313,26 @@ impl CacheBudget {
         self.start_sync(&mut st)
     }
 
+    /// A job for `cache` whatever its size (a forced sync: OPTIMIZE,
+    /// shutdown, tests), or `None` while it is being synced or is not
+    /// registered.
+    pub fn sync_job_for(&self, cache: &RegisteredCache) -> Option<SyncJob> {
+        let mut st = self.state.lock();
+        let e = st.caches.get_mut(&cache.id)?;
+        if e.syncing {
+            return None;
+        }
+        e.syncing = true;
+        let cache = Arc::clone(&e.cache);
+        st.stats.syncs_started += 1;
+        Some(SyncJob { cache })
+    }
+
+    /// True after [`CacheBudget::shutdown`].
+    pub fn is_shut_down(&self) -> bool {
+        self.state.lock().shutdown
+    }
+
     /// True when no cache needs a sync and none is being synced.
     pub fn is_settled(&self) -> bool {
         let st = self.state.lock();

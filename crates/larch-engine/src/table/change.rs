@@ -55,6 +55,7 @@ impl Table {
         };
         let key = self.layout.clustered_key(row, row_id)?;
         let (at, entries) = self.insert_at(ctx, row, key, row_id, None, None)?;
+        self.note_change(ctx, None, Some(&at));
         // The second insert-intention check (see `gap`), with no latch held.
         self.insert_intentions(ctx, Some(&at.0), &entry_keys(&entries))?;
         Ok(at)
@@ -186,6 +187,7 @@ impl Table {
             let r = self.insert_at(ctx, new_row, new_key, row_id, Some(&at.0), Some(entries));
             drop(guard);
             let (moved, entries) = r?;
+            self.note_change(ctx, None, Some(&moved));
             self.insert_intentions(ctx, Some(&moved.0), &entry_keys(&entries))?;
             return Ok(Some(moved));
         }
@@ -194,6 +196,11 @@ impl Table {
             return Ok(None);
         };
         let (old_row, old_external) = self.decode_with_external(&at.0, &found.value)?;
+        let watched_changed = self.participant().is_some_and(|p| {
+            p.watched_columns()
+                .iter()
+                .any(|&c| old_row.get(c) != new_row.get(c))
+        });
         let old_entries = self.secondary_entries(&old_row, &at.0, trx_id)?;
         let new_entries = self.secondary_entries(new_row, &at.0, trx_id)?;
         let changed: Vec<bool> = old_entries
@@ -271,6 +278,9 @@ impl Table {
             self.free_chains(&dropped);
         }
         drop(unique);
+        if watched_changed {
+            self.note_change(ctx, Some(at), Some(at));
+        }
         self.insert_intentions(ctx, None, &moved_entries)?;
         Ok(Some(RowRef(at.0.clone())))
     }
@@ -312,7 +322,21 @@ impl Table {
         for (s, e) in entries.iter().enumerate() {
             self.secondary[s].upsert_keeping_tail(pool, &e.key, &e.value, true, CREATED)?;
         }
+        self.note_change(ctx, Some(at), None);
         Ok(true)
+    }
+
+    /// Records a row change for the table's commit participant, if any.
+    fn note_change(&self, ctx: &mut TxnContext, before: Option<&RowRef>, after: Option<&RowRef>) {
+        if let Some(p) = self.participant.get() {
+            ctx.note_change(
+                p,
+                super::RowChange {
+                    before: before.cloned(),
+                    after: after.cloned(),
+                },
+            );
+        }
     }
 }
 

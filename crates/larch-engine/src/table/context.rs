@@ -309,6 +309,8 @@ pub struct TxnContext {
     /// This context's entry in the services' active registry (`None` for
     /// internal writers).
     observed: Option<Arc<TrxObserved>>,
+    /// Row changes tables asked to hear about at commit.
+    pub(super) pending: super::commit_hooks::PendingChanges,
 }
 
 impl std::fmt::Debug for TxnContext {
@@ -344,6 +346,7 @@ impl TxnContext {
             lock_wait_timeout: Duration::from_secs(50),
             cancel: Arc::new(AtomicBool::new(false)),
             observed: Some(observed),
+            pending: Default::default(),
         }
     }
 
@@ -385,6 +388,7 @@ impl TxnContext {
             lock_wait_timeout: Duration::from_secs(50),
             cancel: Arc::new(AtomicBool::new(false)),
             observed: None,
+            pending: Default::default(),
         }
     }
 
@@ -504,6 +508,18 @@ impl TxnContext {
     /// Commits: CSN into the undo log, publish, release locks. Returns the
     /// LSN the caller must make durable (0 if nothing was written).
     pub fn commit(mut self) -> Result<u64> {
+        if self.trx.is_none() {
+            return Ok(0);
+        }
+        let after = match self.run_before_commit() {
+            Ok(after) => after,
+            Err(e) => {
+                if let Err(rb) = self.rollback() {
+                    tracing::error!(error = %rb, "rollback after a failed commit step failed");
+                }
+                return Err(e);
+            }
+        };
         let Some(trx) = self.trx.take() else {
             return Ok(0);
         };
@@ -517,12 +533,16 @@ impl TxnContext {
             Ok(())
         });
         self.release_locks();
+        if r.is_ok() {
+            super::commit_hooks::run_after_commit(after);
+        }
         r.map(|_| lsn)
     }
 
     /// Rolls the whole transaction back and releases its locks.
     pub fn rollback(mut self) -> Result<()> {
         self.publish_rolling_back(true);
+        self.pending = Default::default();
         let r = self.undo_back_to(0);
         if let (Some(s), Some(log)) = (self.services.as_ref(), self.undo.take()) {
             if r.is_ok() {
@@ -540,6 +560,7 @@ impl TxnContext {
     /// Rolls back the changes made after `mark` (savepoints, failed
     /// statements); locks stay.
     pub fn rollback_to(&mut self, mark: UndoMark) -> Result<()> {
+        self.pending.truncate_to(mark.0);
         let r = self.undo_back_to(mark.0);
         self.publish_undo_records();
         r

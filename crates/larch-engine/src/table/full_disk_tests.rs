@@ -46,6 +46,7 @@ fn def() -> TableDef {
         primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
         secondary: vec![IndexDef::on("k", &[1], false)],
         auto_increment: None,
+        fulltext: Vec::new(),
     }
 }
 

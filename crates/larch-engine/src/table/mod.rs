@@ -31,6 +31,7 @@
 mod autoinc;
 mod change;
 mod check;
+mod commit_hooks;
 mod context;
 #[cfg(test)]
 mod full_disk_tests;
@@ -60,12 +61,13 @@ use parking_lot::Mutex;
 
 pub use autoinc::RESERVE_STEP as AUTO_INCREMENT_RESERVE_STEP;
 pub use check::TableCheck;
+pub use commit_hooks::{AfterCommit, CommitParticipant, RowChange};
 pub use context::{ReadContext, TransactionServices, TxnContext, UndoMark};
 pub use layout::TableLayout;
 pub use purge::{purge_all, PurgeStats, PurgeWorker};
 pub use read::KeyRange;
 pub use scan::RowCursor;
-pub use schema::{ColumnDef, IndexColumn, IndexDef, TableDef};
+pub use schema::{ColumnDef, FulltextIndexDef, FulltextParserDef, IndexColumn, IndexDef, TableDef};
 pub use statistics::{TableStatistics, SAMPLE_PAGES as STATISTICS_SAMPLE_PAGES};
 
 use crate::btree::BTree;
@@ -81,6 +83,9 @@ pub struct TableRoots {
     pub clustered: u32,
     /// One per secondary index, in [`TableDef::secondary`] order.
     pub secondary: Vec<u32>,
+    /// The root pages of the table's full-text auxiliary tables, in the
+    /// order `crate::fts` defines (empty without FULLTEXT indexes).
+    pub auxiliary: Vec<u32>,
 }
 
 /// A row's address: its clustered index key.
@@ -115,6 +120,9 @@ pub struct Table {
     /// Set when the catalog replaced this open table by one with other
     /// indexes; purge holds it shared while it changes the trees.
     retired: parking_lot::RwLock<bool>,
+    /// What hears about this table's row changes at commit (its FULLTEXT
+    /// indexes), set once after opening.
+    participant: std::sync::OnceLock<Arc<dyn CommitParticipant>>,
 }
 
 impl std::fmt::Debug for Table {
@@ -265,6 +273,7 @@ impl Table {
             unique_latch: Mutex::new(()),
             services: None,
             retired: parking_lot::RwLock::new(false),
+            participant: std::sync::OnceLock::new(),
         };
         if table.layout.clustered.hidden_row_id {
             table.next_row_id = AtomicU64::new(table.max_row_id()? + 1);
@@ -276,6 +285,17 @@ impl Table {
     pub fn with_services(mut self, services: &Arc<TransactionServices>) -> Self {
         self.services = Some(services.clone());
         self
+    }
+
+    /// Installs what hears about this table's row changes at commit (once;
+    /// false if one was already installed).
+    pub fn set_participant(&self, participant: Arc<dyn CommitParticipant>) -> bool {
+        self.participant.set(participant).is_ok()
+    }
+
+    /// The installed commit participant.
+    pub fn participant(&self) -> Option<&Arc<dyn CommitParticipant>> {
+        self.participant.get()
     }
 
     /// The services this table was opened with.
@@ -335,6 +355,7 @@ impl Table {
             space: self.space,
             clustered: self.clustered.root,
             secondary: self.secondary.iter().map(|t| t.root).collect(),
+            auxiliary: Vec::new(),
         }
     }
 

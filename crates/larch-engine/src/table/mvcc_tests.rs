@@ -49,6 +49,7 @@ fn def() -> TableDef {
             IndexDef::on("u_name", &[2], true),
         ],
         auto_increment: None,
+        fulltext: Vec::new(),
     }
 }
 

@@ -75,6 +75,7 @@ fn def() -> TableDef {
             IndexDef::on("c2", &[1], false),
         ],
         auto_increment: None,
+        fulltext: Vec::new(),
     }
 }
 

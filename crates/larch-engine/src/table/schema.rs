@@ -17,6 +17,29 @@ pub const MAX_INDEXES: usize = 64;
 /// Most columns per index (MySQL's `MAX_REF_PARTS`, error 1070).
 pub const MAX_KEY_PARTS: usize = 16;
 
+/// How a FULLTEXT index splits text into words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FulltextParserDef {
+    /// InnoDB's built-in parser.
+    Builtin,
+    /// `WITH PARSER ngram`, with `ngram_token_size` as it was at creation.
+    Ngram { token_size: u8 },
+}
+
+/// A FULLTEXT index: the columns whose text it indexes (one charset), kept
+/// by the full-text subsystem in auxiliary tables rather than as a B+tree
+/// of the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FulltextIndexDef {
+    pub name: String,
+    /// Column numbers, in index order (at least one).
+    pub columns: Vec<usize>,
+    pub parser: FulltextParserDef,
+    /// Stopwords apply (`innodb_ft_enable_stopword` when the index was
+    /// created).
+    pub use_stopwords: bool,
+}
+
 /// One column.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnDef {
@@ -94,6 +117,8 @@ pub struct TableDef {
     /// The AUTO_INCREMENT column, if any (an integer column that leads some
     /// index, as MySQL requires).
     pub auto_increment: Option<usize>,
+    /// FULLTEXT indexes (see [`FulltextIndexDef`]).
+    pub fulltext: Vec<FulltextIndexDef>,
 }
 
 fn invalid(errno: u16, message: String) -> EngineError {
@@ -165,7 +190,86 @@ impl TableDef {
             }
             self.validate_index(idx, n == 0 && self.primary_key.is_some(), page_size)?;
         }
+        self.validate_fulltext(&indexes)
+    }
+
+    fn validate_fulltext(&self, indexes: &[&IndexDef]) -> Result<()> {
+        if indexes.len() + self.fulltext.len() > MAX_INDEXES {
+            return Err(invalid(
+                1069,
+                format!("Too many keys specified; max {MAX_INDEXES} keys allowed"),
+            ));
+        }
+        for (n, ft) in self.fulltext.iter().enumerate() {
+            let clash = indexes
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&ft.name))
+                || self.fulltext[..n]
+                    .iter()
+                    .any(|o| o.name.eq_ignore_ascii_case(&ft.name));
+            if clash {
+                return Err(invalid(1061, format!("Duplicate key name '{}'", ft.name)));
+            }
+            if ft.columns.is_empty() || ft.columns.len() > MAX_KEY_PARTS {
+                return Err(invalid(
+                    1070,
+                    format!("Too many key parts specified; max {MAX_KEY_PARTS} parts allowed"),
+                ));
+            }
+            let mut charset = None;
+            for (k, &c) in ft.columns.iter().enumerate() {
+                let Some(col) = self.columns.get(c) else {
+                    return Err(invalid(
+                        1072,
+                        format!("Key column #{c} doesn't exist in table"),
+                    ));
+                };
+                if ft.columns[..k].contains(&c) {
+                    return Err(invalid(
+                        1060,
+                        format!("Duplicate column name '{}'", col.name),
+                    ));
+                }
+                let text = matches!(
+                    col.ty,
+                    ColumnType::Char { .. } | ColumnType::Varchar { .. } | ColumnType::Text { .. }
+                );
+                let Some(collation) = col.ty.collation().filter(|_| text) else {
+                    return Err(invalid(
+                        1283,
+                        format!("Column '{}' cannot be part of FULLTEXT index", col.name),
+                    ));
+                };
+                if charset.is_some_and(|cs| cs != collation.charset()) {
+                    return Err(invalid(
+                        1283,
+                        format!("Column '{}' cannot be part of FULLTEXT index", col.name),
+                    ));
+                }
+                charset = Some(collation.charset());
+            }
+            if let FulltextParserDef::Ngram { token_size } = ft.parser {
+                if !(1..=10).contains(&token_size) {
+                    return Err(invalid(
+                        1210,
+                        format!("Incorrect arguments to ngram_token_size {token_size}"),
+                    ));
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// The collation a FULLTEXT index compares its words in: its first
+    /// column's.
+    pub fn fulltext_collation(
+        &self,
+        ft: &FulltextIndexDef,
+    ) -> Option<crate::record::collation::Collation> {
+        ft.columns
+            .first()
+            .and_then(|&c| self.columns.get(c))
+            .and_then(|c| c.ty.collation())
     }
 
     fn validate_index(&self, idx: &IndexDef, primary: bool, page_size: PageSize) -> Result<()> {

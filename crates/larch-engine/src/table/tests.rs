@@ -83,6 +83,7 @@ fn model_def() -> TableDef {
             },
         ],
         auto_increment: None,
+        fulltext: Vec::new(),
     }
 }
 
@@ -518,6 +519,7 @@ fn definitions_are_checked_like_create_table() -> Result<()> {
             .collect(),
         primary_key: None,
         secondary: vec![],
+        fulltext: Vec::new(),
         auto_increment: None,
     };
     assert_eq!(errno(d), 1118);
@@ -542,6 +544,7 @@ fn tables_without_primary_key_use_hidden_row_ids_across_reopen() -> Result<()> {
             ),
         ],
         primary_key: None,
+        fulltext: Vec::new(),
         secondary: vec![IndexDef::on("b", &[1], false)],
         auto_increment: None,
     };
@@ -706,6 +709,7 @@ fn autoinc_def() -> TableDef {
             ),
             ColumnDef::new("v", INT),
         ],
+        fulltext: Vec::new(),
         primary_key: Some(IndexDef::on("PRIMARY", &[0], true)),
         secondary: vec![],
         auto_increment: Some(0),

@@ -296,6 +296,7 @@ pub(crate) fn as_table(
         primary_key: None,
         secondary: Vec::new(),
         auto_increment: None,
+        fulltext: Vec::new(),
     };
     let meta = TableMeta::plain(&def);
     let entry = TableEntry {
@@ -307,6 +308,7 @@ pub(crate) fn as_table(
             space: 0,
             clustered: 0,
             secondary: Vec::new(),
+            auxiliary: Vec::new(),
         },
         sql_meta: Vec::new(),
     };

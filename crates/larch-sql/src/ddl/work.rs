@@ -258,6 +258,7 @@ impl Work {
             primary_key: None,
             secondary: Vec::new(),
             auto_increment: self.cols.iter().position(|c| c.auto_inc),
+            fulltext: Vec::new(),
         };
         let mut fulltext = Vec::new();
         let mut index_comments = Vec::new();

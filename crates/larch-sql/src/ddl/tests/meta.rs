@@ -62,6 +62,7 @@ fn def_with(n: usize) -> TableDef {
         primary_key: None,
         secondary: vec![],
         auto_increment: None,
+        fulltext: Vec::new(),
     }
 }
 
