@@ -33,6 +33,21 @@
 //!   (all of them, not a top few), minus the words already attached, are
 //!   searched as extra union terms before ranking.
 //!
+//! Known differences from InnoDB, all outside the tests' MariaDB comparison:
+//! - Words are read as InnoDB reads its index tables after a sync. While
+//!   words are still in InnoDB's cache, a `word*` term visits the matching
+//!   words in its red-black tree's order (backwards from where the prefix
+//!   search stopped, then forwards), so a document holding two words with
+//!   the prefix may take its frequency from the other word than here (the
+//!   first in collation order); the cache also skips a `+` word's document
+//!   count when its node is out of range, and searches a prefix term after a
+//!   phrase in the index tables only. Non-prefix queries are unaffected.
+//! - [`super::query`] drops empty groups (`()`, `(!!)`), which InnoDB keeps:
+//!   there `x +(!!)` finds nothing and `x ()` is not a single-term query.
+//! - Query expansion after a query whose last term is `word*` does not
+//!   reproduce InnoDB's reuse of that term's wildcard state for the
+//!   expansion words.
+//!
 //! The evaluator keeps no state between calls and never panics; errors are
 //! the reader's, the parser's, MariaDB's error 191 for a phrase of more than
 //! 128 search words and error 128 past 32 nested groups.
