@@ -37,7 +37,7 @@ pub mod phrase;
 pub mod query;
 pub mod ranking;
 pub mod search;
-pub(crate) mod search_ast;
+pub mod search_ast;
 pub mod stopwords;
 pub mod sync;
 #[cfg(test)]
