@@ -3,9 +3,12 @@
 //! This module owns the pure parts of full-text search: the pieces that turn
 //! column text into index words, query strings into a syntax tree, word
 //! occurrences into InnoDB's inverted-list bytes, and match statistics into
-//! relevance values, plus the in-memory index cache and its sync policy. The
-//! pure parts touch no pages, transactions or catalog; [`auxiliary`] and
-//! [`index`] build the index maintenance on them.
+//! relevance values, the in-memory index cache and its sync policy, and the
+//! query evaluator, which reads an index only through the
+//! [`search::IndexReader`] trait. These pure parts touch no pages,
+//! transactions or catalog. On them, [`auxiliary`], [`doc_map`], [`index`],
+//! [`table_fulltext`] and [`service`] keep FULLTEXT indexes in engine tables,
+//! up to date with the transactions that change their tables.
 //!
 //! - [`tokenizer`]: InnoDB's built-in parser (word characters, the apostrophe
 //!   rule, case folding, `innodb_ft_min_token_size` / `max_token_size`, byte
@@ -20,6 +23,10 @@
 //! - [`sync`]: the shared cache budget (`innodb_ft_cache_size`,
 //!   `innodb_ft_total_cache_size`), the choice of caches a background task
 //!   syncs, and the hard limit above which writers wait;
+//! - [`search`]: the query evaluator (`MATCH ... AGAINST` in natural-language
+//!   and boolean mode, with query expansion) over an [`search::IndexReader`],
+//!   with [`search_ast`] (InnoDB's query tree and its traversal order) and
+//!   [`phrase`] (phrase and proximity verification on the document text);
 //! - [`auxiliary`]: the auxiliary tables (`INDEX_1`..`INDEX_6` per index,
 //!   `DELETED`, `BEING_DELETED`, `CONFIG` per table) as engine tables in the
 //!   user table's tablespace;
@@ -40,8 +47,11 @@ pub mod doc_map;
 pub mod ilist;
 pub mod index;
 pub mod ngram;
+pub mod phrase;
 pub mod query;
 pub mod ranking;
+pub mod search;
+pub mod search_ast;
 pub mod service;
 pub mod stopwords;
 pub mod sync;
