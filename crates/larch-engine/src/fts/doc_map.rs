@@ -206,6 +206,18 @@ impl DocMap {
         Ok(out)
     }
 
+    /// The number of documents `read` sees.
+    pub fn count(&self, read: &ReadContext) -> Result<u64> {
+        let mut c = self
+            .table
+            .scan(read, CLUSTERED, &KeyRange::all(), false, Some(&[0]))?;
+        let mut n = 0;
+        while c.next_row()?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    }
+
     /// The largest doc id with an entry, committed or not (0 if none).
     pub fn max_doc_id(&self) -> Result<u64> {
         let mut c = self.table.scan(

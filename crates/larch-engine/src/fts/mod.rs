@@ -36,6 +36,8 @@
 //! - [`doc_map`]: which row each document is (doc ids assigned at commit);
 //! - [`table_fulltext`]: a table's FULLTEXT indexes kept up to date by its
 //!   transactions' commits, and re-read after a restart;
+//! - [`table_search`]: `MATCH ... AGAINST` over a table's index, its rows
+//!   as a snapshot sees them;
 //! - [`service`]: the engine-wide budget, settings and sync task.
 //!
 //! The byte layout and the tokenizer rules are described in
@@ -56,6 +58,7 @@ pub mod service;
 pub mod stopwords;
 pub mod sync;
 pub mod table_fulltext;
+pub mod table_search;
 #[cfg(test)]
 mod test_support;
 pub mod tokenizer;

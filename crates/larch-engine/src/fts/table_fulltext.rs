@@ -82,6 +82,8 @@ impl Default for FulltextSettings {
 #[derive(Debug, Default)]
 struct Gate {
     next_doc_id: Mutex<Option<u64>>,
+    /// Committed documents (once counted; kept by commits under the gate).
+    doc_count: Mutex<Option<u64>>,
     free: Condvar,
     held: Mutex<bool>,
 }
@@ -309,6 +311,23 @@ impl TableFulltext {
         &self.common
     }
 
+    /// The number of committed documents (the table's committed rows):
+    /// counted in the doc map once, then kept by every commit.
+    pub fn doc_count(&self) -> Result<u64> {
+        if let Some(n) = *self.gate.doc_count.lock() {
+            return Ok(n);
+        }
+        let _gate = self.gate.enter();
+        let n = self.docs.count(&ReadContext::NEWEST)?;
+        *self.gate.doc_count.lock() = Some(n);
+        Ok(n)
+    }
+
+    /// The open table.
+    pub(crate) fn open_table(&self) -> Result<Arc<Table>> {
+        self.table()
+    }
+
     fn table(&self) -> Result<Arc<Table>> {
         self.table
             .lock()
@@ -340,7 +359,7 @@ impl TableFulltext {
 
     /// The bytes of `row`'s indexed columns for index `i`, in the columns'
     /// character set (`None` for NULL).
-    fn document(table: &Table, i: usize, row: &[Value]) -> Vec<Option<Vec<u8>>> {
+    pub(crate) fn document(table: &Table, i: usize, row: &[Value]) -> Vec<Option<Vec<u8>>> {
         let def = table.def();
         def.fulltext[i]
             .columns
@@ -452,11 +471,16 @@ fn text_bytes(s: &str, charset: Option<Charset>) -> Vec<u8> {
 struct CacheAdds {
     indexes: Vec<Arc<FulltextIndex>>,
     adds: Vec<(u64, Vec<Vec<Token>>)>,
-    _gate: GateGuard,
+    /// Documents the commit replaced or removed.
+    removed: u64,
+    gate: GateGuard,
 }
 
 impl AfterCommit for CacheAdds {
     fn after_commit(self: Box<Self>) -> Result<()> {
+        if let Some(n) = self.gate.0.doc_count.lock().as_mut() {
+            *n = (*n + self.adds.len() as u64).saturating_sub(self.removed);
+        }
         for (doc_id, per_index) in &self.adds {
             for (ix, tokens) in self.indexes.iter().zip(per_index) {
                 ix.add_tokens(*doc_id, tokens)?;
@@ -491,10 +515,12 @@ impl CommitParticipant for TableFulltext {
             }
         }
         let mut adds = Vec::new();
+        let mut removed = 0;
         for at in &rows {
             if let Some(old) = self.docs.doc_of_row(&ReadContext::NEWEST, at)? {
                 self.common.add_deleted(ctx, old)?;
                 self.docs.delete(ctx, old)?;
+                removed += 1;
             }
             let Some(row) = table.get(&ReadContext::NEWEST, at)? else {
                 continue;
@@ -506,7 +532,8 @@ impl CommitParticipant for TableFulltext {
         Ok(Box::new(CacheAdds {
             indexes: self.indexes.clone(),
             adds,
-            _gate: gate,
+            removed,
+            gate,
         }))
     }
 }

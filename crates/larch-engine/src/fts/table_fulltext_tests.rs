@@ -375,3 +375,127 @@ fn a_restart_rereads_committed_documents_no_sync_wrote() -> Result<()> {
     assert!(before.iter().all(|&d| d < new), "{before:?} < {new}");
     Ok(())
 }
+
+/// MATCH over the table, compared with MariaDB 10.11 on the same rows
+/// (`SELECT id, MATCH (title, body) AGAINST (...) FROM articles`).
+#[test]
+fn searches_give_mariadb_relevance() -> Result<()> {
+    use crate::fts::ranking::format_relevance;
+    use crate::fts::search::SearchMode;
+    let mut env = Env::create(Arc::new(SimVfs::new()))?;
+    let mut t = env.begin()?;
+    for (id, title, body) in [
+        (1, "MySQL Tutorial", "DBMS stands for DataBase ..."),
+        (2, "How To Use MySQL Well", "After you went through a ..."),
+        (3, "Optimizing MySQL", "In this tutorial we will show ..."),
+        (
+            4,
+            "1001 MySQL Tricks",
+            "1. Never run mysqld as root. 2. ...",
+        ),
+        (
+            5,
+            "MySQL vs. YourSQL",
+            "In the following database comparison ...",
+        ),
+        (6, "MySQL Security", "When configured properly, MySQL ..."),
+    ] {
+        env.table.insert(&mut t, &row(id, title, Some(body), 0))?;
+    }
+    t.commit()?;
+    let relevance = |env: &Env, q: &str, mode: SearchMode| -> Result<Vec<(i64, String)>> {
+        let read = ReadContext::NEWEST;
+        let found = env.ft.search(0, q.as_bytes(), mode, false, &read)?;
+        let mut out = Vec::new();
+        for id in [1, 2, 3, 4, 5, 6] {
+            let Some(at) = env.table.get(&read, &env.at(id)?)?.map(|_| env.at(id)) else {
+                continue;
+            };
+            let r = found.relevance_of_row(&env.ft, &read, &at?)?;
+            out.push((id, format_relevance(r)));
+        }
+        Ok(out)
+    };
+    let nl = SearchMode::NaturalLanguage;
+    let one = "0.22764469683170319";
+    let tiny = "0.000000001885928302414186";
+    let twice = "0.000000003771856604828372";
+    let s = |v: &[(i64, &str)]| -> Vec<(i64, String)> {
+        v.iter().map(|(i, r)| (*i, r.to_string())).collect()
+    };
+    assert_eq!(
+        relevance(&env, "database", nl)?,
+        s(&[(1, one), (2, "0"), (3, "0"), (4, "0"), (5, one), (6, "0")])
+    );
+    assert_eq!(
+        relevance(&env, "mysql tutorial", nl)?,
+        s(&[
+            (1, one),
+            (2, tiny),
+            (3, one),
+            (4, tiny),
+            (5, tiny),
+            (6, twice)
+        ])
+    );
+    assert_eq!(
+        relevance(&env, "+mysql -yoursql", SearchMode::Boolean)?,
+        s(&[
+            (1, tiny),
+            (2, tiny),
+            (3, tiny),
+            (4, tiny),
+            (5, "0"),
+            (6, twice)
+        ])
+    );
+    assert_eq!(
+        relevance(&env, "\"database comparison\"", SearchMode::Boolean)?,
+        s(&[
+            (1, "0"),
+            (2, "0"),
+            (3, "0"),
+            (4, "0"),
+            (5, "0.8331640362739563"),
+            (6, "0")
+        ])
+    );
+    // The rows found, best first.
+    let found = env
+        .ft
+        .search(0, b"database", nl, false, &ReadContext::NEWEST)?;
+    let rows = found.rows(&env.ft, &ReadContext::NEWEST)?;
+    assert_eq!(rows.len(), 2);
+    let mut t = env.begin()?;
+    env.table.delete(&mut t, &env.at(5)?)?;
+    t.commit()?;
+    assert_eq!(
+        relevance(&env, "database", nl)?,
+        s(&[
+            (1, "0.4885590672492981"),
+            (2, "0"),
+            (3, "0"),
+            (4, "0"),
+            (6, "0")
+        ])
+    );
+    let mut t = env.begin()?;
+    env.table.update(
+        &mut t,
+        &env.at(6)?,
+        &row(6, "MySQL Security", Some("database security tips"), 0),
+    )?;
+    t.commit()?;
+    env.sync_all()?;
+    assert_eq!(
+        relevance(&env, "database", nl)?,
+        s(&[
+            (1, "0.15835624933242798"),
+            (2, "0"),
+            (3, "0"),
+            (4, "0"),
+            (6, "0.15835624933242798")
+        ])
+    );
+    Ok(())
+}
