@@ -216,6 +216,7 @@ impl Database {
             weak.upgrade()?.table_by_identity(space, root)
         }));
         let purge = PurgeWorker::start(services.clone(), recovered)?;
+        catalog.fulltext().start(services.clone())?;
         crate::session::temporary::drop_leftovers(&catalog);
         let acl = crate::privileges::Acl::load(&catalog)?;
         Ok(Arc::new(Database {
@@ -389,6 +390,7 @@ impl Database {
         if let Some(mut purge) = self.purge.lock().take() {
             purge.stop();
         }
+        self.catalog.fulltext().shutdown();
         self.storage.flush_all()?;
         Ok(())
     }

@@ -199,6 +199,23 @@ fn fulltext_tables_live_with_their_table() -> Result<()> {
     let mut s = services.system.register_session()?;
     insert(&c, &services, &mut s, &[(5, "gamma zeta")])?.commit()?;
     assert_eq!(matching(&c, "gamma")?, [2, 3, 5]);
+    let check = c.check_tables()?;
+    let problems: Vec<&String> = check.tables.iter().flat_map(|(_, r)| &r.problems).collect();
+    assert!(problems.is_empty(), "{problems:?}");
+    // A row written past the full-text bookkeeping is reported.
+    let t = c.table("test", "docs")?;
+    let mut internal = TxnContext::internal();
+    let at = t.insert(&mut internal, &[Value::Int(6), Value::Str("stray".into())])?;
+    let check = c.check_tables()?;
+    let problems: Vec<&String> = check.tables.iter().flat_map(|(_, r)| &r.problems).collect();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("5 rows but 4 full-text documents")),
+        "{problems:?}"
+    );
+    t.delete(&mut internal, &at)?;
+    drop(t);
     drop(ft);
     let budget = c.fulltext().budget().clone();
     assert!(budget.total() > 0);

@@ -259,7 +259,13 @@ impl Catalog {
         let names: Vec<(String, String)> = self.cache.read().tables.keys().cloned().collect();
         let mut out = Vec::with_capacity(names.len());
         for (schema, name) in names {
-            let report = self.table(&schema, &name)?.check()?;
+            let mut report = self.table(&schema, &name)?.check()?;
+            if let Some(ft) = self.table_fulltext(&schema, &name)? {
+                for aux in ft.auxiliary_tables() {
+                    report.problems.extend(aux.check()?.problems);
+                }
+                report.problems.extend(ft.check()?);
+            }
             out.push((format!("{schema}.{name}"), report));
         }
         let mut orphans = Vec::new();

@@ -323,6 +323,45 @@ impl TableFulltext {
         Ok(n)
     }
 
+    /// Verifies that the doc id map and the table agree (one document per
+    /// row, every document's row present) and that every word table node
+    /// decodes and matches its bounds; returns the problems found. Run on a
+    /// quiet table (`CHECK TABLE`, `larch check`).
+    pub fn check(&self) -> Result<Vec<String>> {
+        let table = self.table()?;
+        let name = table.def().name.clone();
+        let mut problems = Vec::new();
+        let read = ReadContext::NEWEST;
+        let docs = self.docs.docs_above(&read, 0)?;
+        let mut rows_with_docs = std::collections::BTreeSet::new();
+        for (doc_id, at) in &docs {
+            if table.get(&read, at)?.is_none() {
+                problems.push(format!(
+                    "table '{name}' full-text document {doc_id} names a row that does not exist"
+                ));
+            } else if !rows_with_docs.insert(at.clone()) {
+                problems.push(format!(
+                    "table '{name}' full-text: a row has more than one document ({doc_id})"
+                ));
+            }
+        }
+        let rows = table.check()?.rows;
+        if rows != rows_with_docs.len() as u64 {
+            problems.push(format!(
+                "table '{name}' has {rows} rows but {} full-text documents",
+                rows_with_docs.len()
+            ));
+        }
+        for (ix, def) in self.indexes.iter().zip(&table.def().fulltext) {
+            for node in ix.word_tables().all_nodes()? {
+                if let Err(e) = node.entries() {
+                    problems.push(format!("table '{name}' FULLTEXT '{}': {e}", def.name));
+                }
+            }
+        }
+        Ok(problems)
+    }
+
     /// The open table.
     pub(crate) fn open_table(&self) -> Result<Arc<Table>> {
         self.table()
