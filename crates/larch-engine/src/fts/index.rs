@@ -190,6 +190,27 @@ impl FulltextIndex {
             .set_config(ctx, &self.synced_doc_id_key(), &synced.to_string())
     }
 
+    /// The cache limits in force.
+    pub fn budget_policy(&self) -> crate::fts::sync::SyncPolicy {
+        self.budget.policy()
+    }
+
+    /// Writes the whole cache to the word tables without undo, for a table
+    /// no one else uses yet (an index build, see [`super::build`]).
+    pub fn flush_cache_internal(&self) -> Result<()> {
+        let Some(mut job) = self.budget.sync_job_for(&self.cache) else {
+            return Err(crate::error::EngineError::Internal(
+                "full-text cache is being synced during an index build".into(),
+            ));
+        };
+        let written = job.take().and_then(|batch| {
+            let mut ctx = TxnContext::internal();
+            self.write_batch(&mut ctx, &batch)
+        });
+        self.budget.finished_sync(job)?;
+        written
+    }
+
     /// A reader of the index as it is now (see [`IndexSnapshot`]).
     pub fn snapshot(&self) -> Result<IndexSnapshot<'_>> {
         let deleted = self.common.deleted_doc_ids()?.into_iter().collect();

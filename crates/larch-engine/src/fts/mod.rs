@@ -38,12 +38,14 @@
 //!   transactions' commits, and re-read after a restart;
 //! - [`table_search`]: `MATCH ... AGAINST` over a table's index, its rows
 //!   as a snapshot sees them;
-//! - [`service`]: the engine-wide budget, settings and sync task.
+//! - [`service`]: the engine-wide budget, settings and sync task;
+//! - [`build`]: indexing the rows a new table was filled with.
 //!
 //! The byte layout and the tokenizer rules are described in
 //! `docs/fts-format.md`.
 
 pub mod auxiliary;
+pub mod build;
 pub mod cache;
 pub mod doc_map;
 pub mod ilist;

@@ -323,6 +323,19 @@ impl TableFulltext {
         Ok(n)
     }
 
+    /// Holds the commit gate: no commit of the table changes its documents
+    /// until the guard drops.
+    pub(super) fn hold_gate(&self) -> impl Drop + '_ {
+        self.gate.enter()
+    }
+
+    /// Adds `n` documents to the committed count, if counted.
+    pub(super) fn count_documents(&self, n: u64) {
+        if let Some(c) = self.gate.doc_count.lock().as_mut() {
+            *c += n;
+        }
+    }
+
     /// Verifies that the doc id map and the table agree (one document per
     /// row, every document's row present) and that every word table node
     /// decodes and matches its bounds; returns the problems found. Run on a
@@ -415,7 +428,7 @@ impl TableFulltext {
     }
 
     /// The tokens of `row` for every index.
-    fn tokens(&self, table: &Table, row: &[Value]) -> Vec<Vec<Token>> {
+    pub(super) fn tokens(&self, table: &Table, row: &[Value]) -> Vec<Vec<Token>> {
         self.indexes
             .iter()
             .enumerate()
@@ -429,7 +442,7 @@ impl TableFulltext {
 
     /// The next doc id (under the gate): above every id the map, `DELETED`
     /// and the synced ids have seen.
-    fn next_doc_id(&self) -> Result<u64> {
+    pub(super) fn next_doc_id(&self) -> Result<u64> {
         let mut next = self.gate.next_doc_id.lock();
         let id = match *next {
             Some(n) => n,
@@ -579,4 +592,4 @@ impl CommitParticipant for TableFulltext {
 
 #[cfg(test)]
 #[path = "table_fulltext_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -73,7 +73,7 @@ fn def() -> TableDef {
     }
 }
 
-fn row(id: i64, title: &str, body: Option<&str>, n: i64) -> Vec<Value> {
+pub(crate) fn row(id: i64, title: &str, body: Option<&str>, n: i64) -> Vec<Value> {
     vec![
         Value::Int(id),
         Value::Str(title.into()),
@@ -82,24 +82,28 @@ fn row(id: i64, title: &str, body: Option<&str>, n: i64) -> Vec<Value> {
     ]
 }
 
-struct Env {
-    storage: Arc<Storage>,
-    services: Arc<TransactionServices>,
-    service: Arc<FulltextService>,
-    table: Arc<Table>,
-    ft: Arc<TableFulltext>,
-    session: Session,
+pub(crate) struct Env {
+    pub(crate) storage: Arc<Storage>,
+    pub(crate) services: Arc<TransactionServices>,
+    pub(crate) service: Arc<FulltextService>,
+    pub(crate) table: Arc<Table>,
+    pub(crate) ft: Arc<TableFulltext>,
+    pub(crate) session: Session,
 }
 
 impl Env {
-    fn create(vfs: Arc<dyn Vfs>) -> Result<Env> {
+    pub(crate) fn create(vfs: Arc<dyn Vfs>) -> Result<Env> {
+        Self::create_with(vfs, SyncPolicy::default())
+    }
+
+    pub(crate) fn create_with(vfs: Arc<dyn Vfs>, policy: SyncPolicy) -> Result<Env> {
         let storage = storage(vfs)?;
         let (services, recovered) = TransactionServices::open(&storage)?;
         assert!(recovered.is_empty());
         let t = Table::create_file_per_table(&storage, def(), "test/articles.ibd")?;
         let table = Arc::new(t.with_services(&services));
         services.register_table(&table);
-        let service = FulltextService::new(SyncPolicy::default(), FulltextSettings::default());
+        let service = FulltextService::new(policy, FulltextSettings::default());
         let (ft, _) = TableFulltext::create(&table, &service)?;
         let session = services.system.register_session()?;
         Ok(Env {
@@ -112,19 +116,19 @@ impl Env {
         })
     }
 
-    fn begin(&mut self) -> Result<TxnContext> {
+    pub(crate) fn begin(&mut self) -> Result<TxnContext> {
         let trx = self
             .session
             .begin(TrxOptions::read_write(IsolationLevel::RepeatableRead))?;
         Ok(TxnContext::new(&self.services, trx))
     }
 
-    fn at(&self, id: i64) -> Result<RowRef> {
+    pub(crate) fn at(&self, id: i64) -> Result<RowRef> {
         self.table.row_ref(&[Value::Int(id)])
     }
 
     /// Doc ids holding `word` in index `i`, deleted ones left out.
-    fn docs(&self, i: usize, word: &str) -> Result<Vec<u64>> {
+    pub(crate) fn docs(&self, i: usize, word: &str) -> Result<Vec<u64>> {
         let snap = self.ft.indexes()[i].snapshot()?;
         Ok(snap
             .postings(word)?
@@ -135,7 +139,7 @@ impl Env {
     }
 
     /// The ids of the rows whose live documents hold `word` in index `i`.
-    fn rows(&self, i: usize, word: &str) -> Result<Vec<i64>> {
+    pub(crate) fn rows(&self, i: usize, word: &str) -> Result<Vec<i64>> {
         let mut out = Vec::new();
         for d in self.docs(i, word)? {
             let at = self
@@ -156,13 +160,13 @@ impl Env {
         Ok(out)
     }
 
-    fn doc_of(&self, id: i64) -> Result<Option<u64>> {
+    pub(crate) fn doc_of(&self, id: i64) -> Result<Option<u64>> {
         self.ft
             .doc_map()
             .doc_of_row(&ReadContext::NEWEST, &self.at(id)?)
     }
 
-    fn sync_all(&mut self) -> Result<()> {
+    pub(crate) fn sync_all(&mut self) -> Result<()> {
         for ix in self.ft.indexes().to_vec() {
             assert!(self
                 .service
