@@ -253,19 +253,27 @@ impl Catalog {
             .collect())
     }
 
+    /// `CHECK TABLE` of one table (see [`Table::check`]): its indexes, and
+    /// for a table with FULLTEXT indexes their auxiliary tables and the
+    /// agreement of documents and rows.
+    pub fn check_table(&self, schema: &str, name: &str) -> Result<crate::table::TableCheck> {
+        let mut report = self.table(schema, name)?.check()?;
+        if let Some(ft) = self.table_fulltext(schema, name)? {
+            for aux in ft.auxiliary_tables() {
+                report.problems.extend(aux.check()?.problems);
+            }
+            report.problems.extend(ft.check()?);
+        }
+        Ok(report)
+    }
+
     /// `CHECK TABLE` of every table (see [`Table::check`]), in name order, plus
     /// a problem for every tablespace no table refers to.
     pub fn check_tables(&self) -> Result<DictionaryCheck> {
         let names: Vec<(String, String)> = self.cache.read().tables.keys().cloned().collect();
         let mut out = Vec::with_capacity(names.len());
         for (schema, name) in names {
-            let mut report = self.table(&schema, &name)?.check()?;
-            if let Some(ft) = self.table_fulltext(&schema, &name)? {
-                for aux in ft.auxiliary_tables() {
-                    report.problems.extend(aux.check()?.problems);
-                }
-                report.problems.extend(ft.check()?);
-            }
+            let report = self.check_table(&schema, &name)?;
             out.push((format!("{schema}.{name}"), report));
         }
         let mut orphans = Vec::new();

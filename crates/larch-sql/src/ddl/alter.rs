@@ -104,7 +104,8 @@ fn run_alter(
     for n in std::mem::take(&mut w.notes) {
         s.push_warning(n);
     }
-    let fin = w.finish()?;
+    let mut fin = w.finish()?;
+    fin.settle_fulltext(s, Some(&entry.def));
     if st.algorithm == Some(ast::AlterTableAlgorithm::Copy) {
         st.force = true;
     }

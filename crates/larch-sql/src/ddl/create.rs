@@ -229,7 +229,7 @@ pub(super) fn create_table(
         return Ok(QueryResult::ok());
     };
     let stored = stored_name(s, ct, &db, &name);
-    let (fin, auto_increment) = match like {
+    let (mut fin, auto_increment) = match like {
         Some(src) => (like_definition(s, src, &db, &stored)?, None),
         None => {
             let opts = table_options(&ct.table_options, ct.comment.as_ref())?;
@@ -247,6 +247,13 @@ pub(super) fn create_table(
             (w.finish()?, opts.auto_increment)
         }
     };
+    fin.settle_fulltext(s, None);
+    if ct.temporary && !fin.def.fulltext.is_empty() {
+        return Err(SqlError::new(
+            1796,
+            "Cannot create FULLTEXT index on temporary InnoDB table",
+        ));
+    }
     replace_existing(s, ct, &db, &name, existing)?;
     let table = catalog.create_table(&db, fin.def, &fin.meta.encode())?;
     if ct.temporary {

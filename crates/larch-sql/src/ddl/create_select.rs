@@ -215,7 +215,8 @@ pub(super) fn create_table_select(
     for n in std::mem::take(&mut w.notes) {
         s.push_warning(n);
     }
-    let fin = w.finish()?;
+    let mut fin = w.finish()?;
+    fin.settle_fulltext(s, None);
     let columns = set
         .columns
         .iter()
@@ -235,6 +236,12 @@ pub(super) fn create_table_select(
         let Some(existing) = existing_table(s, ct, &db, &name)? else {
             return Ok(QueryResult::ok());
         };
+        if ct.temporary && !fin.def.fulltext.is_empty() {
+            return Err(SqlError::new(
+                1796,
+                "Cannot create FULLTEXT index on temporary InnoDB table",
+            ));
+        }
         replace_existing(s, ct, &db, &name, existing)?;
         let table = catalog.create_table(&db, fin.def, &fin.meta.encode())?;
         if ct.temporary {

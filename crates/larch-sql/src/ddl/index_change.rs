@@ -36,6 +36,7 @@ pub(super) struct IndexWork {
 pub(super) fn index_work(old: &TableDef, new: &TableDef) -> Option<IndexWork> {
     let same_rows = old.columns == new.columns
         && old.primary_key == new.primary_key
+        && old.fulltext == new.fulltext
         && (old.auto_increment == new.auto_increment || new.auto_increment.is_none());
     if !same_rows {
         return None;

@@ -67,7 +67,7 @@ pub(super) fn run(
         match op {
             MaintenanceOp::Analyze => row("status", "OK".into()),
             MaintenanceOp::Check => {
-                let report = s.db.catalog().table(&db, &t)?.check()?;
+                let report = s.db.catalog().check_table(&db, &t)?;
                 if report.problems.is_empty() {
                     row("status", "OK".into());
                 } else {

@@ -140,6 +140,7 @@ pub(super) fn apply(
     let copied = copy_rows(s, &old_table, &new_table, old, fin, to);
     let applied = match copied.and_then(|a| {
         raise_counter(&old_table, &new_table, auto_increment)?;
+        index_fulltext(s, to.0, &tmp)?;
         Ok(a)
     }) {
         Ok(a) => a,
@@ -190,6 +191,20 @@ pub(super) fn method(old: &TableEntry, fin: &Finished, force: bool) -> Result<Me
         Some(work) => Method::Indexes(work),
         None => Method::Copy,
     })
+}
+
+/// Indexes the copied rows of the new table `db.tmp` in its FULLTEXT
+/// indexes (the copy wrote them without the full-text bookkeeping).
+fn index_fulltext(s: &Session, db: &str, tmp: &str) -> Result<(), SqlError> {
+    let Some(ft) = s.db.catalog().table_fulltext(db, tmp)? else {
+        return Ok(());
+    };
+    let threads = usize::try_from(s.int_var("innodb_ft_sort_pll_degree"))
+        .unwrap_or(2)
+        .max(1);
+    let kill = s.process.kill_query.clone();
+    ft.index_existing_rows(threads, &move || kill.load(Ordering::SeqCst))?;
+    Ok(())
 }
 
 fn raise_counter(old: &Table, new: &Table, explicit: Option<u64>) -> Result<(), SqlError> {

@@ -94,6 +94,29 @@ pub(super) struct Finished {
     pub origin: Vec<Option<usize>>,
 }
 
+impl Finished {
+    /// Settles what FULLTEXT indexes take from when they are created: an
+    /// index of `old` (same name and columns) keeps its settings, a new one
+    /// takes the session's `innodb_ft_enable_stopword`.
+    pub(super) fn settle_fulltext(&mut self, s: &crate::session::Session, old: Option<&TableDef>) {
+        let stopwords = s.bool_var("innodb_ft_enable_stopword");
+        for ft in &mut self.def.fulltext {
+            let before = old.and_then(|o| {
+                o.fulltext
+                    .iter()
+                    .find(|f| f.name.eq_ignore_ascii_case(&ft.name) && f.columns == ft.columns)
+            });
+            match before {
+                Some(b) => {
+                    ft.parser = b.parser;
+                    ft.use_stopwords = b.use_stopwords;
+                }
+                None => ft.use_stopwords = stopwords,
+            }
+        }
+    }
+}
+
 impl Work {
     /// An empty table definition.
     pub fn new(name: &str, collation: Collation) -> Work {
@@ -299,10 +322,16 @@ impl Work {
             match k.kind {
                 KeyKind::Primary => def.primary_key = Some(idx),
                 KeyKind::Unique | KeyKind::Index => def.secondary.push(idx),
-                KeyKind::Fulltext => fulltext.push((
-                    k.name.clone(),
-                    idx.columns.iter().map(|c| c.column).collect(),
-                )),
+                KeyKind::Fulltext => {
+                    let columns: Vec<usize> = idx.columns.iter().map(|c| c.column).collect();
+                    def.fulltext.push(larch_engine::table::FulltextIndexDef {
+                        name: k.name.clone(),
+                        columns: columns.clone(),
+                        parser: larch_engine::table::FulltextParserDef::Builtin,
+                        use_stopwords: true,
+                    });
+                    fulltext.push((k.name.clone(), columns));
+                }
             }
         }
         let mut foreign_keys = Vec::with_capacity(self.foreign.len());

@@ -213,6 +213,16 @@ pub(super) static VARIABLES: &[VarDef] = &[
     ),
     engine("innodb_flush_log_at_trx_commit", U32),
     engine("innodb_flush_method", Kind::Str),
+    ro(
+        "innodb_ft_cache_size",
+        Kind::Int {
+            min: 1_600_000,
+            max: 80_000_000,
+        },
+        "8000000",
+    ),
+    v("innodb_ft_enable_diag_print", Global, Kind::Bool, "0"),
+    v("innodb_ft_enable_stopword", Both, Kind::Bool, "1"),
     v(
         "innodb_ft_max_token_size",
         Global,
@@ -224,6 +234,37 @@ pub(super) static VARIABLES: &[VarDef] = &[
         Global,
         Kind::Int { min: 0, max: 16 },
         "3",
+    ),
+    v(
+        "innodb_ft_num_word_optimize",
+        Global,
+        Kind::Int {
+            min: 1000,
+            max: 10_000,
+        },
+        "2000",
+    ),
+    v(
+        "innodb_ft_result_cache_limit",
+        Global,
+        Kind::Int {
+            min: 1_000_000,
+            max: 4_294_967_295,
+        },
+        "2000000000",
+    ),
+    ro(
+        "innodb_ft_sort_pll_degree",
+        Kind::Int { min: 1, max: 16 },
+        "2",
+    ),
+    ro(
+        "innodb_ft_total_cache_size",
+        Kind::Int {
+            min: 32_000_000,
+            max: 1_600_000_000,
+        },
+        "640000000",
     ),
     engine("innodb_io_capacity", U32),
     engine("innodb_io_capacity_max", U32),
@@ -240,6 +281,7 @@ pub(super) static VARIABLES: &[VarDef] = &[
     engine("innodb_log_file_size", I64),
     engine("innodb_old_blocks_pct", U32),
     engine("innodb_old_blocks_time", U32),
+    v("innodb_optimize_fulltext_only", Global, Kind::Bool, "0"),
     engine("innodb_page_size", U32),
     engine("innodb_read_ahead_threshold", U32),
     ro("innodb_rollback_on_timeout", Kind::Bool, "0"),

@@ -1,0 +1,187 @@
+//! FULLTEXT indexes defined in SQL are kept by the engine: CREATE TABLE
+//! makes them, INSERT / UPDATE / DELETE reach them when they commit (not
+//! before, not after a rollback), ALTER TABLE and CREATE FULLTEXT INDEX
+//! index the rows already there, TRUNCATE empties them, CHECK TABLE
+//! verifies them, and they survive a restart. Searches go through the
+//! engine's API here; relevance values are MariaDB 10.11's for the same
+//! rows.
+
+mod support;
+
+use std::sync::Arc;
+
+use larch_engine::config::EngineConfig;
+use larch_engine::fts::ranking::format_relevance;
+use larch_engine::fts::search::SearchMode;
+use larch_engine::record::value::Value;
+use larch_engine::table::ReadContext;
+use larch_engine::txn::{IsolationLevel, TrxOptions};
+use larch_sql::database::Database;
+use support::{error, rows, show_create, TestDb, R};
+
+/// `(first column of the row, relevance)` of every row a search of
+/// FULLTEXT index `index` of `table` finds, best first.
+fn search(db: &Database, table: &str, index: usize, query: &str) -> R<Vec<(String, String)>> {
+    let catalog = db.catalog();
+    let ft = catalog
+        .table_fulltext("test", table)?
+        .ok_or("no FULLTEXT index")?;
+    let t = catalog.table("test", table)?;
+    // A consistent read, as a query of another session makes.
+    let mut session = db.transactions().register_session()?;
+    let mut trx = session.begin(TrxOptions::read_only(IsolationLevel::RepeatableRead))?;
+    let read = ReadContext {
+        view: trx.read_view(),
+    };
+    let found = ft.search(
+        index,
+        query.as_bytes(),
+        SearchMode::NaturalLanguage,
+        false,
+        &read,
+    )?;
+    let mut out = Vec::new();
+    for (at, rank) in found.rows(&ft, &read)? {
+        let row = t.get(&read, &at)?.ok_or("a found row is missing")?;
+        let first = match &row[0] {
+            Value::Int(n) => n.to_string(),
+            Value::UInt(n) => n.to_string(),
+            Value::Str(s) => s.clone(),
+            other => format!("{other:?}"),
+        };
+        out.push((first, format_relevance(rank)));
+    }
+    trx.commit()?;
+    Ok(out)
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+const ARTICLES: &str = "CREATE TABLE articles (id INT UNSIGNED NOT NULL PRIMARY KEY, \
+     title VARCHAR(200), body TEXT, FULLTEXT KEY ft (title, body))";
+
+const ROWS: &str = "INSERT INTO articles VALUES \
+    (1,'MySQL Tutorial','DBMS stands for DataBase ...'), \
+    (2,'How To Use MySQL Well','After you went through a ...'), \
+    (3,'Optimizing MySQL','In this tutorial we will show ...'), \
+    (4,'1001 MySQL Tricks','1. Never run mysqld as root. 2. ...'), \
+    (5,'MySQL vs. YourSQL','In the following database comparison ...'), \
+    (6,'MySQL Security','When configured properly, MySQL ...')";
+
+#[test]
+fn writes_reach_the_index_when_they_commit() -> R<()> {
+    let t = TestDb::new(&[ARTICLES, ROWS])?;
+    let mut s = t.session(50)?;
+    let one = "0.22764469683170319";
+    assert_eq!(
+        search(&t.db, "articles", 0, "database")?,
+        pairs(&[("1", one), ("5", one)])
+    );
+    s.execute("START TRANSACTION")?;
+    s.execute("DELETE FROM articles WHERE id = 5")?;
+    s.execute("INSERT INTO articles VALUES (7, 'database', 'database')")?;
+    // Not before the commit...
+    assert_eq!(search(&t.db, "articles", 0, "database")?.len(), 2);
+    s.execute("ROLLBACK")?;
+    // ...and not after a rollback.
+    assert_eq!(
+        search(&t.db, "articles", 0, "database")?,
+        pairs(&[("1", one), ("5", one)])
+    );
+    s.execute("DELETE FROM articles WHERE id = 5")?;
+    assert_eq!(
+        search(&t.db, "articles", 0, "database")?,
+        pairs(&[("1", "0.4885590672492981")])
+    );
+    s.execute("UPDATE articles SET body = 'database security tips' WHERE id = 6")?;
+    let both = "0.15835624933242798";
+    assert_eq!(
+        search(&t.db, "articles", 0, "database")?,
+        pairs(&[("1", both), ("6", both)])
+    );
+    assert_eq!(
+        rows(&mut s, "CHECK TABLE articles")?,
+        vec![vec!["test.articles", "check", "status", "OK"]]
+    );
+    assert!(show_create(&mut s, "articles")?.contains("FULLTEXT KEY `ft` (`title`,`body`)"));
+    Ok(())
+}
+
+#[test]
+fn alter_create_index_and_truncate_index_existing_rows() -> R<()> {
+    let t = TestDb::new(&[
+        // No primary key: rows are addressed by hidden row ids.
+        "CREATE TABLE notes (k VARCHAR(20), body TEXT)",
+        "INSERT INTO notes VALUES ('a', 'red green'), ('b', 'green blue'), ('c', 'blue'), ('d', NULL)",
+    ])?;
+    let mut s = t.session(50)?;
+    s.execute("CREATE FULLTEXT INDEX fb ON notes (body)")?;
+    let keys: Vec<String> = search(&t.db, "notes", 0, "green")?
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(keys.len(), 2);
+    assert!(keys.contains(&"a".to_string()) && keys.contains(&"b".to_string()));
+    s.execute("ALTER TABLE notes ADD FULLTEXT fk (k, body)")?;
+    assert_eq!(search(&t.db, "notes", 1, "blue")?.len(), 2);
+    assert_eq!(search(&t.db, "notes", 0, "blue")?.len(), 2);
+    s.execute("INSERT INTO notes VALUES ('e', 'green again')")?;
+    assert_eq!(search(&t.db, "notes", 0, "green")?.len(), 3);
+    assert_eq!(
+        rows(&mut s, "CHECK TABLE notes")?,
+        vec![vec!["test.notes", "check", "status", "OK"]]
+    );
+    // A rebuild that changes other things keeps the index whole.
+    s.execute("ALTER TABLE notes ADD COLUMN n INT, FORCE")?;
+    assert_eq!(search(&t.db, "notes", 0, "green")?.len(), 3);
+    s.execute("ALTER TABLE notes DROP INDEX fk")?;
+    assert_eq!(search(&t.db, "notes", 0, "again")?.len(), 1);
+    s.execute("TRUNCATE TABLE notes")?;
+    assert!(search(&t.db, "notes", 0, "green")?.is_empty());
+    s.execute("INSERT INTO notes VALUES ('f', 'green', 1)")?;
+    assert_eq!(search(&t.db, "notes", 0, "green")?.len(), 1);
+    assert_eq!(
+        error(
+            &mut s,
+            "CREATE TEMPORARY TABLE tt (a TEXT, FULLTEXT (a)) ENGINE=InnoDB"
+        )?,
+        (
+            1796,
+            "Cannot create FULLTEXT index on temporary InnoDB table".to_string()
+        )
+    );
+    Ok(())
+}
+
+#[test]
+fn documents_survive_a_restart() -> R<()> {
+    let dir = tempfile::tempdir()?;
+    {
+        let db = Database::open(EngineConfig::new(dir.path()))?;
+        let mut s = db.new_session(0, "root", "localhost")?;
+        s.use_database("test")?;
+        s.execute(ARTICLES)?;
+        s.execute(ROWS)?;
+        s.execute("UPDATE articles SET title = 'Database Security' WHERE id = 6")?;
+        db.close()?;
+    }
+    let db: Arc<Database> = Database::open(EngineConfig::new(dir.path()))?;
+    let found = search(&db, "articles", 0, "database")?;
+    let ids: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(ids.len(), 3, "{found:?}");
+    for id in ["1", "5", "6"] {
+        assert!(ids.contains(&id), "{found:?}");
+    }
+    let mut s = db.new_session(0, "root", "localhost")?;
+    s.use_database("test")?;
+    assert_eq!(
+        rows(&mut s, "CHECK TABLE articles")?,
+        vec![vec!["test.articles", "check", "status", "OK"]]
+    );
+    db.close()?;
+    Ok(())
+}
