@@ -4,16 +4,13 @@
 //! the table is reopened with other secondary indexes, and gone with DROP.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use super::tests::open;
 use super::*;
 use crate::io::{SimVfs, Vfs};
 use crate::record::collation::Collation;
 use crate::record::value::ColumnType;
-use crate::table::{
-    ColumnDef, FulltextIndexDef, FulltextParserDef, IndexDef, PurgeWorker, ReadContext,
-};
+use crate::table::{ColumnDef, FulltextIndexDef, FulltextParserDef, IndexDef, ReadContext};
 use crate::txn::{IsolationLevel, Session, TrxOptions};
 
 fn def() -> TableDef {
@@ -154,21 +151,7 @@ fn fulltext_tables_live_with_their_table() -> Result<()> {
     services.set_table_opener(Box::new(move |space, root| {
         weak.upgrade()?.table_by_identity(space, root)
     }));
-    let mut worker = PurgeWorker::start(services.clone(), recovered)?;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while services
-        .purge
-        .recovered_pending
-        .load(std::sync::atomic::Ordering::Relaxed)
-        > 0
-    {
-        assert!(
-            Instant::now() < deadline,
-            "recovered rollback did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    worker.stop();
+    crate::table::roll_back_recovered_now(&services, recovered)?;
     assert_eq!(matching(&c, "beta")?, [1, 2]);
     assert_eq!(matching(&c, "gamma")?, [2, 3]);
     assert!(matching(&c, "epsilon")?.is_empty());

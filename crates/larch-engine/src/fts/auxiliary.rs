@@ -209,7 +209,7 @@ fn open_one(
         secondary: Vec::new(),
         auxiliary: Vec::new(),
     };
-    finish(Table::open(storage, def, &roots)?, services)
+    attach(Table::open(storage, def, &roots)?, services)
 }
 
 fn create_one(
@@ -219,13 +219,18 @@ fn create_one(
     space: u32,
     number: u16,
 ) -> Result<Arc<Table>> {
-    finish(
+    attach(
         Table::create_numbered(storage, def, space, number)?,
         services,
     )
 }
 
-fn finish(table: Table, services: Option<&Arc<TransactionServices>>) -> Result<Arc<Table>> {
+/// Shares an auxiliary table, registered with `services` (when given) so
+/// rollback and purge find it by its undo identity.
+pub(super) fn attach(
+    table: Table,
+    services: Option<&Arc<TransactionServices>>,
+) -> Result<Arc<Table>> {
     Ok(match services {
         Some(s) => {
             let t = Arc::new(table.with_services(s));
@@ -598,42 +603,5 @@ impl WordTables {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn partitions_are_stable_and_spread() {
-        let c = Collation::Utf8mb4GeneralCi;
-        // Same first-character weight, same table (case and accents in _ci).
-        assert_eq!(partition_of("apple", c), partition_of("Avocado", c));
-        assert_eq!(partition_of("élan", c), partition_of("eagle", c));
-        let mut used = [0usize; INDEX_PARTITIONS];
-        for ch in 'a'..='z' {
-            used[partition_of(&ch.to_string(), c)] += 1;
-        }
-        assert!(used.iter().all(|&n| n > 0), "letters spread: {used:?}");
-        for c in [Collation::Utf8mb4UnicodeCi, Collation::Utf8mb4Bin] {
-            let mut used = [0usize; INDEX_PARTITIONS];
-            for ch in 'a'..='z' {
-                used[partition_of(&ch.to_string(), c)] += 1;
-            }
-            assert!(used.iter().all(|&n| n > 0), "{c:?}: {used:?}");
-        }
-        assert_eq!(partition_of("", c), 0);
-    }
-
-    #[test]
-    fn index_numbers_do_not_collide() -> Result<()> {
-        let mut seen = std::collections::HashSet::new();
-        for n in AUX_INDEX_BASE..AUX_INDEX_BASE + 3 {
-            assert!(seen.insert(n));
-        }
-        for i in 0..MAX_FULLTEXT_INDEXES {
-            for p in 0..INDEX_PARTITIONS {
-                assert!(seen.insert(word_table_index_number(i, p)?));
-            }
-        }
-        assert!(word_table_index_number(MAX_FULLTEXT_INDEXES, 0).is_err());
-        Ok(())
-    }
-}
+#[path = "auxiliary_tests.rs"]
+mod tests;

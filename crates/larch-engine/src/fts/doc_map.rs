@@ -30,6 +30,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use crate::error::{EngineError, Result};
+use crate::fts::auxiliary::attach;
 use crate::record::value::{ColumnType, LobKind, Value};
 use crate::storage::Storage;
 use crate::table::{
@@ -106,7 +107,7 @@ impl DocMap {
     ) -> Result<DocMap> {
         let t = Table::create_numbered(storage, def(), space, number)?;
         Ok(DocMap {
-            table: attach(t, services),
+            table: attach(t, services)?,
         })
     }
 
@@ -125,7 +126,7 @@ impl DocMap {
         };
         let t = Table::open(storage, def(), &roots)?;
         Ok(DocMap {
-            table: attach(t, services),
+            table: attach(t, services)?,
         })
     }
 
@@ -231,16 +232,5 @@ impl DocMap {
             Some((_, values)) => values.first().map_or(Ok(0), doc_id_of),
             None => Ok(0),
         }
-    }
-}
-
-fn attach(t: Table, services: Option<&Arc<TransactionServices>>) -> Arc<Table> {
-    match services {
-        Some(s) => {
-            let t = Arc::new(t.with_services(s));
-            s.register_table(&t);
-            t
-        }
-        None => Arc::new(t),
     }
 }

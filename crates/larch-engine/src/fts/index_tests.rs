@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -18,7 +17,7 @@ use crate::fts::sync::{SyncJob, SyncPolicy};
 use crate::io::{SimVfs, Vfs};
 use crate::page::PageSize;
 use crate::storage::Storage;
-use crate::table::{PurgeWorker, TransactionServices};
+use crate::table::TransactionServices;
 use crate::txn::{IsolationLevel, Session, TrxOptions};
 
 const COLLATION: Collation = Collation::Utf8mb4GeneralCi;
@@ -362,21 +361,7 @@ fn committed_syncs_survive_a_crash_and_an_interrupted_one_rolls_back() -> Result
     assert_eq!(recovered.len(), 1);
     let common = CommonTables::open(&storage, Some(&services), space, &common_roots)?;
     let words = WordTables::open(&storage, Some(&services), space, &word_roots, COLLATION)?;
-    let mut worker = PurgeWorker::start(services.clone(), recovered)?;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while services
-        .purge
-        .recovered_pending
-        .load(std::sync::atomic::Ordering::Relaxed)
-        > 0
-    {
-        assert!(
-            Instant::now() < deadline,
-            "recovered rollback did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    worker.stop();
+    crate::table::roll_back_recovered_now(&services, recovered)?;
     let index = FulltextIndex::new(0, settings(), words, common, eager_budget());
     assert_eq!(index.synced_doc_id()?, 2);
     let snap = index.snapshot()?;

@@ -3,7 +3,6 @@
 //! changes, syncs, and a restart that re-reads what no sync wrote.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use super::*;
 use crate::config::EngineConfig;
@@ -14,7 +13,7 @@ use crate::page::PageSize;
 use crate::record::value::{ColumnType, LobKind};
 use crate::storage::Storage;
 use crate::table::{
-    ColumnDef, FulltextIndexDef, IndexDef, PurgeWorker, TableDef, TableRoots, TransactionServices,
+    ColumnDef, FulltextIndexDef, IndexDef, TableDef, TableRoots, TransactionServices,
 };
 use crate::txn::Session;
 
@@ -338,21 +337,7 @@ fn a_restart_rereads_committed_documents_no_sync_wrote() -> Result<()> {
     services.register_table(&table);
     let service = FulltextService::new(SyncPolicy::default(), FulltextSettings::default());
     let ft = TableFulltext::open(&table, &aux, &service)?;
-    let mut worker = PurgeWorker::start(services.clone(), recovered)?;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while services
-        .purge
-        .recovered_pending
-        .load(std::sync::atomic::Ordering::Relaxed)
-        > 0
-    {
-        assert!(
-            Instant::now() < deadline,
-            "recovered rollback did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    worker.stop();
+    crate::table::roll_back_recovered_now(&services, recovered)?;
     let session = services.system.register_session()?;
     let env = Env {
         storage,

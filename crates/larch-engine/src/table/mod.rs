@@ -64,6 +64,8 @@ pub use check::TableCheck;
 pub use commit_hooks::{AfterCommit, CommitParticipant, RowChange};
 pub use context::{ReadContext, TransactionServices, TxnContext, UndoMark};
 pub use layout::TableLayout;
+#[cfg(test)]
+pub(crate) use purge::roll_back_recovered_now;
 pub use purge::{purge_all, PurgeStats, PurgeWorker};
 pub use read::KeyRange;
 pub use scan::RowCursor;

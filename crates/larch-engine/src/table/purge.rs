@@ -98,6 +98,27 @@ impl PurgeWorker {
     }
 }
 
+/// Rolls back `recovered` (what [`TransactionServices::open`] returned) on
+/// a purge worker and waits until every log is rolled back (tests).
+#[cfg(test)]
+pub(crate) fn roll_back_recovered_now(
+    services: &Arc<TransactionServices>,
+    recovered: Vec<crate::undo::UndoLog>,
+) -> Result<()> {
+    let mut worker = PurgeWorker::start(services.clone(), recovered)?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while services.purge.recovered_pending.load(Ordering::Relaxed) > 0 {
+        if std::time::Instant::now() > deadline {
+            return Err(EngineError::Internal(
+                "recovered rollback did not finish".into(),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    worker.stop();
+    Ok(())
+}
+
 impl Drop for PurgeWorker {
     fn drop(&mut self) {
         self.stop();
