@@ -24,9 +24,10 @@
 //! - [`table`]: tables as a clustered and secondary B+trees with typed rows;
 //! - [`ddl`]: index builds: one scan, an external sort inside one memory
 //!   budget, trees written bottom-up;
-//! - [`catalog`]: the data dictionary (databases, tables) with crash-safe DDL;
-//! - [`fts`]: full-text search building blocks: InnoDB's tokenizer, stopwords,
-//!   the ngram parser, boolean query parsing, the inverted-list codec, ranking.
+//! - [`fts`]: full-text search: InnoDB's tokenizer, stopwords, the ngram
+//!   parser, query parsing and evaluation, the inverted-list codec, ranking,
+//!   and FULLTEXT indexes kept in auxiliary tables by committing transactions;
+//! - [`catalog`]: the data dictionary (databases, tables) with crash-safe DDL.
 
 pub mod btree;
 pub mod buffer;
