@@ -185,3 +185,200 @@ fn documents_survive_a_restart() -> R<()> {
     db.close()?;
     Ok(())
 }
+
+#[test]
+fn match_against_in_select_blocks() -> R<()> {
+    let t = TestDb::new(&[ARTICLES, ROWS])?;
+    let mut s = t.session(50)?;
+    let q = |s: &mut larch_sql::session::Session, sql: &str| rows(s, sql);
+    assert_eq!(
+        q(
+            &mut s,
+            "SELECT id, MATCH (title,body) AGAINST ('database') FROM articles ORDER BY id"
+        )?,
+        vec![
+            vec!["1", "0.22764469683170319"],
+            vec!["2", "0"],
+            vec!["3", "0"],
+            vec!["4", "0"],
+            vec!["5", "0.22764469683170319"],
+            vec!["6", "0"],
+        ]
+    );
+    // WHERE MATCH reads through the index: best first.
+    assert_eq!(
+        q(
+            &mut s,
+            "SELECT id FROM articles WHERE MATCH (title,body) AGAINST ('tutorial mysql')"
+        )?,
+        vec![
+            vec!["1"],
+            vec!["3"],
+            vec!["6"],
+            vec!["2"],
+            vec!["4"],
+            vec!["5"]
+        ]
+    );
+    assert_eq!(
+        q(
+            &mut s,
+            "SELECT id FROM articles WHERE MATCH (body, title) AGAINST ('+mysql -yoursql' IN BOOLEAN MODE) ORDER BY id DESC LIMIT 2"
+        )?,
+        vec![vec!["6"], vec!["4"]]
+    );
+    assert_eq!(
+        q(
+            &mut s,
+            "SELECT COUNT(*) FROM articles WHERE MATCH (title,body) AGAINST ('\"database comparison\"' IN BOOLEAN MODE)"
+        )?,
+        vec![vec!["1"]]
+    );
+    assert_eq!(
+        error(&mut s, "SELECT MATCH (title) AGAINST ('x') FROM articles")?.0,
+        1191
+    );
+    let header = support::columns(
+        &mut s,
+        "SELECT MATCH (title,body) AGAINST ('database') FROM articles",
+    )?;
+    assert_eq!(header[0].name, "MATCH (title,body) AGAINST ('database')");
+    // In a subquery and a join.
+    assert_eq!(
+        q(
+            &mut s,
+            "SELECT a.id FROM articles a JOIN articles b ON a.id = b.id \
+             WHERE MATCH (b.title, b.body) AGAINST ('security') ORDER BY a.id"
+        )?,
+        vec![vec!["6"]]
+    );
+    assert_eq!(
+        q(
+            &mut s,
+            "SELECT id FROM articles WHERE id IN \
+             (SELECT id FROM articles WHERE MATCH (title,body) AGAINST ('tricks')) ORDER BY id"
+        )?,
+        vec![vec!["4"]]
+    );
+    Ok(())
+}
+
+/// Queries and MariaDB 10.11's answers on the same rows.
+#[test]
+fn match_answers_are_mariadbs() -> R<()> {
+    let t = TestDb::new(&[ARTICLES, ROWS])?;
+    let mut s = t.session(50)?;
+    let cases: &[(&str, &[&[&str]])] = &[
+        (
+            "SELECT id, MATCH (title,body) AGAINST ('tutorial mysql') r FROM articles \
+             WHERE MATCH (title,body) AGAINST ('tutorial mysql')",
+            &[
+                &["1", "0.22764469683170319"],
+                &["3", "0.22764469683170319"],
+                &["6", "0.000000003771856604828372"],
+                &["2", "0.000000001885928302414186"],
+                &["4", "0.000000001885928302414186"],
+                &["5", "0.000000001885928302414186"],
+            ],
+        ),
+        (
+            "SELECT id FROM articles WHERE MATCH (title,body) AGAINST ('+MySQL -YourSQL' IN BOOLEAN MODE)",
+            &[&["6"], &["1"], &["2"], &["3"], &["4"]],
+        ),
+        (
+            "SELECT id, MATCH (title,body) AGAINST ('>security <tutorial' IN BOOLEAN MODE) r \
+             FROM articles ORDER BY id",
+            &[
+                &["1", "-0.772355318069458"],
+                &["2", "0"],
+                &["3", "-0.772355318069458"],
+                &["4", "0"],
+                &["5", "0"],
+                &["6", "1.6055192947387695"],
+            ],
+        ),
+        (
+            "SELECT id FROM articles WHERE MATCH (title,body) AGAINST ('data*' IN BOOLEAN MODE)",
+            &[&["1"], &["5"]],
+        ),
+        (
+            "SELECT id, MATCH (title,body) AGAINST ('database' WITH QUERY EXPANSION) r \
+             FROM articles ORDER BY id",
+            &[
+                &["1", "1.6663280725479126"],
+                &["2", "0.000000001885928302414186"],
+                &["3", "0.22764469683170319"],
+                &["4", "0.000000001885928302414186"],
+                &["5", "2.0442028045654297"],
+                &["6", "0.000000003771856604828372"],
+            ],
+        ),
+        (
+            "SELECT id FROM articles WHERE MATCH (title,body) AGAINST ('\"well after\"@3' IN BOOLEAN MODE)",
+            &[&["2"]],
+        ),
+        (
+            "SELECT COUNT(*) FROM articles WHERE MATCH (title,body) AGAINST ('mysql')",
+            &[&["6"]],
+        ),
+        (
+            "SELECT id FROM articles WHERE MATCH (title,body) AGAINST ('mysql') LIMIT 2",
+            &[&["6"], &["1"]],
+        ),
+        (
+            "SELECT id, ROUND(MATCH (title,body) AGAINST ('tutorial'), 4) FROM articles \
+             WHERE MATCH (title,body) AGAINST ('tutorial') > 0.1 ORDER BY 2 DESC, 1",
+            &[&["1", "0.2276"], &["3", "0.2276"]],
+        ),
+    ];
+    for (sql, want) in cases {
+        let got = rows(&mut s, sql)?;
+        let want: Vec<Vec<String>> = want
+            .iter()
+            .map(|r| r.iter().map(|v| v.to_string()).collect())
+            .collect();
+        assert_eq!(got, want, "{sql}");
+    }
+    Ok(())
+}
+
+/// What does not run yet fails with a clear error, never a different answer.
+#[test]
+fn unsupported_forms_fail_clearly() -> R<()> {
+    let t = TestDb::new(&[ARTICLES, ROWS])?;
+    let mut s = t.session(50)?;
+    for (sql, code) in [
+        (
+            "UPDATE articles SET title = 'x' WHERE MATCH (title,body) AGAINST ('database')",
+            1235,
+        ),
+        (
+            "DELETE FROM articles WHERE MATCH (title,body) AGAINST ('database')",
+            1235,
+        ),
+        (
+            "SELECT MATCH title,body AGAINST ('database') FROM articles",
+            1064,
+        ),
+        (
+            "SELECT MATCH (title,body) AGAINST (CONCAT('a', 'b')) FROM articles",
+            1064,
+        ),
+        (
+            "CREATE TABLE p (a TEXT, FULLTEXT (a) WITH PARSER ngram)",
+            1064,
+        ),
+        (
+            "SELECT MATCH (title,body) AGAINST ('(database' IN BOOLEAN MODE) FROM articles",
+            1064,
+        ),
+    ] {
+        assert_eq!(error(&mut s, sql)?.0, code, "{sql}");
+    }
+    // Nothing changed.
+    assert_eq!(
+        rows(&mut s, "SELECT COUNT(*) FROM articles")?,
+        vec![vec!["6"]]
+    );
+    Ok(())
+}

@@ -110,6 +110,38 @@ fn enum_columns<'t>(table: &'t Table, needed: Option<&[usize]>) -> Vec<(usize, &
         .collect()
 }
 
+/// Reads the rows at `addresses` (clustered keys), in that order, as
+/// [`for_each_row`] reads the rows of an access path; rows `reading` does
+/// not see are skipped.
+pub(crate) fn for_each_row_at(
+    table: &Arc<Table>,
+    addresses: &[Vec<u8>],
+    needed: Option<&[usize]>,
+    kill: &std::sync::atomic::AtomicBool,
+    reading: &RowReading<'_>,
+    each: &mut EachRow<'_>,
+) -> Result<(), SqlError> {
+    let enum_cols = enum_columns(table, needed);
+    for at in addresses {
+        check_killed(kill)?;
+        let at = larch_engine::table::RowRef(at.clone());
+        let Some(mut row) = table.get(&reading.read, &at)? else {
+            continue;
+        };
+        for (i, ty) in &enum_cols {
+            if !matches!(row[*i], Value::Null) {
+                if let Some(text) = crate::value::to_text(&row[*i], ty) {
+                    row[*i] = Value::Str(String::from_utf8_lossy(&text).into_owned());
+                }
+            }
+        }
+        if !each(&at.0, &mut row)? {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn read_rows(
     table: &Arc<Table>,

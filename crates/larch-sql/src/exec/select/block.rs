@@ -92,9 +92,11 @@ impl BlockPlan {
     /// Only plans over base tables are kept: derived tables, views and
     /// virtual tables hold rows read for one execution.
     fn reusable(&self) -> bool {
-        self.sources
-            .iter()
-            .all(|src| matches!(src.rows, SourceRows::Table(_)))
+        self.sources.iter().all(|src| {
+            matches!(src.rows, SourceRows::Table(_))
+                && src.matches.is_empty()
+                && src.fulltext_order.is_none()
+        })
     }
 }
 
@@ -172,6 +174,7 @@ pub(super) fn run_select(
     let describe = s.execution.describe_only();
     let keep = top && explain_id.is_none() && !describe && !explain::active(s);
     let kept = if keep { kept_plan(s)? } else { None };
+    let mut rewritten = None;
     let (key, mut plan) = match kept {
         Some(k) => k,
         None => {
@@ -179,9 +182,16 @@ pub(super) fn run_select(
             let in_from = explain::set_in_from(s, true);
             let sources = sources(s, &sel.from, params);
             explain::set_in_from(s, in_from);
-            (key, plan_block(s, sel, order, sources?)?)
+            let mut sources = sources?;
+            rewritten = super::fulltext::rewrite(s, sel, order, &mut sources)?;
+            let (sel, order) = match &rewritten {
+                Some((sel, order)) => (sel, order.as_slice()),
+                None => (sel, order),
+            };
+            (key, plan_block(s, sel, order, sources)?)
         }
     };
+    let sel = rewritten.as_ref().map_or(sel, |(sel, _)| sel);
     #[cfg(feature = "fault-injection")]
     crate::fault_injection::reached(crate::fault_injection::FaultPoint::SelectBlockPlanned);
     if describe {

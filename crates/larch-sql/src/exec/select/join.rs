@@ -128,7 +128,7 @@ pub(crate) fn plan(
         .map(|src| {
             let u = used.as_ref()?;
             Some(
-                (0..src.width())
+                (0..src.stored_width())
                     .filter(|i| u.get(src.offset + i).copied().unwrap_or(true))
                     .collect(),
             )
@@ -255,6 +255,10 @@ fn level(
             (Some(at), slot) => *slot = Some(RowRef(at.to_vec())),
             (None, slot) => *slot = None,
         }
+        for m in &src.matches {
+            let rank = at.and_then(|at| m.ranks.get(at)).copied().unwrap_or(0.0);
+            cur.row[src.offset + m.column] = Value::Double(f64::from(rank));
+        }
         after(s, sources, k, 0, plan, cur, ctx, emit)
     };
     let mut go_on = match &src.rows {
@@ -268,21 +272,33 @@ fn level(
                 (inner_access(s, sources, k, plan, cur.row, ctx), false)
             };
             let mut stopped = false;
-            rows::for_each_row(
-                t,
-                &access,
-                reverse,
-                plan.needed[k].as_deref(),
-                &s.process.kill_query,
-                &s.row_reading(),
-                &mut |at, vals| {
-                    let r = visit(vals, Some(at), cur, ctx)?;
-                    if !r {
-                        stopped = true;
-                    }
-                    Ok(r)
-                },
-            )?;
+            let mut each = |at: &[u8], vals: &mut [Value]| {
+                let r = visit(vals, Some(at), cur, ctx)?;
+                if !r {
+                    stopped = true;
+                }
+                Ok(r)
+            };
+            let reading = s.row_reading();
+            match (&src.fulltext_order, k) {
+                (Some(found), 0) if reading.lock.is_none() => rows::for_each_row_at(
+                    t,
+                    found,
+                    plan.needed[k].as_deref(),
+                    &s.process.kill_query,
+                    &reading,
+                    &mut each,
+                )?,
+                _ => rows::for_each_row(
+                    t,
+                    &access,
+                    reverse,
+                    plan.needed[k].as_deref(),
+                    &s.process.kill_query,
+                    &reading,
+                    &mut each,
+                )?,
+            }
             !stopped
         }
     };

@@ -38,6 +38,7 @@ mod distinct;
 mod distinct_sort;
 pub(crate) mod explain;
 mod found_rows;
+pub(crate) mod fulltext;
 mod groups;
 pub(crate) mod information_schema;
 pub(crate) mod innodb_tables;

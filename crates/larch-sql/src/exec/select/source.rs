@@ -77,11 +77,23 @@ pub(crate) struct Source {
     /// position in `*`, `usize::MAX` for a shared column merged into the
     /// other side's, which `*` and unqualified names skip (`join_tree`).
     pub star_rank: Vec<usize>,
+    /// The relevance of each `MATCH ... AGAINST` over this table, as hidden
+    /// columns after the table's own (`super::fulltext`).
+    pub matches: Vec<super::fulltext::MatchColumn>,
+    /// When the block reads this (first) source through a FULLTEXT index:
+    /// the addresses of the rows found, best first.
+    pub fulltext_order: Option<Arc<Vec<Vec<u8>>>>,
 }
 
 impl Source {
     pub fn width(&self) -> usize {
         self.columns.len()
+    }
+
+    /// The columns the source's rows hold (before the hidden relevance
+    /// columns of `MATCH`).
+    pub fn stored_width(&self) -> usize {
+        self.columns.len() - self.matches.len()
     }
 
     /// The fields a FROM item does not determine, for struct update.
@@ -100,6 +112,8 @@ impl Source {
             text_order: 0,
             explain_name: None,
             star_rank: Vec::new(),
+            matches: Vec::new(),
+            fulltext_order: None,
         }
     }
 }

@@ -38,7 +38,7 @@ pub(super) fn expand(
         }
         any = true;
         let invisible = source::invisible_columns(s, src);
-        for i in 0..src.columns.len() {
+        for i in 0..src.stored_width() {
             if invisible.get(i).copied().unwrap_or(false) {
                 continue;
             }
