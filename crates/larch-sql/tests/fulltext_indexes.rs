@@ -382,3 +382,57 @@ fn unsupported_forms_fail_clearly() -> R<()> {
     );
     Ok(())
 }
+
+/// MATCH on a table whose FULLTEXT index ALTER TABLE added (the rebuilt
+/// table keeps its build-time engine name), and ORDER BY a MATCH alias next
+/// to other expressions: both once failed (1191; an internal error).
+#[test]
+fn match_after_alter_and_ordered_by_alias() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t2 (id INT UNSIGNED AUTO_INCREMENT NOT NULL PRIMARY KEY, a VARCHAR(200), b TEXT)",
+        "INSERT INTO t2 (a, b) VALUES ('MySQL Tutorial', 'DBMS stands for DataBase'), ('How To Use MySQL Well', 'After you went')",
+        "ALTER TABLE t2 ADD FULLTEXT INDEX idx_1 (a)",
+        "ALTER TABLE t2 ADD FULLTEXT INDEX idx_2 (b)",
+        "CREATE TABLE o1 (a INT AUTO_INCREMENT PRIMARY KEY, message CHAR(20), FULLTEXT(message))",
+        "INSERT INTO o1 (message) VALUES ('Testing'),('table'),('testbug'),('steve'),('is'),('cool'),('steve is cool')",
+    ])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT id FROM t2 WHERE MATCH (a) AGAINST ('Tutorial')"
+        )?,
+        vec![vec!["1"]]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM t2 WHERE MATCH (b) AGAINST ('went')")?,
+        vec![vec!["2"]]
+    );
+    // MariaDB 10.11's answer.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT if(a in (4,7),2,1), FORMAT(MATCH (message) AGAINST ('steve'),6) as rel FROM o1 ORDER BY rel"
+        )?,
+        vec![
+            vec!["1", "0.000000"],
+            vec!["1", "0.000000"],
+            vec!["1", "0.000000"],
+            vec!["1", "0.000000"],
+            vec!["1", "0.000000"],
+            vec!["2", "0.296010"],
+            vec!["2", "0.296010"],
+        ]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT a, MATCH (message) AGAINST ('steve' IN BOOLEAN MODE) as rel FROM o1 ORDER BY rel DESC, a LIMIT 2"
+        )?,
+        vec![
+            vec!["4", "0.2960100471973419"],
+            vec!["7", "0.2960100471973419"]
+        ]
+    );
+    Ok(())
+}

@@ -29,6 +29,7 @@ use std::sync::Arc;
 use larch_engine::fts::search::SearchMode;
 use larch_engine::record::collation::Charset;
 use larch_engine::record::value::ColumnType;
+use larch_engine::table::CommitParticipant;
 use sqlparser::ast::{self, Expr, SearchModifier, VisitMut, VisitorMut};
 
 use super::source::{Source, SourceRows};
@@ -271,9 +272,21 @@ pub(super) fn rewrite(
         let SourceRows::Table(t) = &src.rows else {
             return Err(no_index());
         };
-        let ft = catalog
-            .table_fulltext(&src.db, &t.def().name)?
-            .ok_or_else(no_index)?;
+        // By name, else by the engine's name (a temporary table's hidden one;
+        // a table rebuilt by ALTER keeps its engine name from the rebuild).
+        let mine = |ft: &Arc<larch_engine::fts::table_fulltext::TableFulltext>| {
+            CommitParticipant::order(&**ft) == t.undo_identity()
+        };
+        let ft = match catalog
+            .table_fulltext(&src.db, &src.table)?
+            .filter(|ft| mine(ft))
+        {
+            Some(ft) => ft,
+            None => catalog
+                .table_fulltext(&src.db, &t.def().name)?
+                .filter(|ft| mine(ft))
+                .ok_or_else(no_index)?,
+        };
         let charset = t
             .def()
             .fulltext

@@ -217,7 +217,8 @@ pub(crate) fn column_of_source(sources: &[Source], k: usize, e: &ast::Expr) -> O
     };
     let (pos, _) = source::resolve(sources, &parts).ok().flatten()?;
     let src = &sources[k];
-    (pos >= src.offset && pos < src.offset + src.width()).then(|| pos - src.offset)
+    // A MATCH's hidden relevance column is no column of the table.
+    (pos >= src.offset && pos < src.offset + src.stored_width()).then(|| pos - src.offset)
 }
 
 /// Reads source `k` for the current rows of the sources before it.
