@@ -427,6 +427,14 @@ fn match_after_alter_and_ordered_by_alias() -> R<()> {
     assert_eq!(
         rows(
             &mut s,
+            "SELECT if(a in (4,7),2,1), MATCH (message) AGAINST ('steve' IN BOOLEAN MODE) as rel FROM o1 ORDER BY rel"
+        )?
+        .len(),
+        7
+    );
+    assert_eq!(
+        rows(
+            &mut s,
             "SELECT a, MATCH (message) AGAINST ('steve' IN BOOLEAN MODE) as rel FROM o1 ORDER BY rel DESC, a LIMIT 2"
         )?,
         vec![

@@ -555,17 +555,17 @@ fn plan_block(
                 && matches!(first.rows, SourceRows::Table(_)) =>
         {
             let column = |e: &eval::Expr| match *e {
-                eval::Expr::Column(c) if c < first.width() => Some(c),
+                eval::Expr::Column(c) if c < first.stored_width() => Some(c),
                 // ORDER BY <position>: output number usize::MAX - c.
                 eval::Expr::Column(c) if c > usize::MAX / 2 => {
                     match outputs.get(usize::MAX - c).map(|o| &o.expr.expr) {
-                        Some(&eval::Expr::Column(c)) if c < first.width() => Some(c),
+                        Some(&eval::Expr::Column(c)) if c < first.stored_width() => Some(c),
                         _ => None,
                     }
                 }
                 eval::Expr::Column(c) if c >= out_base => {
                     match outputs.get(c - out_base).map(|o| &o.expr.expr) {
-                        Some(&eval::Expr::Column(c)) if c < first.width() => Some(c),
+                        Some(&eval::Expr::Column(c)) if c < first.stored_width() => Some(c),
                         _ => None,
                     }
                 }
