@@ -348,17 +348,14 @@ fn unsupported_forms_fail_clearly() -> R<()> {
     let t = TestDb::new(&[ARTICLES, ROWS])?;
     let mut s = t.session(50)?;
     for (sql, code) in [
+        // Where MariaDB runs no search either.
         (
-            "UPDATE articles SET title = 'x' WHERE MATCH (title,body) AGAINST ('database')",
-            1235,
+            "UPDATE articles SET title = MATCH (title,body) AGAINST ('database')",
+            1764,
         ),
         (
-            "DELETE FROM articles WHERE MATCH (title,body) AGAINST ('database')",
-            1235,
-        ),
-        (
-            "SELECT MATCH title,body AGAINST ('database') FROM articles",
-            1064,
+            "DELETE FROM articles ORDER BY MATCH (title,body) AGAINST ('database') LIMIT 1",
+            1764,
         ),
         (
             "SELECT MATCH (title,body) AGAINST (CONCAT('a', 'b')) FROM articles",
@@ -442,5 +439,75 @@ fn match_after_alter_and_ordered_by_alias() -> R<()> {
             vec!["7", "0.2960100471973419"]
         ]
     );
+    Ok(())
+}
+
+/// MATCH with its column list unparenthesized, in single-table UPDATE and
+/// DELETE (WHERE, and UPDATE's ORDER BY), and beside a condition an index
+/// lookup takes (which once made the search's rows stand for the lookup's):
+/// MariaDB 10.11's answers.
+#[test]
+fn match_in_updates_deletes_and_beside_lookups() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE ft (id INT PRIMARY KEY, a VARCHAR(100), b TEXT, FULLTEXT (a, b), FULLTEXT (a))",
+        "INSERT INTO ft VALUES (1, 'apple banana', 'cherry'), (2, 'banana split', 'ice cream'), \
+         (3, 'cherry pie', 'apple'), (4, 'nothing', 'here')",
+    ])?;
+    let mut s = t.session(50)?;
+    let all = |s: &mut larch_sql::session::Session| -> R<Vec<String>> {
+        Ok(rows(s, "SELECT id, a, b FROM ft ORDER BY id")?
+            .into_iter()
+            .map(|r| r.join("|"))
+            .collect())
+    };
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT id, MATCH a,b AGAINST ('apple') > 0 FROM ft ORDER BY id"
+        )?,
+        vec![
+            vec!["1", "1"],
+            vec!["2", "0"],
+            vec!["3", "1"],
+            vec!["4", "0"]
+        ]
+    );
+    // The search's rows and a primary key lookup: only rows meeting both.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT id FROM ft WHERE MATCH (a,b) AGAINST ('apple') AND id = 1"
+        )?,
+        vec![vec!["1"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT id FROM ft WHERE MATCH (a,b) AGAINST ('apple') AND id = 2"
+        )?,
+        Vec::<Vec<String>>::new()
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT id FROM ft WHERE EXISTS (SELECT f2.id FROM ft AS f2 \
+             WHERE MATCH (f2.a, f2.b) AGAINST ('apple') AND ft.id = f2.id) ORDER BY id"
+        )?,
+        vec![vec!["1"], vec!["3"]]
+    );
+    s.execute("UPDATE ft SET a = CONCAT(a, '!') WHERE MATCH (a,b) AGAINST ('cherry')")?;
+    s.execute("UPDATE ft SET b = 'y' ORDER BY MATCH a AGAINST ('banana') DESC LIMIT 1")?;
+    assert_eq!(
+        all(&mut s)?,
+        [
+            "1|apple banana!|y",
+            "2|banana split|ice cream",
+            "3|cherry pie!|apple",
+            "4|nothing|here"
+        ]
+    );
+    s.execute("DELETE FROM ft WHERE MATCH a AGAINST ('banana') ORDER BY id DESC LIMIT 1")?;
+    s.execute("DELETE FROM ft WHERE MATCH (a,b) AGAINST ('+apple' IN BOOLEAN MODE)")?;
+    assert_eq!(all(&mut s)?, ["4|nothing|here"]);
     Ok(())
 }

@@ -59,7 +59,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-pub use autoinc::RESERVE_STEP as AUTO_INCREMENT_RESERVE_STEP;
+pub use autoinc::{AutoIncrementStep, RESERVE_STEP as AUTO_INCREMENT_RESERVE_STEP};
 pub use check::TableCheck;
 pub use commit_hooks::{AfterCommit, CommitParticipant, RowChange};
 pub use context::{ReadContext, TransactionServices, TxnContext, UndoMark};

@@ -45,6 +45,7 @@ use super::rows;
 use crate::ddl::TableMeta;
 use crate::error::{SqlError, Warning};
 use crate::eval::{self, CompileOptions, ExprType};
+use crate::exec::select::fulltext;
 use crate::parse::trigger::{Event, Timing};
 use crate::result::{OkInfo, QueryResult};
 use crate::session::Session;
@@ -500,6 +501,9 @@ fn update(
     };
     // Prepared statements number their placeholders in text order, so the
     // SET list and the WHERE read the same parameter list.
+    if sets.iter().any(|(_, e)| fulltext::has_match(e)) {
+        return Err(fulltext::unsupported_here());
+    }
     let compiled: Vec<(usize, eval::Compiled)> = sets
         .iter()
         .map(|(c, e)| eval::compile(e, &resolve, &opts).map(|x| (*c, x)))
@@ -620,6 +624,9 @@ fn delete(
         None => None,
     };
     let alias = alias.unwrap_or_else(|| t.name.clone());
+    if d.order_by.iter().any(|o| fulltext::has_match(&o.expr)) {
+        return Err(fulltext::unsupported_here());
+    }
     let found = matching_rows(
         s,
         &t,

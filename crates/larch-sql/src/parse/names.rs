@@ -61,6 +61,7 @@ pub(super) fn select_items(tokens: &[TokenWithSpan], text: &str) -> Option<Vec<(
     let mut depth = 0i32;
     let mut first: Option<usize> = None;
     let mut last = 0usize;
+    let mut in_bare_match = false;
     while i < words.len() {
         let t = words[i];
         let at_end = depth == 0
@@ -100,6 +101,15 @@ pub(super) fn select_items(tokens: &[TokenWithSpan], text: &str) -> Option<Vec<(
             Token::RParen => depth -= 1,
             _ => {}
         }
+        // `MATCH a, b AGAINST`: the column list's commas separate no items.
+        let bare_match = upper(t).as_deref() == Some("MATCH")
+            && words.get(i + 1).is_some_and(|n| n.token != Token::LParen);
+        if bare_match {
+            depth += 1;
+        } else if upper(t).as_deref() == Some("AGAINST") && in_bare_match {
+            depth -= 1;
+        }
+        in_bare_match = (in_bare_match || bare_match) && upper(t).as_deref() != Some("AGAINST");
         if first.is_none() {
             first = Some(offset(t.span.start)?);
         }

@@ -40,6 +40,7 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     }
     cast_with_charset(&mut toks);
     char_with_charset(&mut toks);
+    match_column_list(&mut toks);
     quoted_user_variables(&mut toks);
     // EXPLAIN FORMAT=TRADITIONAL -> EXPLAIN (the table EXPLAIN prints; the
     // name MariaDB takes for it beside JSON)
@@ -290,6 +291,40 @@ fn cast_with_charset(toks: &mut Vec<TokenWithSpan>) {
             }
         }
         i += 2;
+    }
+}
+
+/// `MATCH a, b AGAINST (...)` -> `MATCH (a, b) AGAINST (...)`: MariaDB
+/// takes the column list with or without parentheses, sqlparser only with.
+fn match_column_list(toks: &mut Vec<TokenWithSpan>) {
+    let mut i = 0;
+    while i + 1 < toks.len() {
+        if word_upper(toks.get(i)).as_deref() != Some("MATCH") || toks[i + 1].token == Token::LParen
+        {
+            i += 1;
+            continue;
+        }
+        // Only names, dots and commas up to AGAINST.
+        let mut k = i + 1;
+        let against = loop {
+            match toks.get(k).map(|t| &t.token) {
+                Some(Token::Word(_)) if word_upper(toks.get(k)).as_deref() == Some("AGAINST") => {
+                    break Some(k)
+                }
+                Some(Token::Word(_) | Token::Period | Token::Comma) => k += 1,
+                _ => break None,
+            }
+        };
+        match against {
+            Some(at) if at > i + 1 => {
+                let close = with_token(&toks[at], Token::RParen);
+                toks.insert(at, close);
+                let open = with_token(&toks[i + 1], Token::LParen);
+                toks.insert(i + 1, open);
+                i = at + 2;
+            }
+            _ => i += 1,
+        }
     }
 }
 

@@ -107,6 +107,14 @@ fn rewrites_close_sqlparser_gaps() {
         "UPDATE t1 CROSS JOIN t2 SET t1.a = t2.a WHERE t1.id = t2.id"
     );
     assert_eq!(sql_of("EXPLAIN EXTENDED SELECT 1"), "EXPLAIN SELECT 1");
+    assert_eq!(
+        sql_of("SELECT * FROM t WHERE MATCH a, t.b AGAINST ('x') AND MATCH (c) AGAINST ('y')"),
+        "SELECT * FROM t WHERE MATCH (a, t.b) AGAINST ('x') AND MATCH (c) AGAINST ('y')"
+    );
+    assert_eq!(
+        sql_of("SELECT MATCH a,b AGAINST ('x'), 1 FROM t"),
+        "SELECT MATCH (a, b) AGAINST ('x') AS `MATCH a,b AGAINST ('x')`, 1 AS `1` FROM t"
+    );
     // Quoted words are never rewritten.
     assert_eq!(
         sql_of("SELECT 'LOCK IN SHARE MODE', `mod`"),

@@ -28,8 +28,8 @@ use std::sync::Arc;
 
 use larch_engine::fts::search::SearchMode;
 use larch_engine::record::collation::Charset;
-use larch_engine::record::value::ColumnType;
-use larch_engine::table::CommitParticipant;
+use larch_engine::record::value::{ColumnType, Value};
+use larch_engine::table::{CommitParticipant, Table, TableDef};
 use sqlparser::ast::{self, Expr, SearchModifier, VisitMut, VisitorMut};
 
 use super::source::{Source, SourceRows};
@@ -57,7 +57,7 @@ struct MatchKey {
 }
 
 /// True when `e` holds a MATCH ... AGAINST.
-fn has_match(e: &Expr) -> bool {
+pub(crate) fn has_match(e: &Expr) -> bool {
     let mut found = false;
     let _ = ast::visit_expressions(e, |x| {
         if matches!(x, Expr::MatchAgainst { .. }) {
@@ -104,33 +104,54 @@ fn resolve(
     value: &ast::Value,
     modifier: Option<SearchModifier>,
 ) -> Result<MatchKey, SqlError> {
-    let mut source = None;
-    let mut positions = Vec::with_capacity(columns.len());
-    for c in columns {
-        let parts: Vec<ast::Ident> = c.0.iter().filter_map(|p| p.as_ident().cloned()).collect();
-        let Some((pos, _)) = super::source::resolve(sources, &parts)? else {
-            return Err(SqlError::new(
-                1054,
-                format!("Unknown column '{c}' in 'MATCH()'"),
-            ));
+    let find = |parts: &[ast::Ident]| -> Result<Option<(usize, usize)>, SqlError> {
+        let Some((pos, _)) = super::source::resolve(sources, parts)? else {
+            return Ok(None);
         };
         let k = sources
             .iter()
             .position(|s| pos >= s.offset && pos < s.offset + s.stored_width())
             .ok_or_else(bad_match)?;
+        Ok(Some((k, pos - sources[k].offset)))
+    };
+    let table_of = |k: usize| match &sources[k].rows {
+        SourceRows::Table(t) => Some(t.def()),
+        SourceRows::Rows(_) => None,
+    };
+    resolve_with(&find, &table_of, columns, value, modifier)
+}
+
+/// [`resolve`] over any sources: `find` gives a column's source and
+/// position in it, `table_of` a source's table definition.
+fn resolve_with<'d>(
+    find: &dyn Fn(&[ast::Ident]) -> Result<Option<(usize, usize)>, SqlError>,
+    table_of: &dyn Fn(usize) -> Option<&'d TableDef>,
+    columns: &[ast::ObjectName],
+    value: &ast::Value,
+    modifier: Option<SearchModifier>,
+) -> Result<MatchKey, SqlError> {
+    let mut source = None;
+    let mut positions = Vec::with_capacity(columns.len());
+    for c in columns {
+        let parts: Vec<ast::Ident> = c.0.iter().filter_map(|p| p.as_ident().cloned()).collect();
+        let Some((k, pos)) = find(&parts)? else {
+            return Err(SqlError::new(
+                1054,
+                format!("Unknown column '{c}' in 'MATCH()'"),
+            ));
+        };
         if source.is_some_and(|o| o != k) {
             return Err(bad_match());
         }
         source = Some(k);
-        positions.push(pos - sources[k].offset);
+        positions.push(pos);
     }
     let k = source.ok_or_else(bad_match)?;
-    let SourceRows::Table(t) = &sources[k].rows else {
+    let Some(def) = table_of(k) else {
         return Err(no_index());
     };
     positions.sort_unstable();
-    let index = t
-        .def()
+    let index = def
         .fulltext
         .iter()
         .position(|ft| {
@@ -162,13 +183,27 @@ fn resolve(
     })
 }
 
+/// MATCH where MariaDB runs no search: in UPDATE's SET list and DELETE's
+/// ORDER BY.
+pub(crate) fn unsupported_here() -> SqlError {
+    SqlError::new(
+        1764,
+        "The table does not have FULLTEXT index to support this query",
+    )
+}
+
 fn no_index() -> SqlError {
     SqlError::new(1191, "Can't find FULLTEXT index matching the column list")
 }
 
-/// Replaces MATCH expressions by column references, resolving them first.
+type ResolveMatch<'a> = dyn Fn(&[ast::ObjectName], &ast::Value, Option<SearchModifier>) -> Result<MatchKey, SqlError>
+    + 'a;
+
+/// Replaces MATCH expressions by column references, resolving them first:
+/// the `n`th distinct MATCH becomes `reference(n, key)`.
 struct Replace<'a> {
-    sources: &'a [Source],
+    resolve: &'a ResolveMatch<'a>,
+    reference: &'a dyn Fn(usize, &MatchKey) -> Expr,
     keys: Vec<MatchKey>,
     error: Option<SqlError>,
 }
@@ -185,12 +220,7 @@ impl VisitorMut for Replace<'_> {
         else {
             return ControlFlow::Continue(());
         };
-        let key = match resolve(
-            self.sources,
-            columns,
-            &match_value.value,
-            opt_search_modifier.clone(),
-        ) {
+        let key = match (self.resolve)(columns, &match_value.value, opt_search_modifier.clone()) {
             Ok(k) => k,
             Err(err) => {
                 self.error = Some(err);
@@ -204,13 +234,46 @@ impl VisitorMut for Replace<'_> {
                 self.keys.len() - 1
             }
         };
-        let alias = self.sources[self.keys[n].source].alias.clone();
-        *e = Expr::CompoundIdentifier(vec![
-            ast::Ident::with_quote('`', alias),
-            ast::Ident::with_quote('`', column_name(n)),
-        ]);
+        *e = (self.reference)(n, &self.keys[n]);
         ControlFlow::Continue(())
     }
+}
+
+/// Runs the search of `key` over the table `db`.`name` (open as `t`) with
+/// the statement's snapshot: the rows found, best first, by address.
+fn search_rows(
+    s: &Session,
+    db: &str,
+    name: &str,
+    t: &Arc<Table>,
+    key: &MatchKey,
+) -> Result<Vec<(Vec<u8>, f32)>, SqlError> {
+    let catalog = s.db.catalog();
+    // By name, else by the engine's name (a temporary table's hidden one;
+    // a table rebuilt by ALTER keeps its engine name from the rebuild).
+    let mine = |ft: &Arc<larch_engine::fts::table_fulltext::TableFulltext>| {
+        CommitParticipant::order(&**ft) == t.undo_identity()
+    };
+    let ft = match catalog.table_fulltext(db, name)?.filter(|ft| mine(ft)) {
+        Some(ft) => ft,
+        None => catalog
+            .table_fulltext(db, &t.def().name)?
+            .filter(|ft| mine(ft))
+            .ok_or_else(no_index)?,
+    };
+    let charset = t
+        .def()
+        .fulltext
+        .get(key.index)
+        .and_then(|d| t.def().fulltext_collation(d))
+        .map_or(Charset::Utf8mb4, |c| c.charset());
+    let bytes = query_bytes(&key.query, charset);
+    let found = ft.search(key.index, &bytes, key.mode, key.expansion, &s.read)?;
+    Ok(found
+        .rows(&ft, &s.read)?
+        .into_iter()
+        .map(|(at, rank)| (at.0, rank))
+        .collect())
 }
 
 /// The query as bytes of the index's character set.
@@ -249,8 +312,18 @@ pub(super) fn rewrite(
             }
         }
     }
+    let view: &[Source] = sources;
+    let resolve_match =
+        |columns: &[ast::ObjectName], value: &ast::Value, m| resolve(view, columns, value, m);
+    let reference = |n: usize, key: &MatchKey| {
+        Expr::CompoundIdentifier(vec![
+            ast::Ident::with_quote('`', view[key.source].alias.clone()),
+            ast::Ident::with_quote('`', column_name(n)),
+        ])
+    };
     let mut replace = Replace {
-        sources,
+        resolve: &resolve_match,
+        reference: &reference,
         keys: Vec::new(),
         error: None,
     };
@@ -265,42 +338,13 @@ pub(super) fn rewrite(
     }
     let keys = replace.keys;
     // Run each search, then add the hidden columns.
-    let catalog = s.db.catalog();
     let mut found_rows: Vec<Vec<(Vec<u8>, f32)>> = Vec::with_capacity(keys.len());
     for key in &keys {
         let src = &sources[key.source];
         let SourceRows::Table(t) = &src.rows else {
             return Err(no_index());
         };
-        // By name, else by the engine's name (a temporary table's hidden one;
-        // a table rebuilt by ALTER keeps its engine name from the rebuild).
-        let mine = |ft: &Arc<larch_engine::fts::table_fulltext::TableFulltext>| {
-            CommitParticipant::order(&**ft) == t.undo_identity()
-        };
-        let ft = match catalog
-            .table_fulltext(&src.db, &src.table)?
-            .filter(|ft| mine(ft))
-        {
-            Some(ft) => ft,
-            None => catalog
-                .table_fulltext(&src.db, &t.def().name)?
-                .filter(|ft| mine(ft))
-                .ok_or_else(no_index)?,
-        };
-        let charset = t
-            .def()
-            .fulltext
-            .get(key.index)
-            .and_then(|d| t.def().fulltext_collation(d))
-            .map_or(Charset::Utf8mb4, |c| c.charset());
-        let bytes = query_bytes(&key.query, charset);
-        let found = ft.search(key.index, &bytes, key.mode, key.expansion, &s.read)?;
-        let rows = found
-            .rows(&ft, &s.read)?
-            .into_iter()
-            .map(|(at, rank)| (at.0, rank))
-            .collect();
-        found_rows.push(rows);
+        found_rows.push(search_rows(s, &src.db, &src.table, t, key)?);
     }
     for (n, (key, rows)) in keys.iter().zip(&found_rows).enumerate() {
         let src = &mut sources[key.source];
@@ -341,4 +385,105 @@ pub(super) fn rewrite(
         }
     }
     Ok(Some((sel, order)))
+}
+
+/// The relevance of each MATCH of a single-table UPDATE or DELETE
+/// ([`rewrite_target`]): hidden columns past the table's own.
+pub(crate) struct TargetMatches {
+    /// The hidden columns' names, in order after the table's columns.
+    names: Vec<String>,
+    ranks: Vec<HashMap<Vec<u8>, f32>>,
+}
+
+impl TargetMatches {
+    /// The position of the hidden column `name` (past `width` columns).
+    pub(crate) fn column(&self, name: &str, width: usize) -> Option<usize> {
+        self.names.iter().position(|n| n == name).map(|n| width + n)
+    }
+
+    /// The row at address `at` with its relevance values appended.
+    pub(crate) fn extend(&self, at: &[u8], row: &[Value]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(row.len() + self.ranks.len());
+        out.extend_from_slice(row);
+        out.extend(
+            self.ranks
+                .iter()
+                .map(|r| Value::Double(r.get(at).copied().map_or(0.0, f64::from))),
+        );
+        out
+    }
+}
+
+/// MATCH in the WHERE and ORDER BY of a single-table UPDATE or DELETE of
+/// `db`.`name` (open as `t`, qualified as `alias`): runs each search once
+/// and replaces each MATCH by a column name no column of the table has;
+/// `None` when there is no MATCH (nothing changed).
+pub(crate) fn rewrite_target(
+    s: &Session,
+    db: &str,
+    name: &str,
+    alias: &str,
+    t: &Arc<Table>,
+    exprs: &mut [&mut Expr],
+) -> Result<Option<TargetMatches>, SqlError> {
+    if !exprs.iter().any(|e| has_match(e)) {
+        return Ok(None);
+    }
+    let def = t.def();
+    let find = |parts: &[ast::Ident]| -> Result<Option<(usize, usize)>, SqlError> {
+        let (q, c) = match parts {
+            [c] => (None, c),
+            [tb, c] | [_, tb, c] => (Some(&tb.value), c),
+            _ => return Ok(None),
+        };
+        if q.is_some_and(|q| q != alias && q != name) {
+            return Ok(None);
+        }
+        Ok(def
+            .columns
+            .iter()
+            .position(|col| col.name.eq_ignore_ascii_case(&c.value))
+            .map(|i| (0, i)))
+    };
+    let table_of = |_: usize| Some(def);
+    let resolve_match = |columns: &[ast::ObjectName], value: &ast::Value, m| {
+        resolve_with(&find, &table_of, columns, value, m)
+    };
+    // `#match<n>`, with as many more `#` in front as it takes to be no
+    // column's name.
+    let mut prefix = String::from("#match");
+    while def
+        .columns
+        .iter()
+        .any(|c| c.name.to_ascii_lowercase().starts_with(&prefix))
+    {
+        prefix.insert(0, '#');
+    }
+    let hidden = |n: usize| format!("{prefix}{n}");
+    let reference =
+        |n: usize, _: &MatchKey| Expr::Identifier(ast::Ident::with_quote('`', hidden(n)));
+    let mut replace = Replace {
+        resolve: &resolve_match,
+        reference: &reference,
+        keys: Vec::new(),
+        error: None,
+    };
+    for e in exprs.iter_mut() {
+        if replace.error.is_none() {
+            let _ = e.visit(&mut replace);
+        }
+    }
+    if let Some(e) = replace.error {
+        return Err(e);
+    }
+    let mut out = TargetMatches {
+        names: Vec::with_capacity(replace.keys.len()),
+        ranks: Vec::with_capacity(replace.keys.len()),
+    };
+    for (n, key) in replace.keys.iter().enumerate() {
+        out.names.push(hidden(n));
+        out.ranks
+            .push(search_rows(s, db, name, t, key)?.into_iter().collect());
+    }
+    Ok(Some(out))
 }

@@ -281,15 +281,20 @@ fn level(
                 Ok(r)
             };
             let reading = s.row_reading();
+            // The rows the search found, best first, stand for a full
+            // scan only: an index access path may have taken conditions
+            // out of the WHERE that only its rows meet.
             match (&src.fulltext_order, k) {
-                (Some(found), 0) if reading.lock.is_none() => rows::for_each_row_at(
-                    t,
-                    found,
-                    plan.needed[k].as_deref(),
-                    &s.process.kill_query,
-                    &reading,
-                    &mut each,
-                )?,
+                (Some(found), 0) if reading.lock.is_none() && matches!(access, Access::Scan) => {
+                    rows::for_each_row_at(
+                        t,
+                        found,
+                        plan.needed[k].as_deref(),
+                        &s.process.kill_query,
+                        &reading,
+                        &mut each,
+                    )?
+                }
                 _ => rows::for_each_row(
                     t,
                     &access,

@@ -16,12 +16,18 @@
 //! - Values reserved and not used are gaps: the next statement continues
 //!   after the interval.
 //!
+//! - With `auto_increment_increment` above 1, values are spaced by it and
+//!   start from `auto_increment_offset` (an interval of N values spans
+//!   N increments), and an explicit value moves the next one to the next
+//!   value of the series past it, as MariaDB's `compute_next_insert_id`.
+//!
 //! Values come from the table's counter (`Table::allocate_auto_increment`),
 //! which never hands out a value twice; concurrent statements interleave.
 
-use larch_engine::table::Table;
+use larch_engine::table::{AutoIncrementStep, Table};
 
 use crate::error::SqlError;
+use crate::session::Session;
 
 /// Most values one interval reserves (MariaDB's `AUTO_INC_DEFAULT_NB_MAX`).
 const MAX_INTERVAL: u64 = 65_535;
@@ -40,6 +46,26 @@ pub(crate) struct AutoIncrementRun {
     /// Rows left of the last reservation's count (InnoDB's
     /// `n_autoinc_rows`): a new interval is that long while it is not 0.
     left: u64,
+    /// The session's spacing, read at the statement's first value.
+    step: Option<AutoIncrementStep>,
+}
+
+/// The session's `auto_increment_increment` and `auto_increment_offset`.
+fn session_step(s: &Session) -> AutoIncrementStep {
+    let var = |name: &str| u64::try_from(s.int_var(name)).unwrap_or(1);
+    AutoIncrementStep::new(
+        var("auto_increment_increment"),
+        var("auto_increment_offset"),
+    )
+}
+
+/// The value of the series after `v` (MariaDB's `compute_next_insert_id`).
+fn next_in_series(v: u64, step: AutoIncrementStep) -> u64 {
+    if step.increment <= 1 {
+        v.saturating_add(1)
+    } else {
+        step.align(v.saturating_add(1))
+    }
 }
 
 impl AutoIncrementRun {
@@ -51,11 +77,16 @@ impl AutoIncrementRun {
         }
     }
 
+    fn step_of(&mut self, s: &Session) -> AutoIncrementStep {
+        *self.step.get_or_insert_with(|| session_step(s))
+    }
+
     /// The value for a row that asks for one.
-    pub(crate) fn take(&mut self, table: &Table) -> Result<u64, SqlError> {
+    pub(crate) fn take(&mut self, s: &Session, table: &Table) -> Result<u64, SqlError> {
+        let step = self.step_of(s);
         if self.next != 0 && self.next < self.end {
             let v = self.next;
-            self.next += 1;
+            self.next = v.saturating_add(step.increment);
             return Ok(v);
         }
         if self.left == 0 {
@@ -67,12 +98,12 @@ impl AutoIncrementRun {
         }
         if self.next != 0 {
             // After an explicit value: continue at or above it.
-            table.observe_auto_increment(self.next - 1)?;
+            table.observe_auto_increment_stepped(self.next - 1, step)?;
         }
-        let first = table.allocate_auto_increment(self.left)?;
+        let first = table.allocate_auto_increment_stepped(self.left, step)?;
         self.intervals += 1;
-        self.next = first + 1;
-        self.end = first.saturating_add(self.left);
+        self.next = first.saturating_add(step.increment);
+        self.end = first.saturating_add(self.left.saturating_mul(step.increment));
         Ok(first)
     }
 
@@ -86,10 +117,22 @@ impl AutoIncrementRun {
         self.next = value;
     }
 
-    /// A row carries the explicit value `value`.
-    pub(crate) fn explicit(&mut self, value: u64) {
+    /// A row carries the explicit value `value`: later values come after
+    /// it (the table's counter moves past it in the series as InnoDB's
+    /// does).
+    pub(crate) fn explicit(
+        &mut self,
+        s: &Session,
+        table: &Table,
+        value: u64,
+    ) -> Result<(), SqlError> {
+        let step = self.step_of(s);
         if self.next != 0 && value >= self.next {
-            self.next = value.saturating_add(1);
+            self.next = next_in_series(value, step);
         }
+        if step.increment > 1 {
+            table.observe_auto_increment_stepped(value, step)?;
+        }
+        Ok(())
     }
 }

@@ -477,11 +477,12 @@ fn insert_counted(
         if let Some(a) = auto {
             let zero = matches!(full[a], Value::Int(0) | Value::UInt(0)) && !no_auto_on_zero;
             if full[a].is_null() || zero {
-                let id = w.auto_increment.take(&t.table)?;
+                let id = w.auto_increment.take(s, &t.table)?;
                 full[a] = convert(s, t, a, &Value::UInt(id), row_no, w)?;
                 generated = Some(id);
             } else {
-                w.auto_increment.explicit(auto_value(&full[a]));
+                w.auto_increment
+                    .explicit(s, &t.table, auto_value(&full[a]))?;
             }
             w.auto_increment.row_done();
         }

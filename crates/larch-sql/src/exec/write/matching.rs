@@ -9,6 +9,7 @@ use sqlparser::ast;
 use super::{col_type, rows, Target, Writer};
 use crate::error::SqlError;
 use crate::eval::{self, CompileOptions};
+use crate::exec::select::fulltext;
 use crate::session::Session;
 
 /// The rows an UPDATE or DELETE changes: (address, row as read); the
@@ -27,8 +28,19 @@ pub(super) fn matching_rows(
     let selection = selection
         .map(|e| with_subqueries(s, e, params))
         .transpose()?;
-    let selection = selection.as_deref();
+    // MATCH ... AGAINST: searched once, then read per row as hidden
+    // columns past the table's own.
+    let mut selection = selection.map(|c| c.into_owned());
+    let mut order_by: Vec<ast::OrderByExpr> = order_by.to_vec();
+    let matches = {
+        let mut exprs: Vec<&mut ast::Expr> = selection.iter_mut().collect();
+        exprs.extend(order_by.iter_mut().map(|o| &mut o.expr));
+        fulltext::rewrite_target(s, &t.db, &t.name, alias, &t.table, &mut exprs)?
+    };
+    let selection = selection.as_ref();
+    let order_by = order_by.as_slice();
     let def = t.table.def();
+    let width = def.columns.len();
     let resolve = |parts: &[ast::Ident]| {
         let (q, name) = match parts {
             [c] => (None, &c.value),
@@ -36,6 +48,17 @@ pub(super) fn matching_rows(
             [_, tb, c] => (Some(&tb.value), &c.value),
             _ => return None,
         };
+        if let (None, Some(m)) = (q, &matches) {
+            if let Some(i) = m.column(name, width) {
+                return Some((
+                    i,
+                    crate::eval::ExprType {
+                        ty: larch_engine::record::value::ColumnType::Double,
+                        nullable: false,
+                    },
+                ));
+            }
+        }
         if q.is_some_and(|q| q != alias && *q != t.name) {
             return None;
         }
@@ -60,7 +83,8 @@ pub(super) fn matching_rows(
                 ast::Expr::CompoundIdentifier(p) => p.clone(),
                 _ => vec![],
             };
-            resolve(&parts).map(|(i, _)| i)
+            // The relevance columns have no index.
+            resolve(&parts).map(|(i, _)| i).filter(|&i| i < width)
         }
         _ => None,
     };
@@ -99,15 +123,27 @@ pub(super) fn matching_rows(
         &s.process.kill_query,
         &s.row_reading(),
         &mut |at, row| {
+            let extended;
+            let full: &[Value] = match &matches {
+                Some(m) => {
+                    extended = m.extend(at, row);
+                    &extended
+                }
+                None => row,
+            };
             if let Some(c) = &cond {
-                if !rows::truthy(&c.eval(row, &mut ctx)?) {
+                if !rows::truthy(&c.eval(full, &mut ctx)?) {
                     return Ok(true);
                 }
             }
-            let row: Vec<Value> = row
-                .iter_mut()
-                .map(|v| std::mem::replace(v, Value::Null))
-                .collect();
+            let row: Vec<Value> = match &matches {
+                // ORDER BY may sort by the relevance: kept until sorted.
+                Some(_) if !order_by.is_empty() => full.to_vec(),
+                _ => row
+                    .iter_mut()
+                    .map(|v| std::mem::replace(v, Value::Null))
+                    .collect(),
+            };
             out.push((RowRef(at.to_vec()), row));
             Ok(stop.is_none_or(|n| (out.len() as u64) < n))
         },
@@ -150,6 +186,9 @@ pub(super) fn matching_rows(
             std::cmp::Ordering::Equal
         });
         out = keyed.into_iter().map(|(_, i)| i).collect();
+        for (_, row) in out.iter_mut() {
+            row.truncate(width);
+        }
         if let Some(n) = limit_n {
             out.truncate(usize::try_from(n).unwrap_or(usize::MAX));
         }
