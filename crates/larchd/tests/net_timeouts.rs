@@ -42,17 +42,20 @@ fn wait_timeout_of_the_session_and_of_the_server() -> Res {
     let mut keeper = server.connect()?;
     keeper.query_drop("SET SESSION wait_timeout = 600")?;
     admin.query_drop("SET GLOBAL wait_timeout = 1")?;
-    // The follower's next wait runs under the new global value; the
-    // admin's own next command comes at once and restores the default.
+    // The follower's next wait runs under the new global value (the
+    // admin's too). The default comes back from a new connection once the
+    // waits are over, so no wait can start under it by a race.
     follower.query_drop("SELECT 1")?;
     keeper.query_drop("SELECT 1")?;
-    admin.query_drop("SET GLOBAL wait_timeout = DEFAULT")?;
     std::thread::sleep(PAST_ONE_SECOND);
     assert!(
         follower.query_drop("SELECT 1").is_err(),
         "SET GLOBAL wait_timeout reaches a running connection"
     );
     assert_eq!(keeper.query_first::<i64, _>("SELECT 3")?, Some(3));
+    drop(admin);
+    let mut admin = server.connect()?;
+    admin.query_drop("SET GLOBAL wait_timeout = DEFAULT")?;
     assert_eq!(
         admin.query_first::<u64, _>("SELECT @@GLOBAL.wait_timeout")?,
         Some(28_800)

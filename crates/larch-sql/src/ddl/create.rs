@@ -37,6 +37,112 @@ pub(super) struct TableOptions {
     pub row_format: Option<String>,
     pub comment: Option<String>,
     pub auto_increment: Option<u64>,
+    /// The other options SHOW CREATE TABLE shows (`table_options`): name
+    /// and value, `None` to take the option away (`= DEFAULT`, or a value
+    /// MariaDB does not show).
+    pub kept: Vec<(String, Option<String>)>,
+}
+
+/// The table options kept and shown by SHOW CREATE TABLE besides ENGINE,
+/// AUTO_INCREMENT, the character set, ROW_FORMAT and COMMENT, in the order
+/// MariaDB prints them; engine-defined ones (back-quoted) come last.
+const SHOWN_OPTIONS: &[&str] = &[
+    "MIN_ROWS",
+    "MAX_ROWS",
+    "AVG_ROW_LENGTH",
+    "PACK_KEYS",
+    "STATS_PERSISTENT",
+    "STATS_AUTO_RECALC",
+    "STATS_SAMPLE_PAGES",
+    "CHECKSUM",
+    "PAGE_CHECKSUM",
+    "DELAY_KEY_WRITE",
+    "TRANSACTIONAL",
+    "KEY_BLOCK_SIZE",
+    "CONNECTION",
+    "`PAGE_COMPRESSED`",
+    "`PAGE_COMPRESSION_LEVEL`",
+    "`ENCRYPTED`",
+    "`ENCRYPTION_KEY_ID`",
+];
+
+/// How SHOW CREATE TABLE shows option `name` given as `text`: `None` when
+/// it is not shown (MariaDB's defaults: 0 rows, `DEFAULT`, ...).
+fn shown_value(name: &str, text: &str) -> Result<Option<String>, SqlError> {
+    let upper = text.to_ascii_uppercase();
+    if upper == "DEFAULT" {
+        return Ok(None);
+    }
+    // Larch has no encryption keys: asking for encryption is refused, as
+    // MariaDB refuses it without a key management plugin.
+    let option = name.trim_matches('`').to_ascii_uppercase();
+    if option == "ENCRYPTION_KEY_ID"
+        || (option == "ENCRYPTED" && matches!(upper.as_str(), "YES" | "1" | "ON"))
+    {
+        return Err(SqlError::new(
+            1478,
+            format!("Table storage engine 'InnoDB' does not support the create option '{option}'"),
+        ));
+    }
+    let number = || {
+        text.parse::<u64>()
+            .map_err(|_| syntax_error(text.to_string()))
+    };
+    Ok(match name {
+        "MIN_ROWS" | "MAX_ROWS" | "AVG_ROW_LENGTH" | "STATS_SAMPLE_PAGES" | "KEY_BLOCK_SIZE" => {
+            Some(number()?).filter(|n| *n != 0).map(|n| n.to_string())
+        }
+        // 0 or 1, shown either way.
+        "PACK_KEYS" | "STATS_PERSISTENT" | "STATS_AUTO_RECALC" | "PAGE_CHECKSUM"
+        | "TRANSACTIONAL" => Some(u64::from(number()? != 0).to_string()),
+        // Shown only when on.
+        "CHECKSUM" | "DELAY_KEY_WRITE" => (number()? != 0).then(|| "1".to_string()),
+        "CONNECTION" => Some(super::render::quote_string(text)),
+        // Engine-defined options: the value as a string.
+        _ => Some(super::render::quote_string(text)),
+    })
+}
+
+/// The kept option a table option key names, if any: its name as shown
+/// (an engine-defined option keeps its spelling, back-quoted).
+fn kept_name(key: &str) -> Option<String> {
+    let upper = key.trim_matches('`').to_ascii_uppercase();
+    let upper = match upper.as_str() {
+        "TABLE_CHECKSUM" => "CHECKSUM".to_string(),
+        _ => upper,
+    };
+    let known = SHOWN_OPTIONS
+        .iter()
+        .find(|n| n.trim_matches('`') == upper)?;
+    Some(if known.starts_with('`') {
+        format!("`{}`", key.trim_matches('`'))
+    } else {
+        known.to_string()
+    })
+}
+
+/// Where option `name` goes in SHOW CREATE TABLE's order.
+fn option_rank(name: &str) -> usize {
+    SHOWN_OPTIONS
+        .iter()
+        .position(|o| o.eq_ignore_ascii_case(name))
+        .unwrap_or(usize::MAX)
+}
+
+/// `kept` applied to the options a table has, in SHOW CREATE TABLE order.
+pub(super) fn merge_options(
+    have: &[(String, String)],
+    kept: &[(String, Option<String>)],
+) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = have.to_vec();
+    for (name, value) in kept {
+        out.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        if let Some(v) = value {
+            out.push((name.clone(), v.clone()));
+        }
+    }
+    out.sort_by_key(|(n, _)| option_rank(n));
+    out
 }
 
 fn option_text(e: &ast::Expr) -> Result<String, SqlError> {
@@ -97,7 +203,12 @@ pub(super) fn table_options(
                                 .map_err(|_| syntax_error(text.clone()))?,
                         )
                     }
-                    _ => {}
+                    _ => {
+                        if let Some(name) = kept_name(&key.value) {
+                            let value = shown_value(&name, &text)?;
+                            out.kept.push((name, value));
+                        }
+                    }
                 }
             }
             _ => {}
@@ -151,6 +262,9 @@ pub(super) fn apply_options(
     }
     if let Some(f) = &o.row_format {
         w.row_format = Some(f.clone());
+    }
+    if !o.kept.is_empty() {
+        w.options = merge_options(&w.options, &o.kept);
     }
     if let Some(c) = &o.comment {
         if c.chars().count() > MAX_TABLE_COMMENT_CHARS {

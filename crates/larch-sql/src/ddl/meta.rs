@@ -8,7 +8,8 @@
 //! that order. [`TableMeta::decode`] checks both, so a table whose metadata
 //! does not match its definition is reported (error 1105), never used.
 //!
-//! Byte layout (version 5; version 4 lacks the generation part of a
+//! Byte layout (version 6; version 5 lacks the table options at the end,
+//! version 4 also the generation part of a
 //! column, version 3 also the INVISIBLE flag, version 2 also the FOREIGN
 //! KEY part, version 1 also the CHECK parts), all integers
 //! little-endian; a *string* is a u32
@@ -38,6 +39,9 @@
 //!     referenced column count:u32 (= column count), names:string...,
 //!     ON DELETE:u8, ON UPDATE:u8 (0 RESTRICT, 1 CASCADE, 2 SET NULL,
 //!     3 NO ACTION)
+//! table option count:u32 (version 6), then per option: name:string,
+//!     value:string (`MIN_ROWS`, `PACK_KEYS`, `STATS_PERSISTENT`, ... as
+//!     SHOW CREATE TABLE prints them; `ddl::table_options`)
 //! ```
 //!
 //! Nothing may follow. Empty bytes (a table created by the engine alone)
@@ -49,7 +53,7 @@ use larch_engine::table::TableDef;
 use crate::error::SqlError;
 
 /// Current encoding version.
-const VERSION: u8 = 5;
+const VERSION: u8 = 6;
 const MAGIC: &[u8; 2] = b"LM";
 
 const F_DEFAULT: u8 = 1;
@@ -85,6 +89,9 @@ pub struct TableMeta {
     pub checks: Vec<(String, String)>,
     /// FOREIGN KEY constraints of this (child) table, in definition order.
     pub foreign_keys: Vec<super::foreign::ForeignKey>,
+    /// The other table options given (name upper case, value as shown),
+    /// in the order SHOW CREATE TABLE prints them.
+    pub options: Vec<(String, String)>,
 }
 
 /// The SQL layer's metadata of one column.
@@ -144,6 +151,7 @@ impl TableMeta {
             index_comments: Vec::new(),
             checks: Vec::new(),
             foreign_keys: Vec::new(),
+            options: Vec::new(),
         }
     }
 
@@ -231,6 +239,13 @@ impl TableMeta {
             put_str(&mut out, expr);
         }
         super::foreign::encode(&self.foreign_keys, &mut out);
+        if version >= 6 {
+            put_len(&mut out, self.options.len());
+            for (name, value) in &self.options {
+                put_str(&mut out, name);
+                put_str(&mut out, value);
+            }
+        }
         out
     }
 
@@ -354,6 +369,14 @@ impl TableMeta {
         } else {
             Vec::new()
         };
+        let mut options = Vec::new();
+        if version >= 6 {
+            let n = r.count(8)?;
+            for _ in 0..n {
+                let name = r.string()?;
+                options.push((name, r.string()?));
+            }
+        }
         if r.at != bytes.len() {
             return Err(r.corrupt(&format!("{} bytes after the end", bytes.len() - r.at)));
         }
@@ -368,6 +391,7 @@ impl TableMeta {
             index_comments,
             checks,
             foreign_keys,
+            options,
         })
     }
 }

@@ -164,11 +164,31 @@ pub(super) fn create_table_text(
     if meta.charset != "binary" {
         out.push_str(&format!(" COLLATE={}", meta.collation));
     }
+    // MariaDB's order: the numeric and switch options, ROW_FORMAT,
+    // TRANSACTIONAL, KEY_BLOCK_SIZE, COMMENT, CONNECTION, then the
+    // engine-defined options.
+    let option = |out: &mut String, name: &str| {
+        if let Some((n, v)) = meta.options.iter().find(|(n, _)| n == name) {
+            out.push_str(&format!(" {n}={v}"));
+        }
+    };
+    let after_row_format = |n: &str| {
+        matches!(n, "TRANSACTIONAL" | "KEY_BLOCK_SIZE" | "CONNECTION") || n.starts_with('`')
+    };
+    for (n, v) in meta.options.iter().filter(|(n, _)| !after_row_format(n)) {
+        out.push_str(&format!(" {n}={v}"));
+    }
     if let Some(f) = &meta.row_format {
         out.push_str(&format!(" ROW_FORMAT={f}"));
     }
+    option(&mut out, "TRANSACTIONAL");
+    option(&mut out, "KEY_BLOCK_SIZE");
     if !meta.comment.is_empty() {
         out.push_str(&format!(" COMMENT={}", quote_string(&meta.comment)));
+    }
+    option(&mut out, "CONNECTION");
+    for (n, v) in meta.options.iter().filter(|(n, _)| n.starts_with('`')) {
+        out.push_str(&format!(" {n}={v}"));
     }
     out
 }

@@ -72,6 +72,8 @@ pub(super) struct Work {
     pub engine: String,
     pub row_format: Option<String>,
     pub comment: String,
+    /// The other table options (`TableMeta::options`).
+    pub options: Vec<(String, String)>,
     /// Notes for the statement (1831 duplicate index), given to the
     /// session when the definition is finished.
     pub notes: Vec<crate::error::Warning>,
@@ -129,6 +131,7 @@ impl Work {
             engine: "InnoDB".into(),
             row_format: None,
             comment: String::new(),
+            options: Vec::new(),
             notes: Vec::new(),
             checks: Vec::new(),
             foreign: Vec::new(),
@@ -144,6 +147,7 @@ impl Work {
         w.engine = meta.engine.clone();
         w.row_format = meta.row_format.clone();
         w.comment = meta.comment.clone();
+        w.options = meta.options.clone();
         w.checks = meta.checks.clone();
         // Column ids are the original positions.
         w.foreign = meta.foreign_keys.clone();
@@ -363,6 +367,7 @@ impl Work {
             fulltext,
             index_comments,
             checks: self.checks.clone(),
+            options: self.options.clone(),
         };
         super::generated::validate(&def, &meta)?;
         Ok(Finished {

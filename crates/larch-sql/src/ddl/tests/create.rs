@@ -176,6 +176,46 @@ fn table_options_charsets_and_like() -> R {
     Ok(())
 }
 
+/// The other table options are kept, changed by ALTER TABLE, copied by
+/// LIKE and shown as MariaDB 10.11 shows them (its text, checked side by
+/// side): never dropped.
+#[test]
+fn table_options_are_kept_and_shown() -> R {
+    let dir = tempfile::tempdir()?;
+    let (_db, mut s) = open(dir.path())?;
+    s.execute(
+        "CREATE TABLE so (a INT) CHARSET=latin1 STATS_PERSISTENT=0 STATS_AUTO_RECALC=1 \
+         STATS_SAMPLE_PAGES=10 PACK_KEYS=1 CHECKSUM=1 DELAY_KEY_WRITE=1 MIN_ROWS=5 \
+         MAX_ROWS=100 AVG_ROW_LENGTH=10 COMMENT='c' KEY_BLOCK_SIZE=0 `page_compressed`=1",
+    )?;
+    let head = "CREATE TABLE `so` (\n  `a` int(11) DEFAULT NULL\n) ENGINE=InnoDB \
+                DEFAULT CHARSET=latin1 COLLATE=latin1_swedish_ci";
+    assert_eq!(
+        show_create(&mut s, "so")?,
+        format!(
+            "{head} MIN_ROWS=5 MAX_ROWS=100 AVG_ROW_LENGTH=10 PACK_KEYS=1 STATS_PERSISTENT=0 \
+             STATS_AUTO_RECALC=1 STATS_SAMPLE_PAGES=10 CHECKSUM=1 DELAY_KEY_WRITE=1 \
+             COMMENT='c' `page_compressed`='1'"
+        )
+    );
+    s.execute(
+        "ALTER TABLE so STATS_PERSISTENT=DEFAULT, PACK_KEYS=0, MAX_ROWS=0, CHECKSUM=0, \
+         TRANSACTIONAL=1, ROW_FORMAT=DYNAMIC, TABLE_CHECKSUM=1",
+    )?;
+    let altered = format!(
+        "{head} MIN_ROWS=5 AVG_ROW_LENGTH=10 PACK_KEYS=0 STATS_AUTO_RECALC=1 \
+         STATS_SAMPLE_PAGES=10 CHECKSUM=1 DELAY_KEY_WRITE=1 ROW_FORMAT=DYNAMIC \
+         TRANSACTIONAL=1 COMMENT='c' `page_compressed`='1'"
+    );
+    assert_eq!(show_create(&mut s, "so")?, altered);
+    s.execute("CREATE TABLE so2 LIKE so")?;
+    assert_eq!(
+        show_create(&mut s, "so2")?,
+        altered.replace("`so`", "`so2`")
+    );
+    Ok(())
+}
+
 #[test]
 fn show_columns_describe_and_show_index() -> R {
     let dir = tempfile::tempdir()?;

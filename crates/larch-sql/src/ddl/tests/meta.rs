@@ -124,6 +124,9 @@ fn generate(g: &mut Gen, ncols: usize) -> TableMeta {
                 }
             })
             .collect(),
+        options: (0..g.below(3))
+            .map(|i| (format!("OPTION_{i}"), g.text()))
+            .collect(),
     }
 }
 
@@ -135,6 +138,8 @@ fn version_2_decodes_without_foreign_keys() {
         let ncols = g.below(4) as usize + 1;
         let def = def_with(ncols);
         let mut meta = generate(&mut g, ncols);
+        // Table options came with version 6.
+        meta.options.clear();
         meta.foreign_keys.clear();
         for c in &mut meta.columns {
             c.invisible = false;
@@ -156,6 +161,8 @@ fn version_3_decodes_without_invisible_columns() {
         let ncols = g.below(4) as usize + 1;
         let def = def_with(ncols);
         let mut meta = generate(&mut g, ncols);
+        // Table options came with version 6.
+        meta.options.clear();
         for c in &mut meta.columns {
             c.invisible = false;
             c.generated = None;
@@ -170,6 +177,7 @@ fn version_3_decodes_without_invisible_columns() {
 
 /// Version 4 bytes (before generated columns) still decode, every column
 /// an ordinary one; version 5 keeps the generation of each column.
+/// Version 6 (the current one) adds the table options.
 #[test]
 fn version_4_decodes_without_generated_columns() {
     let mut g = Gen(79);
@@ -177,14 +185,16 @@ fn version_4_decodes_without_generated_columns() {
         let ncols = g.below(4) as usize + 1;
         let def = def_with(ncols);
         let mut meta = generate(&mut g, ncols);
-        let v5 = meta.encode();
+        // Table options came with version 6.
+        meta.options.clear();
+        let v5 = meta.encode_as(5);
         assert_eq!(v5[2], 5);
         assert_eq!(TableMeta::decode(&v5, &def).expect("version 5"), meta);
         for c in &mut meta.columns {
             c.generated = None;
         }
         let v4 = meta.encode_as(4);
-        assert_eq!(v4.len() + ncols, meta.encode().len());
+        assert_eq!(v4.len() + ncols, meta.encode_as(5).len());
         assert_eq!(TableMeta::decode(&v4, &def).expect("version 4"), meta);
     }
 }
