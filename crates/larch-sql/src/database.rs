@@ -148,6 +148,22 @@ pub struct StatusCounters {
     pub prepared: crate::session::sql_prepared::PreparedCounters,
 }
 
+/// The values `SET GLOBAL` gave system variables, shared by the sessions
+/// that started under them: `SET GLOBAL` makes a new map (copy on write), so
+/// a session's copy never changes under it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GlobalValues(Arc<HashMap<&'static str, Value>>);
+
+impl GlobalValues {
+    pub(crate) fn get(&self, name: &str) -> Option<&Value> {
+        self.0.get(name)
+    }
+
+    fn contains_key(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+}
+
 /// See the module documentation.
 pub struct Database {
     storage: Arc<Storage>,
@@ -155,7 +171,10 @@ pub struct Database {
     services: Arc<TransactionServices>,
     /// The purge thread (stopped by [`Database::close`]).
     purge: Mutex<Option<PurgeWorker>>,
-    globals: RwLock<HashMap<&'static str, Value>>,
+    /// The values `SET GLOBAL` gave. Replaced, never changed in place, by
+    /// every `SET GLOBAL`: a session holds the map of the moment it started
+    /// (see [`GlobalValues`]).
+    globals: RwLock<GlobalValues>,
     processes: Mutex<BTreeMap<u64, Arc<ProcessEntry>>>,
     next_connection_id: AtomicU64,
     started: Instant,
@@ -224,7 +243,7 @@ impl Database {
             catalog,
             services,
             purge: Mutex::new(Some(purge)),
-            globals: RwLock::new(HashMap::new()),
+            globals: RwLock::new(GlobalValues::default()),
             processes: Mutex::new(BTreeMap::new()),
             next_connection_id: AtomicU64::new(1),
             started: Instant::now(),
@@ -396,7 +415,9 @@ impl Database {
     }
 
     /// Sets a fact shown as a read-only global variable (`port`, `socket`,
-    /// `bind_address`, `max_connections`...), for the server to fill in.
+    /// `bind_address`, `max_connections`...), or the start-up global value
+    /// of a settable one the server reads itself (`wait_timeout`), for the
+    /// server to fill in.
     pub fn set_server_fact(&self, name: &'static str, value: Value) {
         self.server_facts.write().insert(name, value);
     }
@@ -412,10 +433,7 @@ impl Database {
         if let Some(v) = self.globals.read().get(def.name) {
             return v.clone();
         }
-        if let Some(v) = self.server_facts.read().get(def.name) {
-            return v.clone();
-        }
-        variables::default_value(def, self)
+        self.unset_global_value(def)
     }
 
     /// True when `SET GLOBAL` gave the variable its value.
@@ -428,9 +446,29 @@ impl Database {
         self.server_facts.read().contains_key(name)
     }
 
+    /// The global values of the moment, which a session copies when it
+    /// starts (and again on COM_RESET_CONNECTION), as MariaDB copies
+    /// `global_system_variables` into a new connection: a later `SET GLOBAL`
+    /// reaches new sessions only.
+    pub(crate) fn global_values(&self) -> GlobalValues {
+        self.globals.read().clone()
+    }
+
+    /// The global value of a variable `SET GLOBAL` never set: what the
+    /// server set at start-up, else the default.
+    pub(crate) fn unset_global_value(&self, def: &VarDef) -> Value {
+        if let Some(v) = self.server_facts.read().get(def.name) {
+            return v.clone();
+        }
+        variables::default_value(def, self)
+    }
+
     /// `SET GLOBAL name = value` (already checked against the definition).
     pub(crate) fn set_global(&self, def: &VarDef, value: Value) {
-        self.globals.write().insert(def.name, value.clone());
+        {
+            let mut globals = self.globals.write();
+            Arc::make_mut(&mut globals.0).insert(def.name, value.clone());
+        }
         self.server_hooks.global_set(def.name, &value);
     }
 

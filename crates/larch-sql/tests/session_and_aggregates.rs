@@ -311,6 +311,36 @@ fn savepoints() -> R<()> {
     Ok(())
 }
 
+/// As in MariaDB, a session copies the global values when it starts (and
+/// when COM_RESET_CONNECTION resets it): SET GLOBAL reaches the sessions
+/// started after it, never a running one, its own included.
+#[test]
+fn set_global_reaches_new_sessions_only() -> R<()> {
+    let t = TestDb::new(&[])?;
+    let mut running = t.session(5)?;
+    let mut admin = t.session(5)?;
+    let modes = "SELECT @@session.sql_mode, @@global.sql_mode";
+    let before = one(&mut running, "SELECT @@sql_mode")?;
+    admin.execute("SET GLOBAL sql_mode = 'ANSI_QUOTES'")?;
+    admin.execute("SET GLOBAL lock_wait_timeout = 7")?;
+    for s in [&mut running, &mut admin] {
+        assert_eq!(flat(s, modes)?, [format!("{before},ANSI_QUOTES")]);
+        assert_eq!(one(s, "SELECT @@lock_wait_timeout")?, "86400");
+        // The session's quoting did not change under it.
+        assert_eq!(one(s, "SELECT \"x\"")?, "x");
+    }
+    let mut newcomer = t.session(5)?;
+    assert_eq!(flat(&mut newcomer, modes)?, ["ANSI_QUOTES,ANSI_QUOTES"]);
+    assert_eq!(one(&mut newcomer, "SELECT @@lock_wait_timeout")?, "7");
+    // SET SESSION ... = DEFAULT takes the global value of the moment.
+    running.execute("SET SESSION lock_wait_timeout = DEFAULT")?;
+    assert_eq!(one(&mut running, "SELECT @@lock_wait_timeout")?, "7");
+    // A reset session starts again from the global values.
+    admin.reset();
+    assert_eq!(flat(&mut admin, modes)?, ["ANSI_QUOTES,ANSI_QUOTES"]);
+    Ok(())
+}
+
 #[test]
 fn global_session_and_old_isolation_names() -> R<()> {
     let t = TestDb::new(&[])?;

@@ -229,6 +229,9 @@ pub async fn serve(
         EValue::UInt(u64::from(opts.max_connections)),
     );
     db.set_server_fact("pid_file", fact(&opts.pid_file));
+    // What sessions copy at connect, so the option reaches them as it
+    // reaches the server's idle limit.
+    db.set_server_fact("wait_timeout", EValue::UInt(opts.wait_timeout));
     // The error log's file; empty when it goes to stderr, as in MariaDB.
     db.set_server_fact(
         "log_error",

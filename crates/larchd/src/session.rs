@@ -558,18 +558,19 @@ impl SqlSession for Connection {
         }))
     }
 
-    /// The session's own `wait_timeout`, `net_read_timeout` and
-    /// `net_write_timeout` (`SET SESSION`); read again only after a `SET`
-    /// or a reset of the session changed its settings epoch.
+    /// The session's `wait_timeout`, `net_read_timeout` and
+    /// `net_write_timeout` (its own or the global values of when it
+    /// started); read again only after a `SET` or a reset of the session
+    /// changed its settings epoch.
     fn timeouts(&mut self) -> SessionTimeouts {
         let Some(session) = self.session.as_ref() else {
             return SessionTimeouts::default();
         };
         let epoch = session.settings_epoch();
         if self.timeouts.0 != Some(epoch) {
-            let seconds = |name: &str| match session.own_variable(name) {
-                Some(EValue::UInt(n)) => Some(Duration::from_secs(*n)),
-                Some(EValue::Int(n)) => u64::try_from(*n).ok().map(Duration::from_secs),
+            let seconds = |name: &str| match session.variable(name) {
+                Some(EValue::UInt(n)) => Some(Duration::from_secs(n)),
+                Some(EValue::Int(n)) => u64::try_from(n).ok().map(Duration::from_secs),
                 _ => None,
             };
             let own = SessionTimeouts {

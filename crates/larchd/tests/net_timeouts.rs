@@ -1,9 +1,9 @@
 //! The connection timeouts of the real `larchd` on connections with a
 //! thread of their own: a session's `SET SESSION wait_timeout` applies to
-//! its own connection only, `SET GLOBAL wait_timeout` to every connection
-//! without a value of its own from its next command on, and the handshake
-//! waits `connect_timeout` (not `net_read_timeout`). `net_read_timeout`
-//! and `net_write_timeout` take the same paths (see
+//! its own connection only, `SET GLOBAL wait_timeout` to the connections
+//! made after it (each copies the global values when it connects), and the
+//! handshake waits `connect_timeout` (not `net_read_timeout`).
+//! `net_read_timeout` and `net_write_timeout` take the same paths (see
 //! `crates/larch-wire/tests/connection_threads.rs` for the socket side).
 
 mod support;
@@ -21,10 +21,16 @@ const PAST_ONE_SECOND: Duration = Duration::from_millis(2_500);
 #[test]
 fn wait_timeout_of_the_session_and_of_the_server() -> Res {
     let dir = tempdir()?;
-    let server = Larchd::start(&dir.path().join("data"), &[])?;
+    let server = Larchd::start(&dir.path().join("data"), &["--wait-timeout=600"])?;
     let mut admin = server.connect()?;
     let mut own = server.connect()?;
     let mut follower = server.connect()?;
+    // The start-up option is the global value sessions copy.
+    assert_eq!(
+        admin
+            .query_first::<(u64, u64), _>("SELECT @@GLOBAL.wait_timeout, @@SESSION.wait_timeout")?,
+        Some((600, 600))
+    );
 
     own.query_drop("SET SESSION wait_timeout = 1")?;
     assert_eq!(
@@ -38,24 +44,28 @@ fn wait_timeout_of_the_session_and_of_the_server() -> Res {
     );
     assert_eq!(admin.query_first::<i64, _>("SELECT 2")?, Some(2));
 
-    // A session that set its own value keeps it when the global changes.
-    let mut keeper = server.connect()?;
-    keeper.query_drop("SET SESSION wait_timeout = 600")?;
+    // As in MariaDB, a session copies the global value when it connects:
+    // SET GLOBAL reaches the connections made after it, not the running
+    // ones (the admin's own included).
     admin.query_drop("SET GLOBAL wait_timeout = 1")?;
-    // The follower's next wait runs under the new global value (the
-    // admin's too). The default comes back from a new connection once the
-    // waits are over, so no wait can start under it by a race.
-    follower.query_drop("SELECT 1")?;
-    keeper.query_drop("SELECT 1")?;
+    let mut newcomer = server.connect()?;
+    assert_eq!(
+        newcomer.query_first::<u64, _>("SELECT @@SESSION.wait_timeout")?,
+        Some(1)
+    );
+    assert_eq!(
+        follower.query_first::<u64, _>("SELECT @@SESSION.wait_timeout")?,
+        Some(600)
+    );
+    // The default comes back from a connection made before the change, so
+    // no connection made under the default can be waiting under 1 s.
+    admin.query_drop("SET GLOBAL wait_timeout = DEFAULT")?;
     std::thread::sleep(PAST_ONE_SECOND);
     assert!(
-        follower.query_drop("SELECT 1").is_err(),
-        "SET GLOBAL wait_timeout reaches a running connection"
+        newcomer.query_drop("SELECT 1").is_err(),
+        "a connection made after SET GLOBAL wait_timeout waits under it"
     );
-    assert_eq!(keeper.query_first::<i64, _>("SELECT 3")?, Some(3));
-    drop(admin);
-    let mut admin = server.connect()?;
-    admin.query_drop("SET GLOBAL wait_timeout = DEFAULT")?;
+    assert_eq!(follower.query_first::<i64, _>("SELECT 3")?, Some(3));
     assert_eq!(
         admin.query_first::<u64, _>("SELECT @@GLOBAL.wait_timeout")?,
         Some(28_800)

@@ -67,6 +67,10 @@ pub struct Session {
     pub(crate) current_db: Option<String>,
     /// The account the session runs as, with its cached privileges.
     pub(crate) account: crate::privileges::SessionAccount,
+    /// The global values of the moment the session started (or was reset):
+    /// what a variable the session did not set reads, as in MariaDB.
+    globals: crate::database::GlobalValues,
+    /// The values this session's own `SET [SESSION]` gave.
     vars: HashMap<&'static str, Value>,
     /// Variables every statement reads, decoded once; cleared by every SET.
     hot: HotVars,
@@ -174,11 +178,13 @@ impl Session {
             Some(a) => crate::privileges::SessionAccount::new(&a.user, &a.host),
             None => crate::privileges::SessionAccount::new(&process.user, &process.host),
         };
-        let mut session = Session {
+        let globals = db.global_values();
+        let session = Session {
             db,
             process,
             current_db: None,
             account,
+            globals,
             vars: HashMap::new(),
             hot: HotVars::default(),
             defer_durability: false,
@@ -214,7 +220,6 @@ impl Session {
             statement_hook: None,
             execution: ExecutionState::default(),
         };
-        session.take_global_transaction_characteristics();
         Ok(session)
     }
 
@@ -436,6 +441,7 @@ impl Session {
         self.leave_lock_tables();
         crate::exec::flush::release_read_lock(self);
         self.drop_temporary_tables();
+        self.globals = self.db.global_values();
         self.vars.clear();
         self.hot.clear();
         self.user_vars.clear();
@@ -449,7 +455,6 @@ impl Session {
         self.last_insert_id = 0;
         self.next_isolation = None;
         self.next_read_only = None;
-        self.take_global_transaction_characteristics();
     }
 
     pub(crate) fn run_statement(

@@ -107,24 +107,30 @@ impl Session {
             "timestamp" => return Value::Double(self.now_micros() as f64 / 1e6),
             _ => {}
         }
-        if def.scope != Scope::Global {
-            if let Some(v) = self.vars.get(def.name) {
-                return v.clone();
-            }
+        if def.scope == Scope::Global {
+            return self.db.global_value(def);
         }
-        self.db.global_value(def)
+        if let Some(v) = self.vars.get(def.name) {
+            return v.clone();
+        }
+        // The global value of the moment the session started: a later SET
+        // GLOBAL reaches new sessions only.
+        match self.globals.get(def.name) {
+            Some(v) => v.clone(),
+            None => self.db.unset_global_value(def),
+        }
     }
 
-    /// The value this session gave a system variable with `SET [SESSION]`,
-    /// `None` while it follows the global value; for the server, which
-    /// applies a session's own socket timeouts to its connection.
-    pub fn own_variable(&self, name: &str) -> Option<&Value> {
-        self.vars.get(name)
+    /// The session value of a system variable (`None`: no such variable);
+    /// for the server, which applies a session's socket timeouts to its
+    /// connection.
+    pub fn variable(&self, name: &str) -> Option<Value> {
+        variables::lookup(name).map(|def| self.var(def))
     }
 
     /// Changes with every `SET` of this session and `COM_RESET_CONNECTION`:
-    /// what was read through [`Session::own_variable`] under another value
-    /// may be stale.
+    /// what was read through [`Session::variable`] under another value may
+    /// be stale.
     pub fn settings_epoch(&self) -> u64 {
         self.hot.epoch()
     }
@@ -217,24 +223,6 @@ impl Session {
 
     fn isolation_variable(&self) -> IsolationLevel {
         isolation_level(&self.var_by_name("transaction_isolation"))
-    }
-
-    /// The transaction characteristics a session starts with: the global
-    /// values of the moment, copied as MariaDB copies them, so that a later
-    /// `SET GLOBAL TRANSACTION` reaches new sessions only.
-    pub(super) fn take_global_transaction_characteristics(&mut self) {
-        for name in [
-            "transaction_isolation",
-            "tx_isolation",
-            "transaction_read_only",
-            "tx_read_only",
-        ] {
-            if let Some(def) = variables::lookup(name) {
-                let value = self.db.global_value(def);
-                self.vars.insert(def.name, value);
-            }
-        }
-        self.hot.clear();
     }
 
     /// `SET TRANSACTION ...` and `SET @@transaction_isolation = v` (or
