@@ -6,7 +6,8 @@
 //! is a number; a WHERE that can never hold evaluates nothing; a TIME read
 //! from a datetime text that is no datetime; UNSIGNED on a DECIMAL column;
 //! ROUND and TRUNCATE to more places than their argument has; a DATE
-//! shown in a DATETIME result; REGEXP_REPLACE of an empty string.
+//! shown in a DATETIME result; REGEXP_REPLACE of an empty string; mixes of
+//! collations MariaDB refuses; NULLIF of a hex literal and a number.
 
 mod support;
 
@@ -294,6 +295,82 @@ fn hex_and_bit_literals_store_their_number_in_numeric_columns() -> R<()> {
             vec!["1", "50", "49.0", "49", "49", "1"],
             vec!["1", "49", "3.0", "1", "1", "a"],
         ]
+    );
+    Ok(())
+}
+
+/// Collations MariaDB refuses to mix (1267, 1270), and NULLIF comparing a
+/// hex literal beside a number as its number while returning it as it is.
+#[test]
+fn illegal_collation_mixes_are_refused_and_nullif_compares_hex_as_a_number() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE c1 (a VARCHAR(5) COLLATE latin1_general_ci, \
+         b VARCHAR(5) COLLATE latin1_bin, c VARCHAR(5) COLLATE latin1_swedish_ci, \
+         u VARCHAR(5) COLLATE utf8mb4_bin)",
+        "INSERT INTO c1 VALUES ('a', 'a', 'a', 'a')",
+    ])?;
+    let mut s = t.session(5)?;
+    let refused = support::error;
+    // Checked against MariaDB 10.11, message for message.
+    assert_eq!(
+        refused(&mut s, "SELECT a = c FROM c1")?,
+        (
+            1267,
+            "Illegal mix of collations (latin1_general_ci,IMPLICIT) and \
+             (latin1_swedish_ci,IMPLICIT) for operation '='"
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        refused(
+            &mut s,
+            "SELECT CONCAT('x' COLLATE utf8mb4_bin, 'x' COLLATE utf8mb4_general_ci)"
+        )?,
+        (
+            1267,
+            "Illegal mix of collations (utf8mb4_bin,EXPLICIT) and \
+             (utf8mb4_general_ci,EXPLICIT) for operation 'concat'"
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        refused(
+            &mut s,
+            "SELECT 'x' COLLATE utf8mb4_bin IN ('x' COLLATE utf8mb4_general_ci, 'y')"
+        )?,
+        (
+            1270,
+            "Illegal mix of collations (utf8mb4_bin,EXPLICIT), \
+             (utf8mb4_general_ci,EXPLICIT), (utf8mb4_general_ci,COERCIBLE) for operation 'in'"
+                .to_owned()
+        )
+    );
+    for sql in [
+        "SELECT 'x' COLLATE utf8mb4_bin LIKE 'x' COLLATE utf8mb4_general_ci",
+        "SELECT IF(1, 'x' COLLATE utf8mb4_bin, 'x' COLLATE utf8mb4_general_ci)",
+        "SELECT CASE 'x' COLLATE utf8mb4_bin WHEN 'x' COLLATE utf8mb4_general_ci THEN 1 END",
+        "SELECT NULLIF(a, c) FROM c1",
+    ] {
+        assert_eq!(refused(&mut s, sql)?.0, 1267, "{sql}");
+    }
+    // What MariaDB accepts: a _bin collation wins a tie between columns,
+    // columns of one character set concatenate, other character sets
+    // convert, COLLATE overrides the columns'.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT a = b, CONCAT(a, c), a = u, a COLLATE latin1_bin = c, \
+             'x' COLLATE utf8mb4_bin = _latin1'x' COLLATE latin1_bin FROM c1"
+        )?,
+        vec![vec!["1", "aa", "1", "1", "1"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT NULLIF(0x41, 65), NULLIF(0x41, 66), NULLIF(66, 0x41), \
+             NULLIF(0x41, 'A'), NULLIF(0x41, 65.0), NULLIF(0x41, 1e0)"
+        )?,
+        vec![vec!["NULL", "A", "66", "NULL", "NULL", "A"]]
     );
     Ok(())
 }

@@ -20,6 +20,7 @@ use crate::value::temporal::{parse_datetime, parse_time};
 mod branch_types;
 mod calls;
 mod clock_types;
+mod collation_mix;
 mod extra_types;
 mod function_types;
 mod lengths;
@@ -30,6 +31,7 @@ mod types;
 
 pub(crate) use branch_types::set_operation_type;
 use branch_types::*;
+use collation_mix::check_collation_mix;
 use function_types::*;
 use lengths::*;
 use literals::{default_collation_name, number_literal};
@@ -294,6 +296,9 @@ impl Compiler<'_, '_> {
                     arg = key(arg);
                     items = items.into_iter().map(key).collect();
                 }
+                if !uuid {
+                    check_collation_mix(std::iter::once(&arg).chain(items.iter()), "in", true)?;
+                }
                 let collation = if uuid {
                     Collation::Binary
                 } else {
@@ -326,6 +331,7 @@ impl Compiler<'_, '_> {
                 if compared_as_numbers([&a, &l, &h]) {
                     (a, l, h) = (a.numeric(), l.numeric(), h.numeric());
                 }
+                check_collation_mix([&a, &l, &h], "between", true)?;
                 let collation = pick_collation([&a, &l, &h], self.opts.collation);
                 let nullable = a.ty.nullable || l.ty.nullable || h.ty.nullable;
                 bool_typed(
@@ -354,6 +360,9 @@ impl Compiler<'_, '_> {
                 any: false,
             } => {
                 let (a, p) = (self.expr(expr)?, self.expr(pattern)?);
+                if !matches!(e, A::ILike { .. }) {
+                    check_collation_mix([&a, &p], "like", true)?;
+                }
                 let mut collation = pick_collation([&a, &p], self.opts.collation);
                 if matches!(e, A::ILike { .. }) {
                     collation = Collation::Utf8mb4GeneralCi;
@@ -669,6 +678,24 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
                 }
             })
             .collect()
+    } else if func == Func::NullIf && compared_as_numbers(&args) {
+        // NULLIF compares a hex literal beside a number as its number but
+        // returns its first argument as it is (`NULLIF(0x41, 65)` is NULL,
+        // `NULLIF(0x41, 66)` is 'A'): the number compared goes third.
+        let number = args[0].hex.map(|n| {
+            let ty = ColumnType::Int {
+                bytes: 8,
+                unsigned: true,
+            };
+            Typed::computed(Expr::Literal(Value::UInt(n)), ty, false)
+        });
+        let mut args: Vec<Typed> = args
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| if i == 1 { a.hex_as_number() } else { a })
+            .collect();
+        args.extend(number);
+        args
     } else {
         args
     };

@@ -285,7 +285,9 @@ pub(super) fn call(
     let v = &vals;
     Ok(match f {
         Func::NullIf => {
-            if compare(&v[0], &v[1], coll, ctx) == Some(Ordering::Equal) {
+            // A third value is the first as the number it is compared as.
+            let compared = v.get(2).unwrap_or(&v[0]);
+            if compare(compared, &v[1], coll, ctx) == Some(Ordering::Equal) {
                 Value::Null
             } else {
                 apply_coerce(v[0].clone(), coerce, ctx)

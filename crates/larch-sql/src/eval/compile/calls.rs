@@ -299,6 +299,14 @@ impl Compiler<'_, '_> {
             .into_iter()
             .map(|a| self.expr(a))
             .collect::<Result<Vec<_>, _>>()?;
+        // IF's condition is no operand of its result; NULLIF, STRCMP,
+        // GREATEST and LEAST compare their operands.
+        let operands = typed.iter().skip(usize::from(func == Func::If));
+        let compared = matches!(
+            func,
+            Func::NullIf | Func::Strcmp | Func::Greatest | Func::Least
+        );
+        super::check_collation_mix(operands, &name, compared)?;
         Ok(make_call(func, typed, self.opts.collation))
     }
 

@@ -222,6 +222,16 @@ impl Compiler<'_, '_> {
                 op != CmpOp::NullSafeEq,
             ));
         }
+        let name = match op {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "<>",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+            CmpOp::NullSafeEq => "<=>",
+        };
+        super::check_collation_mix([&a, &b], name, true)?;
         let collation = pick_collation([&a, &b], self.opts.collation);
         let nullable = op != CmpOp::NullSafeEq && (a.ty.nullable || b.ty.nullable);
         // A hex literal compared with a number is a number.
@@ -319,11 +329,15 @@ impl Compiler<'_, '_> {
             op = op.map(Typed::hex_as_number);
             conds = conds.into_iter().map(Typed::hex_as_number).collect();
         }
+        if op.is_some() {
+            super::check_collation_mix(op.iter().chain(conds.iter()), "case", true)?;
+        }
         let collation = pick_collation(op.iter().chain(conds.iter()), self.opts.collation);
         let mut branches: Vec<&Typed> = results.iter().collect();
         if let Some(o) = &other {
             branches.push(o);
         }
+        super::check_collation_mix(branches.iter().copied(), "case", false)?;
         let (ty, coerce) = merge_types(&branches, self.opts.collation);
         let nullable = other.is_none() || branches.iter().any(|b| b.ty.nullable);
         let coer = derived_coercibility(&ty, branches);
