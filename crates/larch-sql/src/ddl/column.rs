@@ -267,7 +267,15 @@ pub(super) fn default_text(
             _ => Err(invalid_default(col)),
         };
     }
-    let v = evaluate(s, e).map_err(|_| invalid_default(col))?;
+    let v = match evaluate(s, e) {
+        Ok(v) => v,
+        // An expression over the row's columns: checked with the finished
+        // definition (`defaults::validate`), evaluated per row.
+        Err(_) if !super::generated::referenced_columns(e).is_empty() => {
+            return Ok(super::defaults::expression_text(e));
+        }
+        Err(_) => return Err(invalid_default(col)),
+    };
     if v.is_null() {
         return if def.nullable {
             Ok("NULL".to_string())
@@ -279,7 +287,7 @@ pub(super) fn default_text(
     if is_literal(e) {
         Ok(literal_text(&stored, &def.ty))
     } else {
-        Ok(format!("({})", crate::parse::sql_text(e)))
+        Ok(super::defaults::expression_text(e))
     }
 }
 

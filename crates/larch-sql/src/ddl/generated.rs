@@ -200,7 +200,7 @@ fn has_args(f: &ast::Function) -> bool {
 }
 
 /// The column names `e` refers to (last part of each identifier).
-fn referenced_columns(e: &ast::Expr) -> Vec<String> {
+pub(super) fn referenced_columns(e: &ast::Expr) -> Vec<String> {
     let mut out = Vec::new();
     let _ = ast::visit_expressions(e, |x| {
         match x {
@@ -227,7 +227,7 @@ fn column_type(def: &TableDef, i: usize) -> ExprType {
 
 /// A generation expression's column reference: the table's column of that
 /// name (the last part; the table qualifier is the table itself) and its type.
-fn resolve_column(def: &TableDef, parts: &[ast::Ident]) -> Option<(usize, ExprType)> {
+pub(super) fn resolve_column(def: &TableDef, parts: &[ast::Ident]) -> Option<(usize, ExprType)> {
     let name = &parts.last()?.value;
     let j = def
         .columns

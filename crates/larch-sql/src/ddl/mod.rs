@@ -45,6 +45,7 @@ mod check;
 mod column;
 mod create;
 mod create_select;
+mod defaults;
 pub mod foreign;
 pub(crate) mod foreign_ddl;
 pub(crate) mod foreign_index;
@@ -73,6 +74,7 @@ use crate::result::QueryResult;
 use crate::session::Session;
 
 pub(crate) use check::Checks;
+pub(crate) use defaults::ColumnDefaults;
 pub use foreign::{FkAction, ForeignKey};
 pub use foreign_index::ForeignKeyIndex;
 pub(crate) use generated::GeneratedColumns;

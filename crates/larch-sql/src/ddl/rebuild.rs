@@ -41,6 +41,7 @@ use larch_engine::table::{
 use sqlparser::parser::Parser;
 
 use super::check::Checks;
+use super::defaults::ColumnDefaults;
 use super::generated::GeneratedColumns;
 use super::meta::{ColumnMeta, TableMeta};
 use super::work::Finished;
@@ -231,10 +232,17 @@ fn copy_rows(
 ) -> Result<Applied, SqlError> {
     let strict = s.strict();
     let cols = &fin.def.columns;
+    let defaults = ColumnDefaults::compile(&fin.def, &fin.meta)?;
     let mut fills = Vec::with_capacity(cols.len());
+    // New columns whose DEFAULT reads the row: filled per row.
+    let mut reading = Vec::new();
     for (i, c) in cols.iter().enumerate() {
         fills.push(match fin.origin[i] {
             Some(_) => Value::Null,
+            None if defaults.reads_row(i) => {
+                reading.push(i);
+                Value::Null
+            }
             None => fill_value(s, c, &fin.meta.columns[i])?,
         });
     }
@@ -269,6 +277,24 @@ fn copy_rows(
                 Some(o) => convert(&row[o], &entry.def.columns[o], c, &target, &mut warnings)?,
                 None => fills[i].clone(),
             });
+        }
+        for &i in &reading {
+            let target = StoreTarget {
+                db: to.0,
+                table: to.1,
+                column: &cols[i].name,
+                row: rows,
+                strict,
+            };
+            let v = defaults
+                .evaluate(s, &fin.def, i, &out, &mut warnings)?
+                .unwrap_or(Value::Null);
+            out[i] = if v.is_null() {
+                // As a copied NULL going into the column.
+                convert(&v, &cols[i], &cols[i], &target, &mut warnings)?
+            } else {
+                store(&v, &cols[i].ty, &target, &mut warnings)?
+            };
         }
         generated.fill(s, &fin.def, &mut out, &mut warnings, |c, v, warnings| {
             if v.is_null() {

@@ -370,6 +370,7 @@ impl Work {
             options: self.options.clone(),
         };
         super::generated::validate(&def, &meta)?;
+        super::defaults::validate(&def, &meta)?;
         Ok(Finished {
             def,
             meta,

@@ -141,6 +141,8 @@ struct Target {
     checks: Arc<crate::ddl::Checks>,
     /// The table's generated columns, compiled (`generated.rs`).
     generated: Arc<crate::ddl::GeneratedColumns>,
+    /// The table's DEFAULT expressions, compiled.
+    defaults: Arc<crate::ddl::ColumnDefaults>,
     /// The FOREIGN KEY constraints the table takes part in.
     fks: foreign::ForeignKeys,
     /// The table's triggers (`None` without any).
@@ -161,6 +163,7 @@ fn target(s: &Session, name: &ast::ObjectName) -> Result<Target, SqlError> {
         meta: derived.meta.clone(),
         checks: derived.checks.clone(),
         generated: derived.generated.clone(),
+        defaults: derived.defaults.clone(),
         fks,
         triggers,
     })
@@ -318,7 +321,8 @@ fn is_date_type(ty: &ColumnType) -> bool {
     )
 }
 
-/// The value an omitted column gets.
+/// The value an omitted column gets (one whose DEFAULT reads the row gets
+/// it from `NullChecks::default_over` once the row is in place).
 fn default_value(
     s: &Session,
     t: &Target,
@@ -326,18 +330,11 @@ fn default_value(
     row_no: u64,
     w: &mut Writer,
 ) -> Result<Value, SqlError> {
-    let col = &t.table.def().columns[c];
-    match t.meta.columns.get(c).and_then(|m| m.default.clone()) {
-        Some(text) => {
-            let expr = crate::parse::parse_expression(&text)?;
-            let resolve = |_: &[ast::Ident]| None;
-            let c2 = eval::compile(&expr, &resolve, &CompileOptions::default())?;
-            let mut ctx = s.eval_context(&[]);
-            let v = c2.eval(&[], &mut ctx)?;
-            w.warnings.extend(ctx.take_warnings());
-            convert(s, t, c, &v, row_no, w)
-        }
-        None if col.nullable || t.table.def().auto_increment == Some(c) => Ok(Value::Null),
+    let def = t.table.def();
+    let col = &def.columns[c];
+    match t.defaults.evaluate(s, def, c, &[], &mut w.warnings)? {
+        Some(v) => convert(s, t, c, &v, row_no, w),
+        None if col.nullable || def.auto_increment == Some(c) => Ok(Value::Null),
         None => no_default(s, t, c, w),
     }
 }

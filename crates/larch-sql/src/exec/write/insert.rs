@@ -458,6 +458,8 @@ fn insert_counted(
             row[*c] = v;
         }
         let mut full = Vec::with_capacity(ncols);
+        // Defaults that read the row, evaluated once the rest is in place.
+        let mut reading = Vec::new();
         for (c, v) in row.into_iter().enumerate() {
             if t.is_generated(c) {
                 if v.is_some() {
@@ -468,8 +470,15 @@ fn insert_counted(
             }
             full.push(match v {
                 Some(v) => nulls.convert(s, t, c, &v, row_no, w)?,
+                None if t.defaults.reads_row(c) => {
+                    reading.push(c);
+                    Value::Null
+                }
                 None => nulls.default_value(s, t, c, row_no, w)?,
             });
+        }
+        for c in reading {
+            full[c] = nulls.default_over(s, t, c, &full, row_no, w)?;
         }
         t.fire(s, Timing::Before, Event::Insert, None, Some(&mut full))?;
         nulls.after_triggers(s, t, &mut full, row_no, w)?;

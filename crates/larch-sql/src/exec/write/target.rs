@@ -1,6 +1,7 @@
 //! The part of a write's target table that comes from its dictionary entry
 //! ([`TargetMeta`]: the decoded SQL metadata, the compiled CHECK
-//! constraints and generated columns, the name errors use), derived once and kept by the session
+//! constraints, generated columns and DEFAULT expressions, the name errors
+//! use), derived once and kept by the session
 //! (`session::plans::TargetCache`) while the catalog's table generation, the
 //! session's settings and the current database stay those it was derived
 //! under, and while the open table is the one it was derived from. The
@@ -26,6 +27,7 @@ pub(crate) struct TargetMeta {
     pub(super) meta: Arc<TableMeta>,
     pub(super) checks: Arc<crate::ddl::Checks>,
     pub(super) generated: Arc<crate::ddl::GeneratedColumns>,
+    pub(super) defaults: Arc<crate::ddl::ColumnDefaults>,
 }
 
 /// The [`TargetMeta`] of the open table `db`.`t`, kept or derived now.
@@ -48,12 +50,14 @@ pub(super) fn target_meta(
     let name = s.visible_table_name(db, t);
     let checks = crate::ddl::Checks::compile(s, db, &name, table.def(), &meta)?;
     let generated = crate::ddl::GeneratedColumns::compile(s, table.def(), &meta)?;
+    let defaults = crate::ddl::ColumnDefaults::compile(table.def(), &meta)?;
     let derived = Arc::new(TargetMeta {
         table: Arc::downgrade(table),
         name,
         meta: Arc::new(meta),
         checks: Arc::new(checks),
         generated: Arc::new(generated),
+        defaults: Arc::new(defaults),
     });
     s.targets.borrow_mut().put(db, t, key, derived.clone());
     Ok(derived)

@@ -79,6 +79,23 @@ impl NullChecks {
         default_value(s, t, c, row_no, w)
     }
 
+    /// The value of omitted column `c` whose DEFAULT reads `row`.
+    pub(super) fn default_over(
+        &mut self,
+        s: &Session,
+        t: &Target,
+        c: usize,
+        row: &[Value],
+        row_no: u64,
+        w: &mut Writer,
+    ) -> Result<Value, SqlError> {
+        let v = t
+            .defaults
+            .evaluate(s, t.table.def(), c, row, &mut w.warnings)?
+            .unwrap_or(Value::Null);
+        self.convert(s, t, c, &v, row_no, w)
+    }
+
     /// The deferred checks on `row` after the BEFORE triggers ran; ready
     /// for the next row.
     pub(super) fn after_triggers(
