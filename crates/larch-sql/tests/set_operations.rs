@@ -109,6 +109,30 @@ fn positional_order_of_a_union() -> R<()> {
         rows(&mut s, "SELECT b FROM s1 UNION SELECT b FROM s2 ORDER BY 1")?.concat(),
         ["NULL", "Z", "w", "x", "y", "z"]
     );
+    // A branch's table orders nothing of the combined rows: 1250, as in
+    // MariaDB (the qualifier was dropped: s1.a read the output column a).
+    for sql in [
+        "SELECT a FROM s1 UNION SELECT a FROM s2 ORDER BY s1.a",
+        "SELECT a FROM s1 UNION SELECT a FROM s2 ORDER BY test.s1.a + 1",
+        "SELECT a FROM s1 EXCEPT SELECT a FROM s2 ORDER BY s1.a DESC",
+    ] {
+        assert_eq!(
+            error(&mut s, sql)?,
+            (
+                1250,
+                "Table 's1' from one of the SELECTs cannot be used in ORDER BY".to_owned()
+            ),
+            "{sql}"
+        );
+    }
+    // A parenthesized query's ORDER BY still reads its table's columns.
+    assert_eq!(
+        rows(
+            &mut s,
+            "(SELECT a FROM s1 WHERE a IS NOT NULL) ORDER BY s1.a DESC LIMIT 1"
+        )?,
+        vec![vec!["3"]]
+    );
     Ok(())
 }
 

@@ -528,13 +528,20 @@ fn plan_block(
 
     // HAVING reads a column of the sources only when the select list has it
     // as an item or GROUP BY groups by it (else 1054, as in MariaDB); the
-    // columns inside aggregates are the aggregates' own.
+    // columns inside aggregates are the aggregates' own. A MATCH's
+    // relevance (`fulltext`) is no column of the table.
+    let relevance = |c: usize| {
+        sources
+            .iter()
+            .any(|src| src.matches.iter().any(|m| src.offset + m.column == c))
+    };
     let having_c = match having.as_ref() {
         Some(h) => {
             let plain = |e: &eval::Expr, c: usize| matches!(*e, eval::Expr::Column(x) if x == c);
             let resolve_having = |parts: &[ast::Ident]| match resolve_out(parts) {
                 Some((c, _))
                     if c < width
+                        && !relevance(c)
                         && !outputs.iter().any(|o| plain(&o.expr.expr, c))
                         && !group_c.iter().any(|g| plain(&g.expr, c)) =>
                 {

@@ -17,6 +17,10 @@
 //! MariaDB returns them in (`Source::fulltext_order`). The WHERE still
 //! filters every row read.
 //!
+//! A MATCH in a join's ON condition is replaced in the condition the
+//! join's source keeps. In HAVING, a MATCH is read whether or not the
+//! select list has its columns (MariaDB wants them there: 1054).
+//!
 //! Limits (clear errors, never a silently different answer): the AGAINST
 //! argument must be a literal (sqlparser accepts nothing else); MATCH
 //! outside a SELECT block's clauses is 1235; the row locking reads of
@@ -150,16 +154,7 @@ fn resolve_with<'d>(
     let Some(def) = table_of(k) else {
         return Err(no_index());
     };
-    positions.sort_unstable();
-    let index = def
-        .fulltext
-        .iter()
-        .position(|ft| {
-            let mut cols = ft.columns.clone();
-            cols.sort_unstable();
-            cols == positions
-        })
-        .ok_or_else(no_index)?;
+    let index = matching_index(def, &positions).ok_or_else(no_index)?;
     let query = match value {
         ast::Value::SingleQuotedString(s)
         | ast::Value::DoubleQuotedString(s)
@@ -185,6 +180,30 @@ fn resolve_with<'d>(
 
 /// MATCH where MariaDB runs no search: in UPDATE's SET list and DELETE's
 /// ORDER BY.
+/// The FULLTEXT index of `def` a MATCH over the columns at `positions`
+/// reads, as MariaDB chooses it (`Item_func_match::fix_index`): each index
+/// counts, over the MATCH's columns, the parts that are that column; of
+/// the indexes with the highest count, the first whose count reaches both
+/// the number of MATCH columns and its own number of parts. So `MATCH (a,
+/// b)` reads an index on `(b, a)`, and `MATCH (c, c)` an index on `(c)`,
+/// or one on `(b, c)` when `(c)` has none.
+fn matching_index(def: &TableDef, positions: &[usize]) -> Option<usize> {
+    let counts: Vec<usize> = def
+        .fulltext
+        .iter()
+        .map(|ft| {
+            positions
+                .iter()
+                .map(|p| ft.columns.iter().filter(|c| *c == p).count())
+                .sum()
+        })
+        .collect();
+    let best = counts.iter().copied().max()?;
+    (0..counts.len()).find(|&i| {
+        counts[i] == best && best >= positions.len() && best >= def.fulltext[i].columns.len()
+    })
+}
+
 pub(crate) fn unsupported_here() -> SqlError {
     SqlError::new(
         1764,
@@ -295,7 +314,18 @@ pub(super) fn rewrite(
     order: &[ast::OrderByExpr],
     sources: &mut [Source],
 ) -> Result<Option<(ast::Select, Vec<ast::OrderByExpr>)>, SqlError> {
-    if !block_has_match(sel, order) {
+    // The joins' ON conditions are in the sources already.
+    let mut on_conditions: Vec<(Vec<Expr>, Vec<Option<Expr>>)> = sources
+        .iter()
+        .map(|src| {
+            let checks = src.checks.iter().map(|c| c.cond.clone()).collect();
+            (src.lookup.clone(), checks)
+        })
+        .collect();
+    let on_has_match = on_conditions.iter().any(|(lookup, checks)| {
+        lookup.iter().any(has_match) || checks.iter().flatten().any(has_match)
+    });
+    if !on_has_match && !block_has_match(sel, order) {
         return Ok(None);
     }
     let mut sel = sel.clone();
@@ -333,10 +363,27 @@ pub(super) fn rewrite(
             let _ = o.expr.visit(&mut replace);
         }
     }
+    if on_has_match {
+        for (lookup, checks) in on_conditions.iter_mut() {
+            for e in lookup.iter_mut().chain(checks.iter_mut().flatten()) {
+                if replace.error.is_none() {
+                    let _ = e.visit(&mut replace);
+                }
+            }
+        }
+    }
     if let Some(e) = replace.error {
         return Err(e);
     }
     let keys = replace.keys;
+    if on_has_match {
+        for (src, (lookup, checks)) in sources.iter_mut().zip(on_conditions) {
+            src.lookup = lookup;
+            for (check, cond) in src.checks.iter_mut().zip(checks) {
+                check.cond = cond;
+            }
+        }
+    }
     // Run each search, then add the hidden columns.
     let mut found_rows: Vec<Vec<(Vec<u8>, f32)>> = Vec::with_capacity(keys.len());
     for key in &keys {

@@ -158,12 +158,46 @@ fn run_body(
                 let intersect = *op == ast::SetOperator::Intersect;
                 super::set_operation::combine(&mut l.rows, r.rows, intersect, all, &colls);
             }
+            if let Some(table) = order.iter().find_map(|o| branch_table(&o.expr)) {
+                return Err(SqlError::new(
+                    1250,
+                    format!("Table '{table}' from one of the SELECTs cannot be used in ORDER BY"),
+                ));
+            }
             finish_set(s, &mut l, order, limit)?;
             Ok(l)
         }
         ast::SetExpr::Values(_) => Err(SqlError::not_supported("VALUES as a query")),
         _ => Err(SqlError::not_supported("this query form")),
     }
+}
+
+/// The table a qualified column names in `e`, an ORDER BY of a UNION,
+/// INTERSECT or EXCEPT: it orders the combined rows, where no branch's
+/// table is (MariaDB's 1250). Subqueries are their own.
+fn branch_table(e: &ast::Expr) -> Option<String> {
+    if subquery::expr_has_subquery(e) {
+        return None;
+    }
+    let mut found = None;
+    let _ = ast::visit_expressions(e, |x| {
+        let parts: Option<Vec<&ast::Ident>> = match x {
+            ast::Expr::CompoundIdentifier(ids) => Some(ids.iter().collect()),
+            ast::Expr::MatchAgainst { columns, .. } => columns.iter().find_map(|c| {
+                let ids: Vec<&ast::Ident> = c.0.iter().filter_map(|p| p.as_ident()).collect();
+                (ids.len() >= 2).then_some(ids)
+            }),
+            _ => None,
+        };
+        match parts {
+            Some(ids) if ids.len() >= 2 => {
+                found = Some(ids[ids.len() - 2].value.clone());
+                std::ops::ControlFlow::Break(())
+            }
+            _ => std::ops::ControlFlow::Continue(()),
+        }
+    });
+    found
 }
 
 pub(super) fn run_set_expr(
