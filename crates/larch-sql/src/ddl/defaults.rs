@@ -22,7 +22,7 @@ use larch_engine::record::value::Value;
 use larch_engine::table::TableDef;
 use sqlparser::ast;
 
-use super::generated::{referenced_columns, resolve_column};
+use super::generated::{referenced_positions, resolve_column};
 use super::meta::TableMeta;
 use crate::error::{SqlError, Warning};
 use crate::eval::{self, CompileOptions};
@@ -125,14 +125,7 @@ pub(super) fn validate(def: &TableDef, meta: &TableMeta) -> Result<(), SqlError>
         };
         let expr = crate::parse::parse_expression(text)?;
         let column = def.columns[i].name.as_str();
-        for name in referenced_columns(&expr) {
-            let Some(j) = def
-                .columns
-                .iter()
-                .position(|c| c.name.eq_ignore_ascii_case(&name))
-            else {
-                return Err(SqlError::unknown_column(&name, CLAUSE));
-            };
+        for j in referenced_positions(def, &expr, CLAUSE)? {
             if j == i || (j > i && per_row(j)) {
                 return Err(SqlError::new(
                     4029,

@@ -217,6 +217,24 @@ pub(super) fn referenced_columns(e: &ast::Expr) -> Vec<String> {
     out
 }
 
+/// The positions in `def` of the columns `e` refers to; 1054 `Unknown
+/// column 'x' in '<clause>'` for a name `def` lacks.
+pub(super) fn referenced_positions(
+    def: &TableDef,
+    e: &ast::Expr,
+    clause: &str,
+) -> Result<Vec<usize>, SqlError> {
+    referenced_columns(e)
+        .into_iter()
+        .map(|name| {
+            def.columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(&name))
+                .ok_or_else(|| SqlError::unknown_column(&name, clause))
+        })
+        .collect()
+}
+
 /// The type of column `i` as expressions see it.
 fn column_type(def: &TableDef, i: usize) -> ExprType {
     ExprType {
@@ -253,14 +271,7 @@ pub(super) fn validate(def: &TableDef, meta: &TableMeta) -> Result<(), SqlError>
                 "non-deterministic expressions in VIRTUAL columns",
             ));
         }
-        for name in referenced_columns(&expr) {
-            let Some(j) = def
-                .columns
-                .iter()
-                .position(|c| c.name.eq_ignore_ascii_case(&name))
-            else {
-                return Err(SqlError::unknown_column(&name, CLAUSE));
-            };
+        for j in referenced_positions(def, &expr, CLAUSE)? {
             if j == i || (j > i && meta.columns[j].generated.is_some()) {
                 return Err(SqlError::new(
                     4029,

@@ -373,6 +373,21 @@ pub enum CmpOp {
     NullSafeEq,
 }
 
+impl CmpOp {
+    /// The operator as SQL writes it (and MariaDB's messages name it).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "<>",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+            CmpOp::NullSafeEq => "<=>",
+        }
+    }
+}
+
 /// What the branches of IF/CASE/COALESCE/GREATEST are converted to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Coerce {

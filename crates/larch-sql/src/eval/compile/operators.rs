@@ -222,16 +222,7 @@ impl Compiler<'_, '_> {
                 op != CmpOp::NullSafeEq,
             ));
         }
-        let name = match op {
-            CmpOp::Eq => "=",
-            CmpOp::Ne => "<>",
-            CmpOp::Lt => "<",
-            CmpOp::Le => "<=",
-            CmpOp::Gt => ">",
-            CmpOp::Ge => ">=",
-            CmpOp::NullSafeEq => "<=>",
-        };
-        super::check_collation_mix([&a, &b], name, true)?;
+        super::check_collation_mix([&a, &b], op.symbol(), true)?;
         let collation = pick_collation([&a, &b], self.opts.collation);
         let nullable = op != CmpOp::NullSafeEq && (a.ty.nullable || b.ty.nullable);
         // A hex literal compared with a number is a number.
@@ -453,15 +444,7 @@ pub(super) fn uuid_comparable(a: &ColumnType, b: &ColumnType, op: CmpOp) -> Resu
         return Ok(());
     }
     let shown = |t: &ColumnType| name(t).unwrap_or("uuid");
-    let op = match op {
-        CmpOp::Eq => "=",
-        CmpOp::Ne => "<>",
-        CmpOp::Lt => "<",
-        CmpOp::Le => "<=",
-        CmpOp::Gt => ">",
-        CmpOp::Ge => ">=",
-        CmpOp::NullSafeEq => "<=>",
-    };
+    let op = op.symbol();
     Err(SqlError::new(
         code::ILLEGAL_PARAMETER_DATA_TYPES,
         format!(
