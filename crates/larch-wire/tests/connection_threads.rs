@@ -11,7 +11,7 @@ mod support;
 use larch_wire::{ConnectionThreads, ServerConfig, Threading, TimeoutKind, TlsSettings};
 use mysql::prelude::Queryable;
 use mysql::{Conn, SslOpts};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use support::raw::{default_caps, RawClient};
 use support::{mysql_error, test_config, TestServer};
@@ -77,7 +77,7 @@ fn queries_and_prepared_statements_over_tcp_and_a_unix_socket() -> Res {
 
 #[test]
 fn tls_on_a_connection_thread() -> Res {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../larchd/tests/fixtures/tls");
+    let fixtures = support::tls_fixtures();
     let tls = TlsSettings::load(
         &fixtures.join("server-cert.pem"),
         &fixtures.join("server-key.pem"),

@@ -12,17 +12,14 @@ use mysql::{Conn, SslOpts};
 use mysql_common::io::ParseBuf;
 use mysql_common::packets::HandshakePacket;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use support::raw::{default_caps, parse_err, RawClient};
 use support::{mysql_error, test_config, TestServer};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
 
-/// The test certificates (shared with larchd's tests).
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../larchd/tests/fixtures/tls");
-
 fn fixture(name: &str) -> PathBuf {
-    Path::new(FIXTURES).join(name)
+    support::tls_fixtures().join(name)
 }
 
 /// The test config with TLS and without the RSA key.

@@ -503,6 +503,18 @@ impl Drop for TestServer {
 }
 
 /// A config with a small RSA key to keep tests quick.
+/// The test certificates (shared with larchd's tests), found from the
+/// checkout the test runs in: cargo sets `CARGO_MANIFEST_DIR` when it runs
+/// a test, and the value compiled in is only the fallback (a test binary
+/// reused from a target directory built in another checkout would read
+/// that checkout's files).
+pub fn tls_fixtures() -> std::path::PathBuf {
+    let crate_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    crate_dir.join("../larchd/tests/fixtures/tls")
+}
+
 pub fn test_config() -> ServerConfig {
     ServerConfig {
         rsa_key_bits: Some(1024),
