@@ -36,14 +36,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use larch_engine::catalog::{Catalog, TableEntry};
 use larch_engine::record::value::{ColumnType, Date, DateTime, Decimal, Timestamp, Value};
 use larch_engine::table::{
-    ColumnDef, KeyRange, ReadContext, RowCursor, Table, TxnContext, CLUSTERED,
+    ColumnDef, KeyRange, ReadContext, RowCursor, Table, TableDef, TxnContext, CLUSTERED,
 };
-use sqlparser::parser::Parser;
 
 use super::check::Checks;
 use super::defaults::ColumnDefaults;
 use super::generated::GeneratedColumns;
-use super::meta::{ColumnMeta, TableMeta};
+use super::meta::TableMeta;
 use super::work::Finished;
 use crate::error::{SqlError, Warning};
 use crate::session::Session;
@@ -236,14 +235,14 @@ fn copy_rows(
     let mut fills = Vec::with_capacity(cols.len());
     // New columns whose DEFAULT reads the row: filled per row.
     let mut reading = Vec::new();
-    for (i, c) in cols.iter().enumerate() {
+    for i in 0..cols.len() {
         fills.push(match fin.origin[i] {
             Some(_) => Value::Null,
             None if defaults.reads_row(i) => {
                 reading.push(i);
                 Value::Null
             }
-            None => fill_value(s, c, &fin.meta.columns[i])?,
+            None => fill_value(s, &defaults, &fin.def, i)?,
         });
     }
     let auto = fin.def.auto_increment;
@@ -264,50 +263,37 @@ fn copy_rows(
             ));
         }
         rows += 1;
+        // Where a value of column `c` goes, for errors and warnings.
+        let target = |c: usize| StoreTarget {
+            db: to.0,
+            table: to.1,
+            column: &cols[c].name,
+            row: rows,
+            strict,
+        };
         let mut out = Vec::with_capacity(cols.len());
         for (i, c) in cols.iter().enumerate() {
-            let target = StoreTarget {
-                db: to.0,
-                table: to.1,
-                column: &c.name,
-                row: rows,
-                strict,
-            };
             out.push(match fin.origin[i] {
-                Some(o) => convert(&row[o], &entry.def.columns[o], c, &target, &mut warnings)?,
+                Some(o) => convert(&row[o], &entry.def.columns[o], c, &target(i), &mut warnings)?,
                 None => fills[i].clone(),
             });
         }
         for &i in &reading {
-            let target = StoreTarget {
-                db: to.0,
-                table: to.1,
-                column: &cols[i].name,
-                row: rows,
-                strict,
-            };
             let v = defaults
                 .evaluate(s, &fin.def, i, &out, &mut warnings)?
                 .unwrap_or(Value::Null);
             out[i] = if v.is_null() {
                 // As a copied NULL going into the column.
-                convert(&v, &cols[i], &cols[i], &target, &mut warnings)?
+                convert(&v, &cols[i], &cols[i], &target(i), &mut warnings)?
             } else {
-                store(&v, &cols[i].ty, &target, &mut warnings)?
+                store(&v, &cols[i].ty, &target(i), &mut warnings)?
             };
         }
         generated.fill(s, &fin.def, &mut out, &mut warnings, |c, v, warnings| {
             if v.is_null() {
                 return Ok(Value::Null);
             }
-            let target = StoreTarget {
-                db: to.0,
-                table: to.1,
-                column: &cols[c].name,
-                row: rows,
-                strict,
-            };
-            store(v, &cols[c].ty, &target, warnings)
+            store(v, &cols[c].ty, &target(c), warnings)
         })?;
         if !checks.verify(s, &fin.def, &out, false, &mut warnings)? {
             continue;
@@ -417,44 +403,30 @@ fn convert(
 
 /// The value a new column gets in existing rows: its DEFAULT, NULL, or the
 /// implicit default of a NOT NULL column without one (0, '', the zero date,
-/// the first ENUM member...). AUTO_INCREMENT columns are numbered later.
-fn fill_value(s: &Session, c: &ColumnDef, meta: &ColumnMeta) -> Result<Value, SqlError> {
-    let Some(text) = meta.default.as_deref() else {
-        return Ok(if c.nullable {
-            Value::Null
-        } else {
-            implicit_default(&c.ty)
-        });
-    };
-    let expr = Parser::new(&crate::parse::dialect::LarchDialect::default())
-        .try_with_sql(text)
-        .and_then(|mut p| p.parse_expr())
-        .map_err(|e| {
-            SqlError::new(
-                crate::error::code::UNKNOWN,
-                format!(
-                    "cannot read the default '{text}' of column '{}': {e}",
-                    c.name
-                ),
-            )
-        })?;
-    let v = super::column::evaluate(s, &expr)?;
-    if v.is_null() {
-        return Ok(if c.nullable {
-            Value::Null
-        } else {
-            implicit_default(&c.ty)
-        });
-    }
-    let target = StoreTarget {
-        db: "",
-        table: "",
-        column: &c.name,
-        row: 1,
-        strict: false,
-    };
+/// the first ENUM member...). AUTO_INCREMENT columns are numbered later; a
+/// DEFAULT that reads the row is evaluated per row.
+fn fill_value(
+    s: &Session,
+    defaults: &ColumnDefaults,
+    def: &TableDef,
+    i: usize,
+) -> Result<Value, SqlError> {
+    let c = &def.columns[i];
     let mut ignored = Vec::new();
-    store(&v, &c.ty, &target, &mut ignored)
+    match defaults.evaluate(s, def, i, &[], &mut ignored)? {
+        Some(v) if !v.is_null() => {
+            let target = StoreTarget {
+                db: "",
+                table: "",
+                column: &c.name,
+                row: 1,
+                strict: false,
+            };
+            store(&v, &c.ty, &target, &mut ignored)
+        }
+        _ if c.nullable => Ok(Value::Null),
+        _ => Ok(implicit_default(&c.ty)),
+    }
 }
 
 /// MySQL's implicit default of a NOT NULL column.

@@ -315,19 +315,25 @@ pub(super) fn rewrite(
     sources: &mut [Source],
 ) -> Result<Option<(ast::Select, Vec<ast::OrderByExpr>)>, SqlError> {
     // The joins' ON conditions are in the sources already.
-    let mut on_conditions: Vec<(Vec<Expr>, Vec<Option<Expr>>)> = sources
-        .iter()
-        .map(|src| {
-            let checks = src.checks.iter().map(|c| c.cond.clone()).collect();
-            (src.lookup.clone(), checks)
-        })
-        .collect();
-    let on_has_match = on_conditions.iter().any(|(lookup, checks)| {
-        lookup.iter().any(has_match) || checks.iter().flatten().any(has_match)
+    let on_has_match = sources.iter().any(|src| {
+        src.lookup.iter().any(has_match) || src.checks.iter().flat_map(|c| &c.cond).any(has_match)
     });
     if !on_has_match && !block_has_match(sel, order) {
         return Ok(None);
     }
+    // Their copies, rewritten while the sources are read to resolve the
+    // MATCHes, then put back.
+    let mut on_conditions: Vec<(Vec<Expr>, Vec<Option<Expr>>)> = if on_has_match {
+        sources
+            .iter()
+            .map(|src| {
+                let checks = src.checks.iter().map(|c| c.cond.clone()).collect();
+                (src.lookup.clone(), checks)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut sel = sel.clone();
     let mut order = order.to_vec();
     // Unnamed select-list items keep the name they had.
