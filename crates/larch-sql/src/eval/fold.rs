@@ -75,7 +75,7 @@ fn is_constant(e: &Expr) -> bool {
         Expr::Literal(_) | Expr::Param(_) => true,
         Expr::Column(_)
         | Expr::SysVar { .. }
-        | Expr::UserVar(_)
+        | Expr::UserVar { .. }
         | Expr::StoredCall { .. }
         | Expr::Subquery(_)
         | Expr::AssignUserVar { .. } => false,

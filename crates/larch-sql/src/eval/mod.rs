@@ -463,7 +463,12 @@ pub enum Expr {
         name: String,
         scope: VarScope,
     },
-    UserVar(String),
+    /// `@name`, read as `kind`: what the variable held when the statement
+    /// was compiled (`None`: unknown, read as it is).
+    UserVar {
+        name: String,
+        kind: Option<uservar::UserVarKind>,
+    },
     /// A stored function, run through [`Session::call_stored_function`].
     StoredCall {
         schema: Option<String>,
@@ -473,10 +478,11 @@ pub enum Expr {
     /// A subquery that reads columns of the enclosing query, run for each
     /// row through [`Session::run_subquery`].
     Subquery(Box<CorrelatedSubquery>),
-    /// `@name := value`.
+    /// `@name := value`, `value` of static type `ty`.
     AssignUserVar {
         name: String,
         value: Box<Expr>,
+        ty: Box<ColumnType>,
     },
     /// Unary minus; `text` is the expression as written, for 1690 messages.
     Neg {

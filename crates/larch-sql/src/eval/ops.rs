@@ -27,7 +27,13 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             )
         })?,
         Expr::SysVar { name, scope } => ctx.session.system_variable(name, *scope)?,
-        Expr::UserVar(name) => super::uservar::read(ctx.session, name),
+        Expr::UserVar { name, kind } => {
+            let v = super::uservar::read(ctx.session, name);
+            match kind {
+                Some(kind) => kind.convert(v, ctx),
+                None => v,
+            }
+        }
         Expr::StoredCall { schema, name, args } => {
             let values = args
                 .iter()
@@ -37,10 +43,11 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
                 .call_stored_function(schema.as_deref(), name, values)?
         }
         Expr::Subquery(q) => correlated_subquery(q, row, ctx)?,
-        Expr::AssignUserVar { name, value } => {
-            let v = value.eval(row, ctx)?;
-            super::uservar::assign(name, v.clone());
-            v
+        Expr::AssignUserVar { name, value, ty } => {
+            let v = super::uservar::UserValue::new(value.eval(row, ctx)?, ty);
+            let result = v.value.clone();
+            super::uservar::assign(name, v);
+            result
         }
         Expr::Neg { arg, text } => {
             let v = arg.eval(row, ctx)?;

@@ -262,18 +262,17 @@ fn load_rows(
             let field = present.next().flatten();
             match slot {
                 Slot::Var(name) => {
+                    let ty = ColumnType::Varchar {
+                        max_len: u32::MAX,
+                        collation: s.connection_collation(),
+                    };
                     let v = match field {
-                        Some(Some(b)) => field_value(
-                            b,
-                            &ColumnType::Varchar {
-                                max_len: u32::MAX,
-                                collation: s.connection_collation(),
-                            },
-                        ),
+                        Some(Some(b)) => field_value(b, &ty),
                         _ => Value::Null,
                     };
                     eval::uservar::forget(name);
-                    s.user_vars.insert(name.clone(), v);
+                    s.user_vars
+                        .set(name.clone(), eval::uservar::UserValue::new(v, &ty));
                 }
                 Slot::Column(c) => {
                     let (ty, nullable, name) = &types[*c];

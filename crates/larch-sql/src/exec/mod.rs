@@ -62,7 +62,7 @@ pub(crate) fn execute_with(
     params: &[Value],
     io: Option<&mut dyn crate::session::client_io::ClientIo>,
 ) -> Result<QueryResult, SqlError> {
-    let scope = crate::eval::uservar::StatementScope::enter();
+    let scope = crate::eval::uservar::StatementScope::enter(&s.user_vars);
     let _locks = crate::user_locks::enter(&s.db.user_locks, s.process.id);
     let _functions = routine::FunctionScope::enter(s);
     let result = crate::privileges::check::statement(s, stmt)
@@ -73,7 +73,7 @@ pub(crate) fn execute_with(
             r
         });
     for (name, value) in scope.finish() {
-        s.user_vars.insert(name, value);
+        s.user_vars.set(name, value);
     }
     result
 }
@@ -87,11 +87,11 @@ pub(crate) fn execute_in_trigger(
     params: &[Value],
 ) -> Result<QueryResult, SqlError> {
     trigger::check_statement(stmt)?;
-    let scope = crate::eval::uservar::StatementScope::enter();
+    let scope = crate::eval::uservar::StatementScope::enter(&s.user_vars);
     let result = crate::privileges::check::statement(s, stmt)
         .and_then(|()| execute_statement(s, stmt, params, None));
     for (name, value) in scope.finish() {
-        s.user_vars.insert(name, value);
+        s.user_vars.set(name, value);
     }
     result
 }

@@ -69,9 +69,12 @@ pub(crate) fn execute(
                     "No data - zero rows fetched, selected, or processed",
                 )),
                 Some(row) => {
-                    for (name, v) in vars.iter().zip(row) {
+                    for ((name, v), column) in vars.iter().zip(row).zip(&set.columns) {
                         crate::eval::uservar::forget(name);
-                        s.user_vars.insert(name.clone(), v);
+                        s.user_vars.set(
+                            name.clone(),
+                            crate::eval::uservar::UserValue::new(v, &column.ty),
+                        );
                     }
                 }
             }

@@ -7,7 +7,7 @@
 //! is the word itself, as MySQL reads it for system variables.
 
 use larch_engine::record::collation::Collation;
-use larch_engine::record::value::Value;
+use larch_engine::record::value::{ColumnType, Value};
 use sqlparser::ast;
 
 use crate::error::SqlError;
@@ -233,10 +233,11 @@ fn assign(
             rest.to_owned()
         }
     } else if let Some(user) = full.strip_prefix('@') {
-        let v = eval_expr(s, value, params)?;
+        let (v, ty) = eval_typed(s, value, params)?;
         let name = user.trim_matches(['`', '\'', '"']).to_ascii_lowercase();
         crate::eval::uservar::forget(&name);
-        s.user_vars.insert(name, v);
+        s.user_vars
+            .set(name, crate::eval::uservar::UserValue::new(v, &ty));
         return Ok(());
     } else if lower == "timezone" {
         "time_zone".to_owned()
@@ -354,6 +355,15 @@ fn word_or_eval(s: &mut Session, e: &ast::Expr, params: &[Value]) -> Result<Valu
 /// Evaluates a SET value; its warnings (1365 for a division by zero...)
 /// become the statement's, as in MariaDB.
 fn eval_expr(s: &mut Session, e: &ast::Expr, params: &[Value]) -> Result<Value, SqlError> {
+    eval_typed(s, e, params).map(|(v, _)| v)
+}
+
+/// [`eval_expr`], with the expression's static type.
+fn eval_typed(
+    s: &mut Session,
+    e: &ast::Expr,
+    params: &[Value],
+) -> Result<(Value, ColumnType), SqlError> {
     use crate::exec::select::subquery;
     // Subqueries run once, in a snapshot of their own (as a SELECT's do).
     let inlined;
@@ -382,5 +392,5 @@ fn eval_expr(s: &mut Session, e: &ast::Expr, params: &[Value]) -> Result<Value, 
     for w in warnings {
         s.push_warning(w);
     }
-    value
+    Ok((value?, c.ty.ty))
 }

@@ -79,7 +79,7 @@ pub struct Session {
     /// The log must be durable up to here before the client hears of the
     /// commits made since the last [`Session::take_durable_wait`].
     pub(crate) durable_lsn: u64,
-    pub(crate) user_vars: HashMap<String, Value>,
+    pub(crate) user_vars: crate::eval::uservar::UserVariables,
     pub(crate) last_insert_id: u64,
     /// Diagnostics of the last statement that produced any (SHOW WARNINGS).
     pub(crate) warnings: Vec<Warning>,
@@ -189,7 +189,7 @@ impl Session {
             hot: HotVars::default(),
             defer_durability: false,
             durable_lsn: 0,
-            user_vars: HashMap::new(),
+            user_vars: Default::default(),
             last_insert_id: 0,
             warnings: Vec::new(),
             warnings_stale: false,
@@ -591,6 +591,7 @@ impl Session {
         plans::PlanKey {
             generation: self.db.catalog().tables_generation(),
             settings: self.hot.epoch(),
+            user_var_types: self.user_vars.types_generation(),
             db: self.current_db.clone(),
         }
     }
@@ -600,6 +601,7 @@ impl Session {
         key.matches(
             self.db.catalog().tables_generation(),
             self.hot.epoch(),
+            self.user_vars.types_generation(),
             self.current_db.as_deref(),
         )
     }

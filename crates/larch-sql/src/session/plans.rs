@@ -31,14 +31,27 @@ const CAPACITY: usize = 128;
 pub(crate) struct PlanKey {
     pub generation: u64,
     pub settings: u64,
+    /// The session's [`UserVariables::types_generation`].
+    ///
+    /// [`UserVariables::types_generation`]: crate::eval::uservar::UserVariables::types_generation
+    pub user_var_types: u64,
     pub db: Option<String>,
 }
 
 impl PlanKey {
     /// True when the entry built under `self` is valid for a session now in
     /// `generation`, `settings` and `db`.
-    pub fn matches(&self, generation: u64, settings: u64, db: Option<&str>) -> bool {
-        self.generation == generation && self.settings == settings && self.db.as_deref() == db
+    pub fn matches(
+        &self,
+        generation: u64,
+        settings: u64,
+        user_var_types: u64,
+        db: Option<&str>,
+    ) -> bool {
+        self.generation == generation
+            && self.settings == settings
+            && self.user_var_types == user_var_types
+            && self.db.as_deref() == db
     }
 }
 
@@ -178,6 +191,7 @@ mod tests {
         PlanKey {
             generation,
             settings: 0,
+            user_var_types: 0,
             db: Some("d".into()),
         }
     }
@@ -191,10 +205,11 @@ mod tests {
         let (k, p) = plans.take(&a).expect("plan of a");
         assert_eq!((k.generation, p), (1, 10));
         assert!(plans.take(&a).is_none());
-        assert!(k.matches(1, 0, Some("d")));
-        assert!(!k.matches(2, 0, Some("d")));
-        assert!(!k.matches(1, 1, Some("d")));
-        assert!(!k.matches(1, 0, None));
+        assert!(k.matches(1, 0, 0, Some("d")));
+        assert!(!k.matches(2, 0, 0, Some("d")));
+        assert!(!k.matches(1, 1, 0, Some("d")));
+        assert!(!k.matches(1, 0, 1, Some("d")));
+        assert!(!k.matches(1, 0, 0, None));
     }
 
     #[test]

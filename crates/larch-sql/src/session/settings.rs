@@ -504,8 +504,7 @@ impl eval::Session for Session {
     fn user_variable(&self, name: &str) -> Value {
         self.user_vars
             .get(&name.to_ascii_lowercase())
-            .cloned()
-            .unwrap_or(Value::Null)
+            .map_or(Value::Null, |u| u.value)
     }
 }
 

@@ -257,8 +257,8 @@ impl Compiler<'_, '_> {
                 let a = self.expr(args[0])?;
                 let n = match &a.expr {
                     _ if a.null_lit => 6,
+                    Expr::UserVar { .. } => a.coer,
                     _ if a.ty.ty.collation().is_none() => 5,
-                    Expr::UserVar(_) => 2,
                     Expr::Call {
                         func: Func::Database | Func::Version | Func::User | Func::CurrentUser,
                         ..

@@ -126,7 +126,7 @@ impl Compiler<'_, '_> {
                 let name = first.value[1..]
                     .trim_matches(['`', '\'', '"'])
                     .to_ascii_lowercase();
-                return Ok(var_typed(Expr::UserVar(name), self.opts.collation));
+                return Ok(user_var_typed(name, self.opts.collation));
             }
         }
         match (self.resolve)(ids) {
@@ -270,6 +270,37 @@ fn var_typed(expr: Expr, collation: Collation) -> Typed {
         hex: None,
         null_lit: false,
         len: None,
+    }
+}
+
+/// A read of `@name`, typed by what the variable holds now (see
+/// [`super::super::uservar`]); outside a statement, a string in
+/// `collation`.
+fn user_var_typed(name: String, collation: Collation) -> Typed {
+    use super::super::uservar::{compile_time_value, static_type, UserVarKind};
+    let Some(held) = compile_time_value(&name) else {
+        return Typed {
+            coer: 2,
+            ..var_typed(Expr::UserVar { name, kind: None }, collation)
+        };
+    };
+    let (kind, (ty, coer)) = match held {
+        Some(u) => (u.kind, u.static_type()),
+        None => {
+            let kind = UserVarKind::Text(Collation::Binary);
+            (kind, static_type(kind, &Value::Null))
+        }
+    };
+    Typed {
+        coer,
+        ..Typed::computed(
+            Expr::UserVar {
+                name,
+                kind: Some(kind),
+            },
+            ty,
+            true,
+        )
     }
 }
 

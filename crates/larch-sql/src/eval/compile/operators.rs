@@ -386,15 +386,30 @@ impl Compiler<'_, '_> {
             }
         };
         let value = self.expr(r)?;
-        let (ty, nullable) = (value.ty.ty.clone(), value.ty.nullable);
-        Ok(Typed::computed(
-            Expr::AssignUserVar {
-                name,
-                value: boxed(value),
-            },
-            ty,
-            nullable,
-        ))
+        let (source, nullable) = (value.ty.ty.clone(), value.ty.nullable);
+        // The value as the variable keeps it (a DECIMAL keeps its scale, a
+        // string its length).
+        let kind = super::super::uservar::UserVarKind::of(&source);
+        let (ty, coer) = match (&source, kind) {
+            (ColumnType::Decimal { .. }, _) => (source.clone(), 5),
+            (
+                ColumnType::Char { .. } | ColumnType::Varchar { .. } | ColumnType::Text { .. },
+                super::super::uservar::UserVarKind::Text(_),
+            ) => (source.clone(), 2),
+            _ => super::super::uservar::static_type(kind, &Value::Null),
+        };
+        Ok(Typed {
+            coer,
+            ..Typed::computed(
+                Expr::AssignUserVar {
+                    name,
+                    value: boxed(value),
+                    ty: Box::new(source),
+                },
+                ty,
+                nullable,
+            )
+        })
     }
 }
 

@@ -14,6 +14,7 @@ use sqlparser::ast;
 use super::head::Definer;
 use super::routine::{Host, Interp};
 use crate::error::{SqlError, Warning};
+use crate::eval::uservar::UserValue;
 use crate::parse::routine_body::SpStmt;
 use crate::parse::Statement;
 use crate::privileges::check::Checker;
@@ -72,9 +73,9 @@ impl Host for SessionHost<'_> {
         }
     }
 
-    fn set_user_var(&mut self, name: &str, v: Value) {
+    fn set_user_var(&mut self, name: &str, v: UserValue) {
         crate::eval::uservar::forget(name);
-        self.s.user_vars.insert(name.to_string(), v);
+        self.s.user_vars.set(name.to_string(), v);
     }
 
     fn warn(&mut self, w: Warning) {

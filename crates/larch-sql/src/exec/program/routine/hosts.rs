@@ -6,8 +6,9 @@ use larch_engine::record::value::Value;
 use sqlparser::ast;
 
 use super::interp::Host;
-use super::{eval_expr, user_var_name};
+use super::{eval_typed, user_var_name};
 use crate::error::{SqlError, Warning};
+use crate::eval::uservar::UserValue;
 use crate::parse::Statement;
 use crate::result::{QueryResult, RowSet};
 use crate::session::Session;
@@ -37,8 +38,8 @@ impl Host for FuncHost<'_> {
                     user_var_name(&ast::Expr::Identifier(ast::Ident::new(n))),
                     values.as_slice(),
                 ) {
-                    let v = eval_expr(self, v, params)?;
-                    crate::eval::uservar::assign(&u, v);
+                    let (v, ty) = eval_typed(self, v, params)?;
+                    crate::eval::uservar::assign(&u, UserValue::new(v, &ty));
                     return Ok(QueryResult::ok());
                 }
             }
@@ -59,7 +60,7 @@ impl Host for FuncHost<'_> {
         ))
     }
 
-    fn set_user_var(&mut self, name: &str, v: Value) {
+    fn set_user_var(&mut self, name: &str, v: UserValue) {
         crate::eval::uservar::assign(name, v);
     }
 

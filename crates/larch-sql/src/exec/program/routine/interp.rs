@@ -24,6 +24,7 @@ use sqlparser::ast;
 
 use super::locals::{bind_expr, bind_statement, Scope};
 use crate::error::{SqlError, Warning};
+use crate::eval::uservar::UserValue;
 use crate::parse::routine_body::{Block, CondValue, Decl, Handler, HandlerCond, SetItem, SpStmt};
 use crate::parse::select_into::IntoVar;
 use crate::parse::{IntoTarget, Statement};
@@ -40,7 +41,7 @@ pub(crate) trait Host {
     fn query(&mut self, q: &ast::Query, params: &[Value]) -> Result<RowSet, SqlError>;
     /// A result set for the client.
     fn emit(&mut self, set: RowSet) -> Result<(), SqlError>;
-    fn set_user_var(&mut self, name: &str, v: Value);
+    fn set_user_var(&mut self, name: &str, v: UserValue);
     fn warn(&mut self, w: Warning);
     /// Makes `db` the current database (a routine runs in its own).
     fn use_db(&mut self, db: Option<&str>);
@@ -514,9 +515,9 @@ impl<'h> Interp<'h> {
                 warning: true,
             });
         };
-        for (var, v) in vars.iter().zip(row) {
+        for ((var, v), column) in vars.iter().zip(row).zip(&set.columns) {
             match var {
-                IntoVar::User(n) => self.host.set_user_var(n, v),
+                IntoVar::User(n) => self.host.set_user_var(n, UserValue::new(v, &column.ty)),
                 IntoVar::Local(n) => self.assign(n, v)?,
             }
         }

@@ -286,6 +286,15 @@ pub(super) fn eval_expr(
     e: &ast::Expr,
     params: &[Value],
 ) -> Result<Value, SqlError> {
+    eval_typed(host, e, params).map(|(v, _)| v)
+}
+
+/// [`eval_expr`], with the expression's static type.
+pub(super) fn eval_typed(
+    host: &mut dyn Host,
+    e: &ast::Expr,
+    params: &[Value],
+) -> Result<(Value, ColumnType), SqlError> {
     if has_subquery(e) {
         let Some(mut q) = SELECT_ONE.clone() else {
             return Err(SqlError::new(1105, "SELECT template"));
@@ -294,12 +303,17 @@ pub(super) fn eval_expr(
             sel.projection = vec![ast::SelectItem::UnnamedExpr(e.clone())];
         }
         let set = host.query(&q, params)?;
-        return Ok(set
+        let ty = set
+            .columns
+            .first()
+            .map_or(ColumnType::Varbinary { max_len: 0 }, |c| c.ty.clone());
+        let v = set
             .rows
             .into_iter()
             .next()
             .and_then(|r| r.into_iter().next())
-            .unwrap_or(Value::Null));
+            .unwrap_or(Value::Null);
+        return Ok((v, ty));
     }
     let s = host.session();
     let resolve = |_: &[ast::Ident]| None;
@@ -311,7 +325,7 @@ pub(super) fn eval_expr(
     for w in warnings {
         host.warn(w);
     }
-    Ok(v)
+    Ok((v, c.ty.ty))
 }
 
 /// Where a CALL comes from: the client, or a running program (whose
@@ -393,12 +407,16 @@ pub(crate) fn call(
             .iter()
             .zip(args)
             .filter(|(p, _)| p.mode != ParamMode::In)
-            .map(|(p, a)| (a.clone(), it.value(&p.name).unwrap_or(Value::Null)))
+            .map(|(p, a)| (a.clone(), &p.ty, it.value(&p.name).unwrap_or(Value::Null)))
             .collect::<Vec<_>>()
     };
-    for (a, v) in outs {
+    for (a, ty, v) in outs {
         match (user_var_name(&a), &mut site) {
-            (Some(u), site) => site.host().set_user_var(&u, v),
+            (Some(u), site) => {
+                let ty = column_type_of(site.host().session(), ty)?;
+                site.host()
+                    .set_user_var(&u, crate::eval::uservar::UserValue::new(v, &ty));
+            }
             (None, CallSite::Nested(c)) => {
                 if let ast::Expr::Identifier(id) = &a {
                     c.assign(&id.value, v)?;
