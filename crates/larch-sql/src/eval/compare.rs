@@ -48,8 +48,14 @@ pub fn compare(
     }
     Some(match (a, b) {
         (Value::Str(x), Value::Str(y)) => coll.compare(x, y),
+        // A binary string meets text in the text's collation when the
+        // text's coercibility won (a hex literal against a column).
         (x, y) if is_stringish(x) && is_stringish(y) => {
-            convert::to_bytes(x).cmp(&convert::to_bytes(y))
+            if coll == Collation::Binary {
+                convert::to_bytes(x).cmp(&convert::to_bytes(y))
+            } else {
+                coll.compare(&to_str(x), &to_str(y))
+            }
         }
         (Value::Time(x), Value::Time(y)) => x.cmp(y),
         // A YEAR meets a temporal value as the datetime `YYYY-00-00
@@ -116,14 +122,20 @@ fn datetime_for_comparison(
         return convert::to_datetime(v, ctx);
     }
     let text = to_str(v);
-    if crate::value::temporal::parse_datetime(&text).is_none() {
-        ctx.warn(
-            code::TRUNCATED_WRONG_VALUE,
-            format!("Truncated incorrect datetime value: '{text}'"),
-        );
-        return Some(Default::default());
+    match crate::value::temporal::parse_datetime(&text) {
+        Some(_) => convert::to_datetime(v, ctx),
+        // A day the month lacks still compares in its place.
+        None => match crate::value::temporal::parse_datetime_any_day(&text) {
+            Some(p) if !p.truncated => Some(p.value),
+            _ => {
+                ctx.warn(
+                    code::TRUNCATED_WRONG_VALUE,
+                    format!("Truncated incorrect datetime value: '{text}'"),
+                );
+                Some(Default::default())
+            }
+        },
     }
-    convert::to_datetime(v, ctx)
 }
 
 /// A YEAR as the datetime it compares as with temporal values.

@@ -767,7 +767,12 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
             coer = coer.min(derived_coercibility(&ty, std::iter::once(&a)));
             if number_argument(func, i) {
                 a.expr
-            } else if text_args && !(func == Func::If && i == 0) {
+            } else if text_args
+                && !(func == Func::If && i == 0)
+                // HEX of a BIT is the hex of its number (MariaDB reads
+                // an INT_RESULT argument with val_int()).
+                && !(func == Func::Hex && matches!(a.ty.ty, ColumnType::Bit { .. }))
+            {
                 a.text().expr
             } else {
                 a.expr

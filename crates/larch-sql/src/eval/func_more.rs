@@ -181,7 +181,8 @@ pub(super) fn call(
                 i64::MAX
             })))
         }
-        More::LastDay => match full_date(&v[0], ctx) {
+        // The month must be known; a zero day is any day of it.
+        More::LastDay => match to_date(&v[0], ctx).filter(|d| d.month != 0) {
             Some(d) => Value::Date(Date {
                 day: days_in_month(u32::from(d.year), u32::from(d.month)) as u8,
                 ..d

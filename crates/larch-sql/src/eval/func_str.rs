@@ -261,13 +261,20 @@ pub(super) fn call(
                 (&v[1], &v[0])
             };
             let from = if v.len() > 2 { to_int(&v[2], ctx) } else { 1 };
-            let c = if binary { Collation::Binary } else { coll };
+            let c = coll;
             let n: Vec<char> = to_str(needle).chars().collect();
             let h: Vec<char> = to_str(hay).chars().collect();
             Value::Int(locate(&n, &h, usize::try_from(from.max(0)).unwrap_or(0), c) as i64)
         }
         Func::Hex => match &v[0] {
-            Value::Str(_) | Value::Bytes(_) => {
+            // A string, and a temporal value's text (HEX(DATE'2020-01-01')
+            // is 323032302D30312D3031).
+            Value::Str(_)
+            | Value::Bytes(_)
+            | Value::Date(_)
+            | Value::Datetime(_)
+            | Value::Timestamp(_)
+            | Value::Time(_) => {
                 Value::Str(to_bytes(&v[0]).iter().map(|b| format!("{b:02X}")).collect())
             }
             other => {
@@ -303,7 +310,7 @@ pub(super) fn call(
             Value::Str(" ".repeat(n))
         }
         Func::Strcmp => {
-            let o = if binary {
+            let o = if coll == Collation::Binary {
                 to_bytes(&v[0]).cmp(&to_bytes(&v[1]))
             } else {
                 coll.compare(&to_str(&v[0]), &to_str(&v[1]))

@@ -113,6 +113,32 @@ impl IntervalUnit {
 }
 
 /// An interval as (months, microseconds).
+/// The integer a string starts with (0 for none), with MariaDB's 1292
+/// "Truncated incorrect INTEGER value" when anything else follows.
+fn integer_prefix(s: &str, ctx: &mut EvalContext<'_>) -> i128 {
+    let t = s.trim_start();
+    let (neg, rest) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let n = rest[..digits].bytes().fold(0i128, |a, d| {
+        a.saturating_mul(10).saturating_add(i128::from(d - b'0'))
+    });
+    if digits == 0 || !rest[digits..].trim_end().is_empty() {
+        ctx.warn(
+            crate::error::code::TRUNCATED_WRONG_VALUE,
+            format!("Truncated incorrect INTEGER value: '{s}'"),
+        );
+    }
+    if neg {
+        -n
+    } else {
+        n
+    }
+}
+
 fn interval_parts(
     amount: &Value,
     unit: IntervalUnit,
@@ -120,6 +146,16 @@ fn interval_parts(
 ) -> Option<(i64, i64)> {
     use IntervalUnit::*;
     let simple = |mult: i64, ctx: &mut EvalContext<'_>| -> Option<i64> {
+        if mult != 1_000_000 {
+            if let Value::Str(_) | Value::Bytes(_) = amount {
+                // A string counts whole units: its integer prefix, as
+                // MariaDB's val_int() reads it ('1.9' DAY is 1 day, '1e2'
+                // DAY 1 day), with 1292 for what is left over.
+                return i64::try_from(integer_prefix(&to_str(amount), ctx))
+                    .ok()?
+                    .checked_mul(mult);
+            }
+        }
         let n = to_num(amount, ctx);
         if mult == 1_000_000 {
             // Seconds may carry a fraction.

@@ -654,7 +654,8 @@ impl Compiled {
     /// DATETIME or TIMESTAMP with fractional digits shows as many as its
     /// type has, as MariaDB's string value of a temporal does.
     pub fn text(self) -> Compiled {
-        if temporal_fsp(&self.ty.ty) == 0 {
+        // A BIT's text is its bytes (AsText).
+        if temporal_fsp(&self.ty.ty) == 0 && !matches!(self.ty.ty, ColumnType::Bit { .. }) {
             return self;
         }
         let ty = self.ty.ty.clone();
@@ -665,6 +666,14 @@ impl Compiled {
             },
             ty: self.ty,
         }
+    }
+
+    /// The value as it is stored into a column or a user variable: a
+    /// DECIMAL keeps the precision it was computed with (MariaDB stores
+    /// `val_decimal()`: 2/7 into a DOUBLE is 0.285714285, not the 0.2857
+    /// a result column shows).
+    pub fn eval_stored(&self, row: &[Value], ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
+        self.expr.eval(row, ctx)
     }
 
     /// Evaluates against a row; decimals come back rounded to the static scale.

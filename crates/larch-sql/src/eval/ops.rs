@@ -70,6 +70,11 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
         Expr::UuidKey(arg) => uuid_key(arg.eval(row, ctx)?, ctx),
         Expr::AsText { arg, ty } => match arg.eval(row, ctx)? {
             Value::Null => Value::Null,
+            // A BIT's string is its big-endian bytes, a binary string.
+            Value::Bit(b) => match crate::value::to_text(&Value::Bit(b), ty) {
+                Some(bytes) => Value::Bytes(bytes),
+                None => Value::Bit(b),
+            },
             v => match crate::value::to_text(&v, ty) {
                 Some(text) => Value::Str(String::from_utf8_lossy(&text).into_owned()),
                 None => v,
@@ -173,24 +178,31 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
                 high.eval(row, ctx)?,
             );
             let [v, lo, hi] = datetimes_if_mixed_with_numbers([v, lo, hi], ctx);
-            let mut v = Probe::new(v);
-            // A string between numbers is read once: as a DOUBLE when a
-            // bound is a DECIMAL or DOUBLE, else as a DECIMAL.
+            // The three compare in one type (MariaDB aggregates it over
+            // all of them): with a number among them and no temporal
+            // value, every string is read once as a DOUBLE when a number
+            // is a DECIMAL or DOUBLE, else as a DECIMAL ('a' BETWEEN
+            // '2024' AND 1 compares 0, 2024 and 1).
             let inexact =
                 |x: &Value| matches!(x, Value::Decimal(_) | Value::Double(_) | Value::Float(_));
-            let partner = match (&lo, &hi) {
-                (x, _) | (_, x) if inexact(x) => x,
-                (x, y) => {
-                    if x.is_null() {
-                        y
-                    } else {
-                        x
-                    }
-                }
+            let all = [&v, &lo, &hi];
+            let partner = if all.iter().any(|x| super::compare::is_temporal(x)) {
+                None
+            } else {
+                all.iter()
+                    .find(|x| inexact(x))
+                    .or_else(|| {
+                        all.iter()
+                            .find(|x| matches!(x, Value::Int(_) | Value::UInt(_)))
+                    })
+                    .map(|x| (*x).clone())
             };
-            let probe = v.against(partner, ctx);
-            let ge = compare(probe, &lo, *collation, ctx).map(|o| o != Ordering::Less);
-            let le = compare(probe, &hi, *collation, ctx).map(|o| o != Ordering::Greater);
+            let [v, lo, hi] = match &partner {
+                Some(p) => [v, lo, hi].map(|x| Probe::new(x).against(p, ctx).clone()),
+                None => [v, lo, hi],
+            };
+            let ge = compare(&v, &lo, *collation, ctx).map(|o| o != Ordering::Less);
+            let le = compare(&v, &hi, *collation, ctx).map(|o| o != Ordering::Greater);
             let r = match (ge, le) {
                 (Some(false), _) | (_, Some(false)) => Some(false),
                 (Some(true), Some(true)) => Some(true),
@@ -244,14 +256,10 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
                 Some(e) => to_str(&e.eval(row, ctx)?).chars().next().unwrap_or('\\'),
                 None => '\\',
             };
-            let binary = matches!(v, Value::Bytes(_)) || matches!(p, Value::Bytes(_));
-            let coll = if binary {
-                Collation::Binary
-            } else {
-                *collation
-            };
+            // The compiled collation: binary only when a binary string
+            // won (`c LIKE X'61'` is the column's collation).
             Value::Int(i64::from(
-                like(&to_str(&v), &to_str(&p), esc, coll) != *negated,
+                like(&to_str(&v), &to_str(&p), esc, *collation) != *negated,
             ))
         }
         Expr::Case {

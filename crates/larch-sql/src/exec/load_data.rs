@@ -301,7 +301,7 @@ fn load_rows(
         drop(present);
         for (_, e) in &sets {
             let mut ctx = s.eval_context(&[]);
-            let v = e.eval(&[], &mut ctx)?;
+            let v = e.eval_stored(&[], &mut ctx)?;
             for w in ctx.take_warnings() {
                 bulk.warn(w);
             }

@@ -386,7 +386,7 @@ fn eval_typed(
     let c = eval::compile(e, &resolve, &opts)?;
     let (value, warnings) = {
         let mut ctx = s.eval_context(params);
-        let value = c.eval(&[], &mut ctx);
+        let value = c.eval_stored(&[], &mut ctx);
         (value, ctx.take_warnings())
     };
     for w in warnings {

@@ -538,7 +538,7 @@ fn update(
         let mut nulls = trigger_nulls::NullChecks::new(&t, Event::Update);
         for ((c, e), (_, written)) in compiled.iter().zip(sets.iter()) {
             let mut ctx = s.eval_context(params);
-            let v = e.eval(&cur, &mut ctx)?;
+            let v = e.eval_stored(&cur, &mut ctx)?;
             w.warnings.extend(ctx.take_warnings());
             let v = source::hex_number(written, &v, &def.columns[*c].ty).unwrap_or(v);
             let stored = nulls.convert(s, &t, *c, &v, n as u64 + 1, w)?;

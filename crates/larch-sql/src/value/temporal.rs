@@ -162,6 +162,17 @@ fn read_frac(digits: &str) -> (u32, u8) {
 /// Parses a date or datetime string (see the module docs). `None` when the
 /// text is not a valid date.
 pub fn parse_datetime(s: &str) -> Option<ParsedDateTime> {
+    parse_datetime_days(s, true)
+}
+
+/// [`parse_datetime`] where any day up to 31 is a date (`2024-02-30`), as
+/// MariaDB reads a string compared with a date: it compares after
+/// 2024-02-29 and before 2024-03-01.
+pub fn parse_datetime_any_day(s: &str) -> Option<ParsedDateTime> {
+    parse_datetime_days(s, false)
+}
+
+fn parse_datetime_days(s: &str, check_days: bool) -> Option<ParsedDateTime> {
     let t = s.trim();
     let b = t.as_bytes();
     let mut parts: Vec<(u32, usize)> = Vec::new(); // (value, digit count)
@@ -207,7 +218,7 @@ pub fn parse_datetime(s: &str) -> Option<ParsedDateTime> {
         } else {
             truncated = !rest.trim().is_empty();
         }
-        return build(y, mo, d, h, mi, se, frac, has_time, truncated);
+        return build(y, mo, d, h, mi, se, frac, has_time, truncated, check_days);
     }
     // Delimited form: up to 6 numbers separated by punctuation; 'T' or spaces
     // between date and time; '.' before the fraction after the seconds.
@@ -225,6 +236,10 @@ pub fn parse_datetime(s: &str) -> Option<ParsedDateTime> {
             break;
         }
         // Skip one run of delimiters (date parts: punctuation; then space/T).
+        // A space inside the date ('1 02:03:04', '2001 02 03') is no date.
+        if parts.len() < 3 && b.get(i).is_some_and(u8::is_ascii_whitespace) {
+            return None;
+        }
         let dstart = i;
         while i < b.len()
             && !b[i].is_ascii_digit()
@@ -248,8 +263,9 @@ pub fn parse_datetime(s: &str) -> Option<ParsedDateTime> {
     if parts.len() < 3 {
         return None;
     }
+    // Only a two-digit year is expanded ('1-02-03' is the year 1).
     let mut y = parts[0].0;
-    if parts[0].1 <= 2 {
+    if parts[0].1 == 2 {
         y = two_digit_year(y);
     }
     let get = |k: usize| parts.get(k).map_or(0, |p| p.0);
@@ -263,6 +279,7 @@ pub fn parse_datetime(s: &str) -> Option<ParsedDateTime> {
         frac,
         parts.len() > 3,
         truncated,
+        check_days,
     )
 }
 
@@ -277,6 +294,7 @@ fn build(
     frac: (u32, u8),
     has_time: bool,
     truncated: bool,
+    check_days: bool,
 ) -> Option<ParsedDateTime> {
     if h > 23 || mi > 59 || se > 59 {
         return None;
@@ -286,7 +304,12 @@ fn build(
         month: u8::try_from(mo).ok()?,
         day: u8::try_from(d).ok()?,
     };
-    if !date_is_valid(&date) {
+    let valid = if check_days {
+        date_is_valid(&date)
+    } else {
+        date.year <= 9999 && date.month <= 12 && date.day <= 31
+    };
+    if !valid {
         return None;
     }
     Some(ParsedDateTime {
@@ -358,6 +381,7 @@ pub fn datetime_from_number(int_part: u64, micros: u32) -> Option<ParsedDateTime
         (if has_time { micros } else { 0 }, 0),
         has_time,
         !has_time && micros != 0,
+        true,
     )?;
     if parsed.value.date.year > 9999 {
         return None;

@@ -477,6 +477,20 @@ fn temporal_strings_in_mysql_forms() {
     assert_eq!(p("2023-02-29"), None);
     assert_eq!(p("2024-02-29").map(|x| x.0.date.day), Some(29));
     assert_eq!(p("abc"), None);
+    // As MariaDB reads them: no space inside the date, and only a
+    // two-digit year is expanded.
+    assert_eq!(p("1 02:03:04"), None);
+    assert_eq!(p("2001 02 03"), None);
+    assert_eq!(p("1-02-03").map(|x| x.0.date.year), Some(1));
+    // Compared with a date, any day up to 31 stands in its place.
+    assert_eq!(
+        crate::value::temporal::parse_datetime_any_day("2024-02-30").map(|x| x.value.date.day),
+        Some(30)
+    );
+    assert_eq!(
+        crate::value::temporal::parse_datetime_any_day("2024-02-32"),
+        None
+    );
     assert_eq!(parse_time("10:11:12"), Some((36_672_000_000, false, false)));
     assert_eq!(
         parse_time("-1 02:00:00.5"),

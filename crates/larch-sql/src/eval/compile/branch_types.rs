@@ -76,7 +76,11 @@ pub(super) fn merge_types(branches: &[&Typed], default: Collation) -> (ColumnTyp
         return (first.ty.ty.clone(), Coerce::Keep);
     }
     let len = real.iter().map(|b| str_len(&b.ty.ty)).max().unwrap_or(0);
-    if any(&|t| t.is_binary_string()) {
+    // Binary unless text of a lower coercibility wins (IF(c, c, X'41') is
+    // the column's text).
+    if any(&|t| t.is_binary_string())
+        && pick_collation(real.iter().copied().copied(), default) == Collation::Binary
+    {
         let ty = merged_string_type(&real, len, true, Collation::Binary);
         return (ty, Coerce::Binary);
     }

@@ -39,7 +39,7 @@ impl Compiler<'_, '_> {
         };
         Ok(Typed {
             len,
-            coer: if matches!(target, CastTarget::Char { .. }) {
+            coer: if matches!(target, CastTarget::Char { .. } | CastTarget::Binary { .. }) {
                 2
             } else {
                 5
@@ -258,7 +258,7 @@ impl Compiler<'_, '_> {
                 let n = match &a.expr {
                     _ if a.null_lit => 6,
                     Expr::UserVar { .. } => a.coer,
-                    _ if a.ty.ty.collation().is_none() => 5,
+                    _ if a.ty.ty.collation().is_none() && !a.ty.ty.is_binary_string() => 5,
                     Expr::Call {
                         func: Func::Database | Func::Version | Func::User | Func::CurrentUser,
                         ..

@@ -23,13 +23,16 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
         bytes: 8,
         unsigned: false,
     };
-    let binary = args
-        .iter()
-        .any(|a| a.ty.ty.is_binary_string() && !a.null_lit);
     // The connection's collation, which some text results take whatever
     // their arguments are.
     let connection = coll;
     let coll = pick_collation(args.iter(), coll);
+    // A binary string argument makes the result binary unless text of a
+    // lower coercibility won (CONCAT(X'61', column) is the column's text).
+    let binary = coll == Collation::Binary
+        && args
+            .iter()
+            .any(|a| a.ty.ty.is_binary_string() && !a.null_lit);
     let text = |len: u32| string_type(len, binary, coll);
     let arg_len = |i: usize| args.get(i).map_or(0, |a| str_len(&a.ty.ty));
     match f {

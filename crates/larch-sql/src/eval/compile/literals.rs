@@ -131,7 +131,7 @@ impl Compiler<'_, '_> {
         }
         match (self.resolve)(ids) {
             Some((i, ty)) => Ok(Typed {
-                coer: if text_collation(&ty.ty).is_some() {
+                coer: if text_collation(&ty.ty).is_some() || ty.ty.is_binary_string() {
                     2
                 } else {
                     5

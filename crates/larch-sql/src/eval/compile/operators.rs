@@ -243,6 +243,15 @@ impl Compiler<'_, '_> {
         } else {
             (a, b)
         };
+        // Two DECIMALs (or a DECIMAL and an integer) compare rounded to
+        // their shown scales, as MariaDB's compare_decimal: 2/7 = 0.2857.
+        let decimal_or_int =
+            |t: &Typed| matches!(t.ty.ty, ColumnType::Decimal { .. } | ColumnType::Int { .. });
+        let (a, b) = if decimal_or_int(&a) && decimal_or_int(&b) {
+            (a.shown_decimal(), b.shown_decimal())
+        } else {
+            (a, b)
+        };
         Ok(bool_typed(
             Expr::Compare {
                 op,

@@ -30,7 +30,11 @@ pub(super) struct Typed {
 
 impl Typed {
     pub fn computed(expr: Expr, ty: ColumnType, nullable: bool) -> Typed {
-        let coer = if ty.collation().is_some() { 4 } else { 5 };
+        let coer = if ty.collation().is_some() || ty.is_binary_string() {
+            4
+        } else {
+            5
+        };
         Typed {
             expr,
             ty: ExprType { ty, nullable },
@@ -62,13 +66,40 @@ impl Typed {
     /// DATETIME or TIMESTAMP with fractional digits shows as many as its
     /// type has (a DATETIME(1) is `...:36.3`, not `...:36.300000`).
     pub fn text(self) -> Typed {
-        if super::super::temporal_fsp(&self.ty.ty) == 0 {
+        if matches!(self.ty.ty, ColumnType::Decimal { .. }) {
+            // A DECIMAL's text shows its scale (CONCAT(2/7) is '0.2857').
+            return self.shown_decimal();
+        }
+        let bit = matches!(self.ty.ty, ColumnType::Bit { .. });
+        if super::super::temporal_fsp(&self.ty.ty) == 0 && !bit {
             return self;
         }
         Typed {
             expr: Expr::AsText {
                 arg: Box::new(self.expr),
                 ty: self.ty.ty.clone(),
+            },
+            ..self
+        }
+    }
+
+    /// A computed DECIMAL rounded to the scale its type shows, where
+    /// MariaDB reads it so (a comparison of decimals, its text); a column
+    /// or a literal has no more digits than that.
+    pub fn shown_decimal(self) -> Typed {
+        let ColumnType::Decimal { scale, .. } = self.ty.ty else {
+            return self;
+        };
+        if matches!(self.expr, Expr::Column(_) | Expr::Literal(_)) {
+            return self;
+        }
+        Typed {
+            expr: Expr::Cast {
+                arg: Box::new(self.expr),
+                target: super::super::CastTarget::Decimal {
+                    precision: 65,
+                    scale,
+                },
             },
             ..self
         }
@@ -280,21 +311,26 @@ pub(super) fn text_collation(ty: &ColumnType) -> Option<Collation> {
     ty.collation().or_else(|| ty.member_collation())
 }
 
-/// The collation comparisons among these operands use: binary if any operand
-/// is a binary string, else that of the lowest coercibility; between two
-/// of the same coercibility, the larger character set (utf8mb4, utf8mb3,
-/// latin1) and then a `_bin` collation over another of its character set
-/// (MariaDB's
-/// `DTCollation::aggregate`: a JSON column, utf8mb4_bin, against a TEXT
-/// column compares in utf8mb4_bin).
+/// The collation comparisons among these operands use: that of the lowest
+/// coercibility; between two of the same coercibility, the larger character
+/// set (utf8mb4, utf8mb3, latin1) and then a `_bin` collation over another
+/// of its character set; a binary string wins over text of the same or a
+/// higher coercibility (MariaDB's `DTCollation::aggregate`: a JSON column,
+/// utf8mb4_bin, against a TEXT column compares in utf8mb4_bin; a hex
+/// literal against a column compares in the column's collation, a
+/// VARBINARY column against a literal as bytes).
 pub(super) fn pick_collation<'t>(
     ts: impl IntoIterator<Item = &'t Typed>,
     default: Collation,
 ) -> Collation {
     let mut best: Option<(u8, Collation)> = None;
+    let mut binary: Option<u8> = None;
     for t in ts {
-        if t.ty.ty.is_binary_string() && !t.null_lit {
-            return Collation::Binary;
+        if t.ty.ty.is_binary_string() {
+            if !t.null_lit {
+                binary = Some(binary.map_or(t.coer, |b| b.min(t.coer)));
+            }
+            continue;
         }
         if let Some(c) = text_collation(&t.ty.ty) {
             let wins = match best {
@@ -306,7 +342,11 @@ pub(super) fn pick_collation<'t>(
             }
         }
     }
-    best.map_or(default, |(_, c)| c)
+    match (binary, best) {
+        (Some(b), Some((k, c))) if k < b => c,
+        (Some(_), _) => Collation::Binary,
+        (None, best) => best.map_or(default, |(_, c)| c),
+    }
 }
 
 /// Whether collation `c` wins over `b` of the same coercibility.
@@ -339,6 +379,13 @@ pub(super) fn derived_coercibility<'t>(
     ty: &ColumnType,
     args: impl IntoIterator<Item = &'t Typed>,
 ) -> u8 {
+    if ty.is_binary_string() {
+        return args
+            .into_iter()
+            .filter(|a| !a.null_lit && a.ty.ty.is_binary_string())
+            .map(|a| a.coer)
+            .fold(4, u8::min);
+    }
     let Some(c) = ty.collation() else {
         return 5;
     };

@@ -23,8 +23,9 @@ pub(super) fn call(c: JsonCall, v: &[Value], ctx: &mut EvalContext<'_>) -> R {
     if !f.takes_nulls() && v.iter().any(Value::is_null) {
         return Ok(Value::Null);
     }
-    // A NULL document makes every function NULL.
-    if v.first().is_some_and(Value::is_null) && !matches!(f, F::Object | F::Array) {
+    // A NULL document makes every function NULL (JSON_MERGE_PATCH reads it
+    // only where an object patch is merged into it).
+    if v.first().is_some_and(Value::is_null) && !matches!(f, F::Object | F::Array | F::MergePatch) {
         return Ok(Value::Null);
     }
     match f {
@@ -228,7 +229,8 @@ fn path(ctx: &mut EvalContext<'_>, f: JsonFunc, n: usize, v: &Value, plain: bool
 
 fn doc_and_path(ctx: &mut EvalContext<'_>, f: JsonFunc, v: &[Value]) -> Option<(Json, Path)> {
     let d = doc(ctx, f, &v[0])?;
-    let p = path(ctx, f, 2, &v[1], false)?;
+    // JSON_VALUE names one value: a wildcard is 4044 (JSON_QUERY takes one).
+    let p = path(ctx, f, 2, &v[1], f == JsonFunc::Value)?;
     Some((d, p))
 }
 
@@ -410,16 +412,19 @@ fn change(c: JsonCall, ctx: &mut EvalContext<'_>, v: &[Value]) -> R {
         let steps = &p.steps;
         match f {
             JsonFunc::ArrayAppend => {
-                if let Some(t) = locate_mut(&mut d, steps) {
-                    match t {
-                        Json::Array(items, span) => {
-                            items.push(value);
-                            *span = None;
-                        }
-                        other => {
-                            let old = std::mem::replace(other, Json::Null);
-                            *other = Json::Array(vec![old, value], None);
-                        }
+                // A path the document lacks makes the result NULL
+                // (MariaDB's, where MySQL skips it).
+                let Some(t) = locate_mut(&mut d, steps) else {
+                    return Ok(Value::Null);
+                };
+                match t {
+                    Json::Array(items, span) => {
+                        items.push(value);
+                        *span = None;
+                    }
+                    other => {
+                        let old = std::mem::replace(other, Json::Null);
+                        *other = Json::Array(vec![old, value], None);
                     }
                 }
             }
@@ -514,6 +519,9 @@ fn remove(ctx: &mut EvalContext<'_>, f: JsonFunc, v: &[Value]) -> R {
 }
 
 fn merge(ctx: &mut EvalContext<'_>, f: JsonFunc, v: &[Value]) -> R {
+    if f == JsonFunc::MergePatch {
+        return merge_patches(ctx, f, v);
+    }
     let mut acc: Option<Json> = None;
     for (i, x) in v.iter().enumerate() {
         let Some(next) = parse_doc(ctx, f, i + 1, x, false) else {
@@ -526,6 +534,51 @@ fn merge(ctx: &mut EvalContext<'_>, f: JsonFunc, v: &[Value]) -> R {
         });
     }
     Ok(acc.map_or(Value::Null, |j| json_text(&j)))
+}
+
+/// JSON_MERGE_PATCH as MariaDB applies its patches in turn: a patch that
+/// is no object replaces what came before (which is then never read, so a
+/// NULL or invalid first document does not matter); an object patch is
+/// merged into it, and into a NULL gives NULL.
+fn merge_patches(ctx: &mut EvalContext<'_>, f: JsonFunc, v: &[Value]) -> R {
+    enum Target {
+        /// Argument `i`, not read yet.
+        Unread(usize),
+        Doc(Json),
+        Null,
+    }
+    let mut acc = Target::Unread(0);
+    for (i, x) in v.iter().enumerate().skip(1) {
+        if x.is_null() {
+            return Ok(Value::Null);
+        }
+        let Some(patch) = parse_doc(ctx, f, i + 1, x, false) else {
+            return Ok(Value::Null);
+        };
+        if !matches!(patch, Json::Object(..)) {
+            acc = Target::Doc(patch);
+            continue;
+        }
+        let target = match acc {
+            Target::Unread(j) if v[j].is_null() => Target::Null,
+            Target::Unread(j) => match parse_doc(ctx, f, j + 1, &v[j], false) {
+                Some(d) => Target::Doc(d),
+                None => return Ok(Value::Null),
+            },
+            other => other,
+        };
+        acc = match target {
+            Target::Doc(d) => Target::Doc(merge_patch(d, patch)),
+            _ => Target::Null,
+        };
+    }
+    Ok(match acc {
+        Target::Doc(d) => json_text(&d),
+        Target::Unread(j) => {
+            parse_doc(ctx, f, j + 1, &v[j], false).map_or(Value::Null, |d| json_text(&d))
+        }
+        Target::Null => Value::Null,
+    })
 }
 
 fn merge_preserve(a: Json, b: Json) -> Json {
@@ -610,11 +663,18 @@ fn search(ctx: &mut EvalContext<'_>, f: JsonFunc, v: &[Value]) -> R {
         scopes.push(p);
     }
     let mut found = Vec::new();
+    // Strings by their content; numbers, booleans and null by their text,
+    // as MariaDB's json_search matches every scalar.
     walk(&d, &mut String::from("$"), &mut |at, j| {
-        if let Json::String(s) = j {
-            if like(&unescape(s), &pattern, esc, Collation::Utf8mb4GeneralCi) {
-                found.push(at.to_owned());
-            }
+        let text = match j {
+            Json::String(s) => unescape(s),
+            Json::Number(n) => n.clone(),
+            Json::Bool(b) => b.to_string(),
+            Json::Null => "null".to_owned(),
+            _ => return,
+        };
+        if like(&text, &pattern, esc, Collation::Utf8mb4GeneralCi) {
+            found.push(at.to_owned());
         }
     });
     // Keep the matches inside one of the paths given.

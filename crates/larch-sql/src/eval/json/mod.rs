@@ -210,7 +210,15 @@ impl JsonFunc {
         use JsonFunc::*;
         matches!(
             self,
-            Object | Array | Set | Insert | Replace | ArrayAppend | ArrayInsert | Search
+            Object
+                | Array
+                | Set
+                | Insert
+                | Replace
+                | ArrayAppend
+                | ArrayInsert
+                | Search
+                | MergePatch
         )
     }
 }

@@ -451,8 +451,11 @@ impl Accumulator {
                 if call.kind == AggKind::Sum {
                     return Value::Decimal(total.rescale(scale));
                 }
+                // Divided at MariaDB's internal scale, then rounded to the
+                // shown one.
                 let n = Decimal::from_i128(self.count as i128, 0);
-                decimal::div(&total, &n, scale)
+                let inside = decimal::div_internal_scale(total.scale()).max(scale);
+                decimal::div(&total, &n, inside)
                     .map_or(Value::Null, |d| Value::Decimal(d.rescale(scale)))
             }
         }
@@ -578,6 +581,45 @@ pub(super) fn value_key_into(v: &Value, coll: Collation, out: &mut Vec<u8>) {
             Value::UInt(u) => {
                 out.push(2);
                 out.extend_from_slice(&i128::from(*u).to_be_bytes());
+            }
+            // Equal numbers are one key whatever their scale: 0 and
+            // 0.000000, 1.50 and 1.5.
+            Value::Decimal(d) => {
+                // The coefficient has no leading zeros: pad it to the scale.
+                let scale = usize::from(d.scale());
+                let mut digits = vec![0u8; scale.saturating_sub(d.coefficient().len())];
+                digits.extend_from_slice(d.coefficient());
+                let int_len = digits.len() - scale;
+                let frac = &digits[int_len..];
+                let frac = &frac[..frac.iter().rposition(|&x| x != 0).map_or(0, |p| p + 1)];
+                let int = &digits[..int_len];
+                if frac.is_empty() && int.len() <= 37 {
+                    let m = int.iter().fold(0i128, |a, &x| a * 10 + i128::from(x));
+                    out.push(2);
+                    let m = if d.is_negative() { -m } else { m };
+                    out.extend_from_slice(&m.to_be_bytes());
+                } else {
+                    out.push(4);
+                    out.push(u8::from(
+                        d.is_negative() && !(int.is_empty() && frac.is_empty()),
+                    ));
+                    out.extend_from_slice(&(int.len() as u32).to_be_bytes());
+                    out.extend_from_slice(int);
+                    out.extend_from_slice(frac);
+                    out.push(10);
+                }
+            }
+            Value::Double(f) => {
+                out.push(5);
+                // -0 and 0 are one value.
+                let f = if *f == 0.0 { 0.0 } else { *f };
+                out.extend_from_slice(&f.to_bits().to_be_bytes());
+            }
+            // A TIMESTAMP beside DATETIMEs (IF(k, ts, dt)) is the datetime
+            // it shows.
+            Value::Timestamp(ts) => {
+                let dt = Value::Datetime(crate::value::temporal::timestamp_to_datetime(ts));
+                value_key_into(&dt, coll, out);
             }
             other => {
                 out.push(3);

@@ -214,7 +214,7 @@ impl Groups {
                 let vals = a
                     .args
                     .iter()
-                    .map(|arg| arg.eval(row, ctx))
+                    .map(|arg| arg.eval_stored(row, ctx))
                     .collect::<Result<Vec<_>, _>>()?;
                 all.push(vals);
             }
@@ -227,7 +227,7 @@ impl Groups {
         for (a, acc) in aggs.iter().zip(self.groups[gi].1.iter_mut()) {
             vals.clear();
             for arg in &a.args {
-                vals.push(arg.eval(row, ctx)?);
+                vals.push(arg.eval_stored(row, ctx)?);
             }
             acc.add(&a.call, vals, a.collation, ctx)?;
         }

@@ -166,6 +166,13 @@ pub(super) fn insert(
     let replace = ins.replace_into;
     let ignore = ins.ignore;
     w.ignore = ignore;
+    let how = HowToInsert {
+        replace,
+        ignore,
+        odku: &odku,
+        bare: ins.columns.is_empty() && ins.assignments.is_empty(),
+        rows_before: 0,
+    };
     let rows_in: Vec<Vec<Option<Value>>> = match src {
         Src::Exprs(rows) => {
             w.nulls_warn = !s.strict() && rows.len() > 1;
@@ -177,56 +184,70 @@ pub(super) fn insert(
             let mut next_param = 0;
             let mut out = Vec::with_capacity(rows.len());
             for (n, r) in rows.iter().enumerate() {
-                let compiled = r
-                    .iter()
-                    .enumerate()
-                    .map(|(j, e)| {
-                        // NULL for a generated column is DEFAULT (no 1906).
-                        if is_default_word(e)
-                            || (generated_null(e)
-                                && cols.get(j).is_some_and(|&c| t.is_generated(c)))
-                        {
-                            return Ok(None);
-                        }
-                        let resolve = |parts: &[ast::Ident]| row_values.resolve(parts);
-                        // A subquery in a value runs before any row is
-                        // written, as MariaDB's (`VALUES ((SELECT MAX(id)
-                        // FROM t))` twice gives one value twice).
-                        let inlined;
-                        let e = if crate::exec::select::subquery::expr_has_subquery(e) {
-                            let mut copy = e.clone();
-                            crate::exec::select::subquery::inline_expr(s, &mut copy, params)?;
-                            inlined = copy;
-                            &inlined
-                        } else {
-                            e
+                let mut row_values_of = || -> Result<Vec<Option<Value>>, SqlError> {
+                    let compiled = r
+                        .iter()
+                        .enumerate()
+                        .map(|(j, e)| {
+                            // NULL for a generated column is DEFAULT (no 1906).
+                            if is_default_word(e)
+                                || (generated_null(e)
+                                    && cols.get(j).is_some_and(|&c| t.is_generated(c)))
+                            {
+                                return Ok(None);
+                            }
+                            let resolve = |parts: &[ast::Ident]| row_values.resolve(parts);
+                            // A subquery in a value runs before any row is
+                            // written, as MariaDB's (`VALUES ((SELECT MAX(id)
+                            // FROM t))` twice gives one value twice).
+                            let inlined;
+                            let e = if crate::exec::select::subquery::expr_has_subquery(e) {
+                                let mut copy = e.clone();
+                                crate::exec::select::subquery::inline_expr(s, &mut copy, params)?;
+                                inlined = copy;
+                                &inlined
+                            } else {
+                                e
+                            };
+                            eval::compile_with_params(e, &resolve, &opts, &mut next_param).map(Some)
+                        })
+                        .collect::<Result<Vec<_>, SqlError>>()?;
+                    // Values may name columns set before them in the row.
+                    let mut current = row_values.start(s, &t);
+                    let mut vals = Vec::with_capacity(r.len());
+                    for (i, c) in compiled.into_iter().enumerate() {
+                        let Some(c) = c else {
+                            vals.push(None);
+                            continue;
                         };
-                        eval::compile_with_params(e, &resolve, &opts, &mut next_param).map(Some)
-                    })
-                    .collect::<Result<Vec<_>, SqlError>>()?;
-                // Values may name columns set before them in the row.
-                let mut current = row_values.start(s, &t);
-                let mut vals = Vec::with_capacity(r.len());
-                for (i, c) in compiled.into_iter().enumerate() {
-                    let Some(c) = c else {
-                        vals.push(None);
-                        continue;
-                    };
-                    let mut ctx = s.eval_context(params);
-                    let v = c.eval(current.as_deref().unwrap_or(&[]), &mut ctx)?;
-                    w.warnings.extend(ctx.take_warnings());
-                    let to = cols.get(i).map(|&col| &t.table.def().columns[col].ty);
-                    let hex = to.and_then(|to| source::hex_number(&r[i], &v, to));
-                    let v = match hex {
-                        Some(n) => n,
-                        None => ready(&t, &cols, i, v, Some(&c.ty.ty)),
-                    };
-                    if let (Some(row), Some(&col)) = (current.as_mut(), cols.get(i)) {
-                        row_values.set(s, &t, row, col, &v, n as u64 + 1);
+                        let mut ctx = s.eval_context(params);
+                        let v = c.eval_stored(current.as_deref().unwrap_or(&[]), &mut ctx)?;
+                        w.warnings.extend(ctx.take_warnings());
+                        let to = cols.get(i).map(|&col| &t.table.def().columns[col].ty);
+                        let hex = to.and_then(|to| source::hex_number(&r[i], &v, to));
+                        let v = match hex {
+                            Some(n) => n,
+                            None => ready(&t, &cols, i, v, Some(&c.ty.ty)),
+                        };
+                        if let (Some(row), Some(&col)) = (current.as_mut(), cols.get(i)) {
+                            row_values.set(s, &t, row, col, &v, n as u64 + 1);
+                        }
+                        vals.push(Some(v));
                     }
-                    vals.push(Some(v));
+                    Ok(vals)
+                };
+                match row_values_of() {
+                    Ok(vals) => out.push(vals),
+                    // MariaDB writes each row before it evaluates the next:
+                    // the rows before a failing one went in (their
+                    // AUTO_INCREMENT values and LAST_INSERT_ID() stay
+                    // taken when the statement is rolled back).
+                    Err(e) if !out.is_empty() => {
+                        insert_rows(s, &t, &cols, out, &how, params, w)?;
+                        return Err(e);
+                    }
+                    Err(e) => return Err(e),
                 }
-                out.push(vals);
             }
             out
         }
@@ -240,13 +261,6 @@ pub(super) fn insert(
             })
             .collect(),
     };
-    let how = HowToInsert {
-        replace,
-        ignore,
-        odku: &odku,
-        bare: ins.columns.is_empty() && ins.assignments.is_empty(),
-        rows_before: 0,
-    };
     let done = insert_rows(s, &t, &cols, rows_in, &how, params, w)?;
     match w.returning.take() {
         Some(r) => r.result(s, params, &mut w.warnings),
@@ -256,6 +270,22 @@ pub(super) fn insert(
 
 /// The `i`-th value of a source row (of type `from`) readied for its
 /// column (see [`source::ready_for_column`]).
+/// The largest value an AUTO_INCREMENT column of type `ty` holds (`None`
+/// for a DECIMAL or floating-point one).
+fn auto_increment_max(ty: &ColumnType) -> Option<u64> {
+    match ty {
+        ColumnType::Int { bytes, unsigned } => {
+            let bits = u32::from(*bytes) * 8;
+            Some(if *unsigned {
+                u64::MAX >> (64 - bits)
+            } else {
+                u64::MAX >> (65 - bits)
+            })
+        }
+        _ => None,
+    }
+}
+
 fn ready(t: &Target, cols: &[usize], i: usize, v: Value, from: Option<&ColumnType>) -> Value {
     match (cols.get(i), from) {
         (Some(&c), Some(from)) => source::ready_for_column(v, from, &t.table.def().columns[c].ty),
@@ -487,6 +517,22 @@ fn insert_counted(
             let zero = matches!(full[a], Value::Int(0) | Value::UInt(0)) && !no_auto_on_zero;
             if full[a].is_null() || zero {
                 let id = w.auto_increment.take(s, &t.table)?;
+                let column = &t.table.def().columns[a];
+                if auto_increment_max(&column.ty).is_some_and(|max| id > max) {
+                    // Past the column's type: MariaDB's 167 (a warning
+                    // under IGNORE, and the row is not written).
+                    let message = format!(
+                        "Out of range value for column '{}' at row {row_no}",
+                        column.name
+                    );
+                    if !ignore {
+                        return Err(SqlError::new(167, message));
+                    }
+                    w.warnings.push(Warning::warn(167, message));
+                    w.auto_increment.row_done();
+                    skipped += 1;
+                    continue;
+                }
                 full[a] = convert(s, t, a, &Value::UInt(id), row_no, w)?;
                 generated = Some(id);
             } else {
@@ -805,7 +851,7 @@ fn odku_row(
         };
         let compiled = eval::compile(&e, &resolve, &CompileOptions::default())?;
         let mut ctx = s.eval_context(params);
-        let v = compiled.eval(&row, &mut ctx)?;
+        let v = compiled.eval_stored(&row, &mut ctx)?;
         row[*c] = nulls.convert(s, t, *c, &v, row_no, w)?;
     }
     row.truncate(n);

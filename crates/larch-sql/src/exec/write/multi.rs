@@ -160,7 +160,7 @@ pub(super) fn update(
                     continue;
                 }
                 let mut ctx = s.eval_context(params);
-                let v = value.eval(row, &mut ctx)?;
+                let v = value.eval_stored(row, &mut ctx)?;
                 ctx_warnings.extend(ctx.take_warnings());
                 new[*col] = nulls.convert(s, t, *col, &v, n as u64 + 1, w)?;
             }

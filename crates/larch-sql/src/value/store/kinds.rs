@@ -179,8 +179,9 @@ pub(super) fn store_year(c: &mut Ctx<'_, '_>, v: &Value) -> Result<Value, SqlErr
                 c.truncated()?;
             }
             let n = f64_to_i128(prefix_to_f64(&p));
-            // A string zero means 2000; '0000' means 0.
-            if n == 0 && p.text.trim_start_matches(['+', '-']).len() < 4 {
+            // A string zero means 2000; '0000', and a zero with text
+            // after it ('0abc'), mean 0.
+            if n == 0 && !p.truncated && p.text.trim_start_matches(['+', '-']).len() < 4 {
                 return Ok(Value::Year(2000));
             }
             n

@@ -1,0 +1,335 @@
+//! Wrong answers the differential tester (tests/differential) found, each
+//! checked against what MariaDB 10.11 gives for the same statements: a
+//! binary string beside text of a stronger coercibility, BETWEEN over mixed
+//! strings and numbers, DECIMAL quotients as they are stored, compared and
+//! shown, GROUP BY keys of equal numbers, BIT values in string context, an
+//! AUTO_INCREMENT value past its column's type, and the rows a multi-row
+//! INSERT wrote before one of its values failed.
+
+mod support;
+
+use support::{code, one, rows, warning_codes, TestDb, R};
+
+/// A hex or `_binary` literal is coercible (4): against a column (2) the
+/// comparison is in the column's collation; a VARBINARY column (2) against
+/// a literal compares bytes.
+#[test]
+fn binary_strings_yield_to_stronger_text() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(10), b VARBINARY(10), KEY (c))",
+        "INSERT INTO t VALUES (1, '', ''), (2, 'A', 'A'), (3, 'a ', 'a'), (4, 'b', 'B')",
+    ])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT id, X'61' = c, _binary'a' = c, X'05' > c, b = 'a', c LIKE X'61', \
+             INSTR(c, X'41'), STRCMP(c, X'41'), IF(id > 1, c, X'41') = 'a' FROM t ORDER BY id"
+        )?,
+        vec![
+            vec!["1", "0", "0", "0", "0", "0", "0", "-1", "1"],
+            vec!["2", "1", "1", "0", "0", "1", "1", "0", "1"],
+            vec!["3", "1", "1", "0", "1", "0", "1", "0", "1"],
+            vec!["4", "0", "0", "0", "0", "0", "0", "1", "0"],
+        ]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT id FROM t WHERE c IN (X'61', 'B') ORDER BY id"
+        )?,
+        vec![vec!["2"], vec!["3"], vec!["4"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT COLLATION(CONCAT(X'61', c)), COLLATION(CONCAT(b, c)), \
+             COERCIBILITY(X'61'), COERCIBILITY(b), COERCIBILITY(CAST('a' AS BINARY)) \
+             FROM t LIMIT 1"
+        )?,
+        vec![vec!["utf8mb4_general_ci", "binary", "4", "2", "2"]]
+    );
+    s.execute("DELETE FROM t WHERE b'101' > c")?;
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t")?, "4");
+    Ok(())
+}
+
+/// BETWEEN compares its three operands in one type: with a number among
+/// them, strings are read as numbers ('a' is 0, '2024-02-30' is 2024).
+#[test]
+fn between_compares_in_one_type() -> R<()> {
+    let t = TestDb::new(&[])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT 'a' BETWEEN '2024-02-30' AND 1, '5' BETWEEN '10' AND 20, \
+             5 BETWEEN '1' AND '10', '3' BETWEEN 2 AND '10', 'b' BETWEEN 'a' AND 'c'"
+        )?,
+        vec![vec!["0", "0", "1", "1", "1"]]
+    );
+    assert_eq!(warning_codes(&mut s)?, vec!["1292", "1292"]);
+    Ok(())
+}
+
+/// A DECIMAL quotient keeps MariaDB's internal digits (truncated at 9)
+/// where it is stored, summed or averaged; it is rounded to its shown scale
+/// where it is shown, compared with another DECIMAL or read as text.
+#[test]
+fn decimal_quotients_are_stored_whole_and_shown_rounded() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t (d DOUBLE, x DECIMAL(12,8), v VARCHAR(20), a INT, b INT)",
+        "INSERT INTO t VALUES (2/7, 2/7, 2/7, 2, 7)",
+    ])?;
+    let mut s = t.session(50)?;
+    let stored = vec![vec!["0.285714285", "0.28571429", "0.285714285"]];
+    assert_eq!(rows(&mut s, "SELECT d, x, v FROM t")?, stored);
+    s.execute("UPDATE t SET d = 0, x = 0, v = ''")?;
+    s.execute("UPDATE t SET d = a / b, x = a / b, v = a / b")?;
+    assert_eq!(rows(&mut s, "SELECT d, x, v FROM t")?, stored);
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT 2/7, 2/7*1000000000, CONCAT(a/b), a/b = 0.2857, 2/7 = 0.285714285, \
+             SUM(a/b), AVG(a/b) FROM t"
+        )?,
+        vec![vec![
+            "0.2857",
+            "285714285.0000",
+            "0.2857",
+            "1",
+            "0",
+            "0.2857",
+            "0.28571429"
+        ]]
+    );
+    s.execute("SET @q = 2/7")?;
+    assert_eq!(one(&mut s, "SELECT @q")?, "0.285714285");
+    Ok(())
+}
+
+/// Equal values are one group whatever their runtime form: 0 and
+/// 0.000000, 1.5 and 1.50, a TIMESTAMP and the DATETIME it shows.
+#[test]
+fn equal_values_group_together() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE g (a INT, f TIME(6), x DECIMAL(10,2))",
+        "INSERT INTO g VALUES (1, '47:49:15.910260', 1.50), (2, '838:59:59', 1.5), \
+         (3, '00:00:00', 0.05), (4, '00:00:00', -0.00)",
+        "CREATE TABLE tt (a TIMESTAMP NULL, b DATETIME NULL, k INT)",
+        "INSERT INTO tt VALUES ('2000-01-01', '2000-01-01', 1), ('2000-01-01', '2000-01-01', 2)",
+    ])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        one(
+            &mut s,
+            "SELECT COUNT(*) FROM (SELECT 0*f AS g1 FROM g GROUP BY 1) d"
+        )?,
+        "1"
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT x, COUNT(*) FROM g GROUP BY x ORDER BY x")?,
+        vec![vec!["0.00", "1"], vec!["0.05", "1"], vec!["1.50", "2"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT COUNT(DISTINCT 0*f), COUNT(DISTINCT x) FROM g"
+        )?,
+        vec![vec!["1", "3"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT IF(k = 1, a, b) c0, COUNT(*) FROM tt GROUP BY 1"
+        )?,
+        vec![vec!["2000-01-01 00:00:00", "2"]]
+    );
+    Ok(())
+}
+
+/// A BIT read as a string is its big-endian bytes (HEX of the BIT itself
+/// is the hex of its number).
+#[test]
+fn bit_values_read_as_strings_are_bytes() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t (e BIT(64), b BIT(5), c BIT(8))",
+        "INSERT INTO t VALUES (709, 0, 237)",
+    ])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT OCTET_LENGTH(e), HEX(CONCAT(e)), HEX(LOWER(b)), HEX(e), LENGTH(c), \
+             CONCAT(c) = X'ED' FROM t"
+        )?,
+        vec![vec!["8", "00000000000002C5", "00", "2C5", "1", "1"]]
+    );
+    assert_eq!(
+        one(&mut s, "SELECT COUNT(*) FROM t WHERE IF(0, 'a', e)")?,
+        "0"
+    );
+    Ok(())
+}
+
+/// An AUTO_INCREMENT value past its column's type is MariaDB's 167 (a
+/// warning under IGNORE, the row not written), never a clamped value.
+#[test]
+fn auto_increment_past_the_type_is_an_error() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t (id SMALLINT AUTO_INCREMENT PRIMARY KEY, c INT)",
+        "CREATE TABLE t2 (id TINYINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, c INT) \
+         AUTO_INCREMENT=254",
+    ])?;
+    let mut s = t.session(50)?;
+    s.execute("INSERT IGNORE INTO t VALUES (40000, 1)")?;
+    s.execute("DELETE FROM t")?;
+    s.execute("INSERT IGNORE INTO t (c) VALUES (3)")?;
+    assert_eq!(warning_codes(&mut s)?, vec!["167"]);
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t")?, "0");
+    assert_eq!(code(&mut s, "INSERT INTO t (c) VALUES (4)"), 167);
+    assert_eq!(code(&mut s, "INSERT INTO t2 (c) VALUES (1), (2), (3)"), 167);
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t2")?, "0");
+    assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "254");
+    Ok(())
+}
+
+/// The rows of a multi-row INSERT before a row whose value fails went in
+/// first, as in MariaDB: their AUTO_INCREMENT values stay taken and
+/// LAST_INSERT_ID() is the first of them, though the statement is undone.
+#[test]
+fn rows_before_a_failing_value_take_their_ids() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, c BIGINT)"])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        code(
+            &mut s,
+            "INSERT INTO t (c) VALUES (1), (9223372036854775807 + 1)"
+        ),
+        1690
+    );
+    assert_eq!(one(&mut s, "SELECT LAST_INSERT_ID()")?, "1");
+    s.execute("INSERT INTO t (c) VALUES (2)")?;
+    assert_eq!(rows(&mut s, "SELECT id FROM t")?, vec![vec!["3"]]);
+    Ok(())
+}
+
+/// JSON functions where MariaDB's answer differs from MySQL's: an append to
+/// a path the document lacks is NULL, JSON_SEARCH matches every scalar by
+/// its text, JSON_VALUE refuses wildcards, and a JSON_MERGE_PATCH patch that
+/// is no object replaces what came before it.
+#[test]
+fn json_functions_answer_as_mariadb() -> R<()> {
+    let t = TestDb::new(&[])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            r#"SELECT JSON_ARRAY_APPEND('{"b":1}', '$.a', 2), JSON_ARRAY_APPEND('{"b":[1]}', '$.b', 2)"#
+        )?,
+        vec![vec!["NULL", r#"{"b": [1, 2]}"#]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            r#"SELECT JSON_SEARCH(1, 'all', 1), JSON_SEARCH('[1.50, "1", true, null, 10]', 'all', '1%'),
+                      JSON_SEARCH('[null]', 'all', 'null')"#
+        )?,
+        vec![vec![r#""$""#, r#"["$[0]", "$[1]", "$[4]"]"#, r#""$[0]""#]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            r#"SELECT JSON_VALUE('[1, 2]', '$[*]'), JSON_QUERY('{"a": [1]}', '$.*')"#
+        )?,
+        vec![vec!["NULL", "[1]"]]
+    );
+    assert_eq!(warning_codes(&mut s)?, vec!["4044"]);
+    assert_eq!(
+        rows(
+            &mut s,
+            r#"SELECT JSON_MERGE_PATCH('1|1', 1), JSON_MERGE_PATCH(NULL, 1),
+                      JSON_MERGE_PATCH(NULL, '{"a":1}'), JSON_MERGE_PATCH(NULL, '[1]', '{"a":1}'),
+                      JSON_MERGE_PATCH('{"a":1,"b":2}', '{"a":null,"c":3}')"#
+        )?,
+        vec![vec!["1", "1", "NULL", r#"{"a": 1}"#, r#"{"b": 2, "c": 3}"#]]
+    );
+    Ok(())
+}
+
+/// A string naming a day its month lacks (2024-02-30) compares with a date
+/// in its place, as MariaDB reads it; a day past 31 is no date (1292).
+#[test]
+fn dates_compare_with_days_their_month_lacks() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t (d DATE)",
+        "INSERT INTO t VALUES ('0000-00-00'), ('2024-02-29')",
+    ])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT d = '2024-02-30', d < '2024-02-30', d = '2024-02-31 10:00:00' FROM t ORDER BY d"
+        )?,
+        vec![vec!["0", "1", "0"], vec!["0", "1", "0"]]
+    );
+    assert!(warning_codes(&mut s)?.is_empty());
+    assert_eq!(one(&mut s, "SELECT DATE(-100) IN ('2024-02-30')")?, "0");
+    Ok(())
+}
+
+/// Temporal odds and ends as MariaDB answers them: LAST_DAY of a date with
+/// day 0, HEX of a temporal value's text, an INTERVAL amount given as text
+/// (its integer prefix), strings that are no DATETIME, and a YEAR stored
+/// from a zero with text after it.
+#[test]
+fn temporal_conversions_answer_as_mariadb() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE y (y YEAR)"])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT LAST_DAY(1000), LAST_DAY('2000-10-00'), LAST_DAY('2000-00-10'), \
+             HEX(CAST('2020-01-01' AS DATE)), HEX(TIME'00:00:00')"
+        )?,
+        vec![vec![
+            "2000-10-31",
+            "2000-10-31",
+            "NULL",
+            "323032302D30312D3031",
+            "30303A30303A3030"
+        ]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT DATE_ADD(DATE'2000-01-01', INTERVAL '1e2' DAY), \
+             DATE_ADD(DATE'2000-01-01', INTERVAL '1.9' DAY), \
+             DATE_ADD(DATE'2000-01-01', INTERVAL 1.9 DAY), \
+             DATE_ADD(DATE'2000-01-01', INTERVAL '-2' DAY)"
+        )?,
+        vec![vec!["2000-01-02", "2000-01-02", "2000-01-03", "1999-12-30"]]
+    );
+    assert_eq!(warning_codes(&mut s)?, vec!["1292", "1292"]);
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT CAST('1 02:03:04' AS DATETIME), CAST('2001 02 03' AS DATETIME), \
+             CAST('1-02-03 04:05' AS DATETIME)"
+        )?,
+        vec![vec!["NULL", "NULL", "0001-02-03 04:05:00"]]
+    );
+    s.execute("INSERT IGNORE INTO y VALUES ('0x1F'), ('0abc'), ('0'), ('00'), ('0000'), ('5')")?;
+    assert_eq!(
+        rows(&mut s, "SELECT y FROM y")?,
+        vec![
+            vec!["0000"],
+            vec!["0000"],
+            vec!["2000"],
+            vec!["2000"],
+            vec!["0000"],
+            vec!["2005"]
+        ]
+    );
+    Ok(())
+}
