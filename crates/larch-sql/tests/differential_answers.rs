@@ -333,3 +333,33 @@ fn temporal_conversions_answer_as_mariadb() -> R<()> {
     );
     Ok(())
 }
+
+/// Stored values as MariaDB stores them: a SET from a number with bits past
+/// its members keeps the others, a negative TIME into DECIMAL UNSIGNED is
+/// out of range (0), and DAYNAME/MONTHNAME of a binary value is text in the
+/// connection's collation.
+#[test]
+fn stored_values_follow_mariadb() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t (d SET('a', 'b', 'c'))",
+        "CREATE TABLE u (u DECIMAL(12,5) UNSIGNED, tm TIME(3))",
+        "CREATE TABLE b (a BINARY(1))",
+        "INSERT INTO b VALUES (X'42')",
+    ])?;
+    let mut s = t.session(50)?;
+    s.execute("INSERT IGNORE INTO t VALUES ('10'), ('9'), (10), ('8')")?;
+    assert_eq!(warning_codes(&mut s)?, vec!["1265", "1265", "1265", "1265"]);
+    assert_eq!(
+        rows(&mut s, "SELECT d FROM t")?,
+        vec![vec!["b"], vec!["a"], vec!["b"], vec![""]]
+    );
+    s.execute("INSERT INTO u (tm) VALUES ('-47:19:59.221')")?;
+    s.execute("UPDATE IGNORE u SET u = tm")?;
+    assert_eq!(warning_codes(&mut s)?, vec!["1264"]);
+    assert_eq!(one(&mut s, "SELECT u FROM u")?, "0.00000");
+    assert_eq!(
+        one(&mut s, "SELECT COLLATION(MONTHNAME(a)) FROM b")?,
+        "utf8mb4_general_ci"
+    );
+    Ok(())
+}

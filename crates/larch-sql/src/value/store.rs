@@ -161,6 +161,8 @@ fn is_negative_number(v: &Value) -> bool {
         Value::Decimal(d) => d.is_negative() && !d.is_zero(),
         Value::Double(f) => *f < 0.0,
         Value::Float(f) => *f < 0.0,
+        // A negative TIME is a negative number (-471959.221).
+        Value::Time(us) => *us < 0,
         Value::Str(_) | Value::Bytes(_) => {
             let text = value_to_string(v);
             let p = parse_number_prefix(&text);

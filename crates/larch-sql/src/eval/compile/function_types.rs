@@ -232,7 +232,7 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             false,
         ),
         Func::Sleep => (int, Coerce::Keep, false),
-        Func::More(m) => more_type(m, args, int, text(arg_len(0)), coll),
+        Func::More(m) => more_type(m, args, int, text(arg_len(0)), coll, connection),
         Func::MathStr(m) => math_str_type(m, args, coll),
         Func::Clock(c) => super::clock_types::clock_type(c, args, coll),
         Func::Extra(e) => super::extra_types::extra_type(e, args, connection),
@@ -272,6 +272,7 @@ fn more_type(
     int: ColumnType,
     first_text: ColumnType,
     coll: Collation,
+    connection: Collation,
 ) -> (ColumnType, Coerce, bool) {
     let any_null = args.iter().any(|a| a.ty.nullable);
     match m {
@@ -286,7 +287,8 @@ fn more_type(
         More::SubstringIndex => (first_text, Coerce::Keep, any_null),
         More::FromDays => (ColumnType::Date, Coerce::Keep, any_null),
         More::LastDay => (ColumnType::Date, Coerce::Keep, true),
-        More::DayName | More::MonthName => (string_type(9, false, coll), Coerce::Keep, true),
+        // A name in the connection's collation, whatever the argument.
+        More::DayName | More::MonthName => (string_type(9, false, connection), Coerce::Keep, true),
         More::ToDays
         | More::Weekday
         | More::Quarter

@@ -302,9 +302,16 @@ pub(super) fn store_set(
             }
             if bits == 0 && !s.is_empty() {
                 // No member named: the text may be the set's number.
+                // Bits past the members are dropped, with 1265, as
+                // MariaDB keeps the others ('10' of three members is 'b').
                 return match digits_number(&s, 22, false) {
-                    Some(u) if u & !all == 0 => Ok(Value::Set(u)),
-                    _ => {
+                    Some(u) => {
+                        if u & !all != 0 {
+                            c.truncated()?;
+                        }
+                        Ok(Value::Set(u & all))
+                    }
+                    None => {
                         c.truncated()?;
                         Ok(Value::Set(0))
                     }
