@@ -12,6 +12,11 @@
 //!   keeps writers out; **NoReadWrite** (`LOCK TABLES ... WRITE`) keeps every
 //!   other session out. Both are held until UNLOCK TABLES (or the session's
 //!   end, or BEGIN, or the next LOCK TABLES).
+//! - **SharedUpgradable**: what an online ALTER (an index build with
+//!   `LOCK=NONE`) holds between its two exclusive moments
+//!   ([`Session::downgrade_exclusive`]): other sessions read and write the
+//!   table; other DDL and LOCK TABLES WRITE wait. `LOCK=SHARED` holds
+//!   ReadOnly there instead.
 //! - **Exclusive**: taken by DDL (ALTER, DROP, TRUNCATE, RENAME, CREATE) on
 //!   every name it touches, after it has committed the session's own
 //!   transaction; it waits until no other session holds the table and keeps
@@ -402,6 +407,74 @@ impl crate::session::Session {
             .exclusive(&wanted, &self.metadata_wait_limit())?;
         self.metadata_locks.borrow_mut().exclusive.extend(got);
         Ok(())
+    }
+}
+
+/// The exclusive metadata lock of a DDL statement let down to a weaker
+/// mode while the statement works ([`Session::downgrade_exclusive`]).
+/// [`upgrade`](Self::upgrade) takes it back; dropped without that, the
+/// weaker hold is released and the statement holds the table no more.
+pub(crate) struct Downgraded<'s> {
+    session: &'s crate::session::Session,
+    lock: Arc<TableLock>,
+    mode: Mode,
+    upgraded: bool,
+}
+
+impl Downgraded<'_> {
+    /// Waits until every other session has left the table, then holds it
+    /// exclusively again (1205 after `lock_wait_timeout`, 1317 on KILL).
+    pub(crate) fn upgrade(&mut self) -> Result<(), SqlError> {
+        self.lock
+            .upgrade(self.mode, &self.session.metadata_wait_limit())?;
+        self.upgraded = true;
+        Ok(())
+    }
+}
+
+impl Drop for Downgraded<'_> {
+    fn drop(&mut self) {
+        if self.upgraded {
+            return;
+        }
+        let mut held = self.session.metadata_locks.borrow_mut();
+        if let Some(i) = held
+            .exclusive
+            .iter()
+            .position(|l| Arc::ptr_eq(l, &self.lock))
+        {
+            held.exclusive.swap_remove(i);
+        }
+        drop(held);
+        self.lock.release(self.mode);
+    }
+}
+
+impl crate::session::Session {
+    /// Lets other sessions use `db`.`table`, which this session's DDL holds
+    /// exclusively, in what `mode` allows (SharedUpgradable: reads and
+    /// writes; ReadOnly: reads). `None` when the session does not hold it
+    /// exclusively through its own DDL lock (LOCK TABLES ... WRITE: the
+    /// table stays its own).
+    pub(crate) fn downgrade_exclusive(
+        &self,
+        db: &str,
+        table: &str,
+        mode: Mode,
+    ) -> Option<Downgraded<'_>> {
+        let held = self.metadata_locks.borrow();
+        if held.tables.is_some() {
+            return None;
+        }
+        let lock = held.exclusive.iter().find(|l| l.is(db, table))?.clone();
+        drop(held);
+        lock.downgrade(mode);
+        Some(Downgraded {
+            session: self,
+            lock,
+            mode,
+            upgraded: false,
+        })
     }
 }
 

@@ -2,39 +2,59 @@
 //! one scan ([`crate::ddl::build_indexes`]), dropped indexes freed, the
 //! rows and the other indexes untouched.
 //!
-//! [`Catalog::change_indexes`] takes the table's new definition (the same
-//! columns and primary key, the same AUTO_INCREMENT column or none;
+//! [`Catalog::begin_index_change`] takes the table's new definition (the
+//! same columns and primary key, the same AUTO_INCREMENT column or none;
 //! secondary indexes added, removed, renamed or reordered; a renamed index
-//! keeps its tree, [`match_indexes`]) and:
-//! 1. creates an empty tree for each new index, in the table's tablespace;
-//! 2. writes a DDL log entry *drop the trees of the table it does not
-//!    use*, naming the new trees and those of the dropped indexes;
-//! 3. builds the new trees;
-//! 4. writes the new definition and roots in one dictionary row change;
-//! 5. retires the open table (purge moves to the table opened with the new
-//!    definition) and frees the dropped indexes' trees by applying the log
-//!    entry, then deletes it.
+//! keeps its tree, [`match_indexes`]) and returns an [`IndexChangeBuild`],
+//! whose steps are:
+//! 1. (begin) create an empty tree for each new index, in the table's
+//!    tablespace; write a DDL log entry *drop the trees of the table it
+//!    does not use*, naming the new trees and those of the dropped
+//!    indexes; for an online change, attach an [`OnlineIndexLog`] to the
+//!    open table;
+//! 2. ([`IndexChangeBuild::build`]) build the new trees from one scan, then
+//!    replay the online log while writers go on appending to it;
+//! 3. ([`IndexChangeBuild::finish`]) replay the rest of the log, check the
+//!    unique indexes where concurrent changes touched them, write the new
+//!    definition and roots in one dictionary row change, retire the open
+//!    table (purge moves to the table opened with the new definition) and
+//!    free the dropped indexes' trees by applying the log entry, then
+//!    delete it.
 //!
-//! A failure in 3 (a duplicate key, KILL QUERY, a full disk) applies the
-//! entry at once: the new trees are freed and the table is as it was. A
-//! crash before 4 leaves the old definition, and the next start frees the
-//! new trees; a crash after 4 leaves the new one, and the next start frees
-//! the dropped trees. Pages of trees created in 1 leak only if a crash
-//! comes between their creation and the log entry (a few pages).
+//! Locking, the caller's part: it holds the table exclusively at 1 and 3
+//! (no row change in flight; for 1, so that no change escapes both the
+//! scan and the log). Between them, for an online change, writers may run
+//! (`LOCK=NONE`); without an online log they must not. It also makes sure
+//! the new definition is valid SQL-wise; the engine checks that only
+//! indexes change.
 //!
-//! The caller holds the table's exclusive metadata lock for the whole
-//! change (no row changes under the scan) and makes sure the new
-//! definition is valid SQL-wise; the engine checks that only indexes
-//! change.
+//! A failure anywhere, or dropping the build unfinished, applies the entry
+//! at once: the new trees are freed and the table is as it was. A crash
+//! before the dictionary change leaves the old definition, and the next
+//! start frees the new trees; a crash after it leaves the new one, and the
+//! next start frees the dropped trees. The online log lives in memory only:
+//! the indexes it feeds do not survive a crash before the switch. Pages of
+//! trees created in 1 leak only if a crash comes between their creation and
+//! the log entry (a few pages).
+//!
+//! Unique indexes: the scan may read rows that concurrent transactions are
+//! changing, so two of its entries with equal keys are only a suspicion in
+//! an online build; each is checked again, as are the keys the log put,
+//! against the finished tree at 3 (1062 when a key is still there twice).
+
+use std::collections::BTreeSet;
+use std::ops::Bound;
+use std::sync::Arc;
 
 use super::ddl_log::{Action, LoggedTree};
-use super::{codec, schema_err, Catalog, KIND_TABLE};
-use crate::btree::BTree;
-use crate::ddl::{build_indexes, BuildOptions, BuildStats, NewIndex};
+use super::{codec, schema_err, Catalog, TableEntry, KIND_TABLE};
+use crate::btree::{BTree, OnDuplicate};
+use crate::ddl::{build_indexes, BuildOptions, BuildStats, NewIndex, Suspects};
 use crate::error::{EngineError, Result};
 use crate::mtr::Mtr;
+use crate::record::key::prefix_end;
 use crate::space::alloc;
-use crate::table::{IndexDef, TableDef, TableLayout, TableRoots};
+use crate::table::{IndexDef, LogOp, OnlineIndexLog, Table, TableDef, TableLayout, TableRoots};
 
 /// What [`Catalog::change_indexes`] did.
 #[derive(Debug, Clone, Default)]
@@ -44,12 +64,44 @@ pub struct IndexChange {
     /// Names of the indexes dropped.
     pub dropped: Vec<String>,
     pub stats: BuildStats,
+    /// Steps of the online log replayed into the new indexes.
+    pub replayed: u64,
+}
+
+/// Steps of the online log below which the build stops replaying beside
+/// the writers and asks for the table exclusively.
+const REPLAY_TAIL: usize = 1024;
+/// Replay passes beside the writers, at most.
+const REPLAY_PASSES: usize = 8;
+
+/// An index change under way; see the module documentation.
+pub struct IndexChangeBuild<'c> {
+    catalog: &'c Catalog,
+    schema: String,
+    name: String,
+    entry: TableEntry,
+    def: TableDef,
+    layout: TableLayout,
+    table: Arc<Table>,
+    /// For each index of `def`, the old index whose tree it keeps.
+    sources: Vec<Option<usize>>,
+    targets: Vec<NewIndex>,
+    actions: [Action; 1],
+    /// Dictionary row of the DDL log entry.
+    log_row: u64,
+    online: Option<Arc<OnlineIndexLog>>,
+    /// Keys of unique indexes to check at the end: (target, entry key).
+    suspects: Vec<(usize, Vec<u8>)>,
+    /// Secondary key parts of unique indexes the log put: (target, parts).
+    touched: BTreeSet<(usize, Vec<u8>)>,
+    change: IndexChange,
+    finished: bool,
 }
 
 impl Catalog {
-    /// See the module documentation. `sql_meta` is the table's new SQL
-    /// metadata, written with the new definition. `interrupted` is polled
-    /// during the build (KILL QUERY).
+    /// Builds and drops secondary indexes of `schema.name` so that it has
+    /// the indexes of `def`, with no writer beside the build; see the
+    /// module documentation.
     pub fn change_indexes(
         &self,
         schema: &str,
@@ -59,6 +111,21 @@ impl Catalog {
         options: &BuildOptions,
         interrupted: &(dyn Fn() -> bool + Sync),
     ) -> Result<IndexChange> {
+        let mut build = self.begin_index_change(schema, name, def, None)?;
+        build.build(options, interrupted)?;
+        build.finish(sql_meta, interrupted)
+    }
+
+    /// Step 1 of an index change (see the module documentation).
+    /// `online_log_max`: writers may run during [`IndexChangeBuild::build`],
+    /// their changes kept in an online log of at most this many bytes.
+    pub fn begin_index_change(
+        &self,
+        schema: &str,
+        name: &str,
+        def: TableDef,
+        online_log_max: Option<usize>,
+    ) -> Result<IndexChangeBuild<'_>> {
         let missing = || schema_err(1146, format!("Table '{schema}.{name}' doesn't exist"));
         let e = self.table_entry(schema, name).ok_or_else(missing)?;
         if def.columns != e.def.columns
@@ -123,31 +190,99 @@ impl Catalog {
             space: e.roots.space,
             trees: logged,
         }];
-        let log = {
+        let log_row = {
             let _ddl = self.ddl.lock();
             self.write_log(&actions, None)?
         };
-        let undo = |err: EngineError| -> EngineError {
-            // The new trees are not referenced: the entry frees them.
-            if let Err(d) = self.apply_log(&actions).and_then(|()| self.delete_row(log)) {
-                tracing::warn!(error = %d, table = %name, "could not free the trees of a failed index build; the next start frees them");
-            }
-            err
+        let online = online_log_max.filter(|_| !targets.is_empty()).map(|max| {
+            let positions = targets.iter().map(|t| t.position).collect();
+            Arc::new(OnlineIndexLog::new(layout.clone(), positions, max))
+        });
+        let build = IndexChangeBuild {
+            catalog: self,
+            schema: schema.to_string(),
+            name: name.to_string(),
+            entry: e,
+            def,
+            layout,
+            table,
+            sources,
+            targets,
+            actions,
+            log_row,
+            online,
+            suspects: Vec::new(),
+            touched: BTreeSet::new(),
+            change,
+            finished: false,
         };
-        if let Err(err) = created {
-            return Err(undo(err));
+        created?;
+        if let Some(log) = &build.online {
+            build.table.attach_online_log(log.clone());
         }
-        change.stats =
-            build_indexes(&table, &layout, &targets, options, interrupted).map_err(undo)?;
+        Ok(build)
+    }
+}
+
+impl IndexChangeBuild<'_> {
+    /// Step 2: builds the new trees from one scan; for an online change,
+    /// then replays the online log while writers go on.
+    pub fn build(
+        &mut self,
+        options: &BuildOptions,
+        interrupted: &(dyn Fn() -> bool + Sync),
+    ) -> Result<()> {
+        let suspects = self.online.as_ref().map(|_| Suspects::default());
+        self.change.stats = build_indexes(
+            &self.table,
+            &self.layout,
+            &self.targets,
+            options,
+            suspects.as_ref(),
+            interrupted,
+        )?;
+        if let Some(s) = suspects {
+            self.suspects = s.into_keys();
+        }
+        for _ in 0..REPLAY_PASSES {
+            let ops = self.take_log()?;
+            let n = ops.len();
+            self.replay(ops, interrupted)?;
+            if n < REPLAY_TAIL {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 3, with the table held exclusively again: see the module
+    /// documentation. `sql_meta` is the table's new SQL metadata, written
+    /// with the new definition.
+    pub fn finish(
+        mut self,
+        sql_meta: &[u8],
+        interrupted: &(dyn Fn() -> bool + Sync),
+    ) -> Result<IndexChange> {
+        if self.online.is_some() {
+            self.table.detach_online_log();
+            let ops = self.take_log()?;
+            self.replay(ops, interrupted)?;
+            self.check_unique()?;
+        }
+        let catalog = self.catalog;
+        let (schema, name) = (self.schema.as_str(), self.name.as_str());
+        let e = &self.entry;
         let roots = TableRoots {
             space: e.roots.space,
             clustered: e.roots.clustered,
-            secondary: sources
+            secondary: self
+                .sources
                 .iter()
                 .enumerate()
                 .map(|(i, s)| match s {
                     Some(j) => e.roots.secondary[*j],
-                    None => targets
+                    None => self
+                        .targets
                         .iter()
                         .find(|t| t.position == i)
                         .map_or(0, |t| t.tree.root),
@@ -156,17 +291,18 @@ impl Catalog {
             auxiliary: e.roots.auxiliary.clone(),
         };
         {
-            let _ddl = self.ddl.lock();
-            let switched = codec::encode(&def, &roots).and_then(|bytes| {
-                let row = Self::row(e.id, KIND_TABLE, schema, name, bytes, sql_meta);
-                self.write_row(&row, true)
-            });
-            switched.map_err(undo)?;
-            table.settle_auto_increment();
-            let mut c = self.cache.write();
+            let _ddl = catalog.ddl.lock();
+            codec::encode(&self.def, &roots).and_then(|bytes| {
+                let row = Catalog::row(e.id, KIND_TABLE, schema, name, bytes, sql_meta);
+                catalog.write_row(&row, true)
+            })?;
+            // Switched: from here on the entry frees the dropped trees.
+            self.finished = true;
+            self.table.settle_auto_increment();
+            let mut c = catalog.cache.write();
             c.tables_generation += 1;
             if let Some(t) = c.tables.get_mut(&(schema.to_string(), name.to_string())) {
-                t.def = def;
+                t.def = self.def.clone();
                 t.roots = roots;
                 t.sql_meta = sql_meta.to_vec();
             }
@@ -174,14 +310,111 @@ impl Catalog {
         }
         // Purge and rollback move to the table with the new definition
         // before the dropped trees go.
-        self.table(schema, name)?;
-        table.retire();
-        drop(table);
-        self.apply_log(&actions)?;
-        self.delete_row(log)?;
-        Ok(change)
+        catalog.table(schema, name)?;
+        self.table.retire();
+        catalog.apply_log(&self.actions)?;
+        catalog.delete_row(self.log_row)?;
+        Ok(std::mem::take(&mut self.change))
     }
 
+    /// Steps of the online log recorded so far (none without one).
+    fn take_log(&self) -> Result<Vec<LogOp>> {
+        match &self.online {
+            Some(log) => {
+                let first = self.change.built.first().map_or("", String::as_str);
+                log.take(first)
+            }
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Applies `ops` to the new trees, in order (see `OnlineIndexLog`).
+    fn replay(&mut self, ops: Vec<LogOp>, interrupted: &(dyn Fn() -> bool + Sync)) -> Result<()> {
+        let pool = self.table.storage().pool();
+        for (n, op) in ops.into_iter().enumerate() {
+            if n % 256 == 255 && interrupted() {
+                return Err(EngineError::QueryInterrupted);
+            }
+            let target = self.targets[op.index];
+            if op.put {
+                target
+                    .tree
+                    .insert(pool, &op.key, &op.value, OnDuplicate::Replace)?;
+                if self.layout.secondary[target.position].unique && !op.has_null {
+                    let mut key = op.key;
+                    key.truncate(op.prefix_len);
+                    self.touched.insert((op.index, key));
+                }
+            } else {
+                target.tree.delete(pool, &op.key)?;
+            }
+            self.change.replayed += 1;
+        }
+        Ok(())
+    }
+
+    /// 1062 for a key of a unique new index that the finished tree holds
+    /// twice, among the keys the scan suspected and those the log put.
+    fn check_unique(&mut self) -> Result<()> {
+        let mut keys = std::mem::take(&mut self.touched);
+        for (k, key) in std::mem::take(&mut self.suspects) {
+            let position = self.targets[k].position;
+            let (prefix, _) = self.layout.split_secondary_key(position, &key)?;
+            keys.insert((k, prefix.to_vec()));
+        }
+        let pool = self.table.storage().pool();
+        for (k, prefix) in keys {
+            let target = self.targets[k];
+            let upper = match prefix_end(&prefix) {
+                Some(end) => Bound::Excluded(end),
+                None => Bound::Unbounded,
+            };
+            let mut c = target
+                .tree
+                .range(pool, Bound::Included(prefix.clone()), upper, false);
+            let mut seen = 0;
+            while let Some(found) = c.next_entry()? {
+                let (parts, _) = self
+                    .layout
+                    .split_secondary_key(target.position, &found.key)?;
+                if parts != prefix.as_slice() {
+                    continue;
+                }
+                seen += 1;
+                if seen == 2 {
+                    return Err(self.table.duplicate_in_new_index(
+                        &self.layout,
+                        target.position,
+                        &found.key,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for IndexChangeBuild<'_> {
+    /// An unfinished change is undone: the new trees are not referenced,
+    /// the entry frees them.
+    fn drop(&mut self) {
+        if self.online.is_some() {
+            self.table.detach_online_log();
+        }
+        if self.finished {
+            return;
+        }
+        let undone = self
+            .catalog
+            .apply_log(&self.actions)
+            .and_then(|()| self.catalog.delete_row(self.log_row));
+        if let Err(d) = undone {
+            tracing::warn!(error = %d, table = %self.name, "could not free the trees of a failed index build; the next start frees them");
+        }
+    }
+}
+
+impl Catalog {
     /// A tree as the DDL log names it.
     pub(super) fn logged_tree(&self, tree: &BTree) -> Result<LoggedTree> {
         let (leaf, nonleaf) = tree.segments(self.storage.pool())?;

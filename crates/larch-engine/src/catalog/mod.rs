@@ -38,6 +38,8 @@ mod fulltext_tests;
 mod index_tests;
 mod indexes;
 mod load;
+#[cfg(test)]
+mod online_index_tests;
 mod routines;
 mod system;
 mod tables;
@@ -47,7 +49,7 @@ mod triggers;
 mod views;
 
 pub use ddl_log::{LoggedDdl, RenameStep};
-pub use indexes::{match_indexes, IndexChange};
+pub use indexes::{match_indexes, IndexChange, IndexChangeBuild};
 pub use routines::{ProgramEntry, ProgramKind};
 pub use triggers::TriggerEntry;
 pub use views::ViewEntry;

@@ -18,7 +18,11 @@
 //!
 //! A UNIQUE index's entries are checked as they stream into its builder:
 //! equal key parts (none NULL) next to each other are a duplicate, error
-//! 1062 naming the index and the values. Memory: `threads x budget` for
+//! 1062 naming the index and the values. In an online build (writers
+//! running beside the scan) such a pair is only a suspicion, since the scan
+//! may have read one of the rows while a transaction was changing it: it
+//! goes into [`Suspects`], checked again against the finished index (up to
+//! [`MAX_SUSPECTS`]; past that the build fails with 1062). Memory: `threads x budget` for
 //! buffers, plus a page per level per tree being built, whatever the number
 //! of indexes or rows.
 
@@ -53,6 +57,34 @@ pub struct BuildOptions {
     pub tmpdir: PathBuf,
 }
 
+/// Entries of unique indexes that an online build's scan found twice,
+/// `(target, entry key)`: the index change checks them again at its end.
+#[derive(Debug, Default)]
+pub struct Suspects {
+    keys: Mutex<Vec<(usize, Vec<u8>)>>,
+}
+
+/// Suspected duplicates an online build keeps before it fails with 1062.
+pub const MAX_SUSPECTS: usize = 4096;
+
+impl Suspects {
+    /// Keeps `key` of target `k`; false when the list is full.
+    fn note(&self, k: usize, key: &[u8]) -> bool {
+        let Ok(mut keys) = self.keys.lock() else {
+            return false;
+        };
+        if keys.len() >= MAX_SUSPECTS {
+            return false;
+        }
+        keys.push((k, key.to_vec()));
+        true
+    }
+
+    pub fn into_keys(self) -> Vec<(usize, Vec<u8>)> {
+        self.keys.into_inner().unwrap_or_default()
+    }
+}
+
 /// One index to build: its position in the new layout's secondary indexes,
 /// and its empty tree.
 #[derive(Debug, Clone, Copy)]
@@ -78,6 +110,7 @@ pub fn build_indexes(
     layout: &TableLayout,
     targets: &[NewIndex],
     options: &BuildOptions,
+    suspects: Option<&Suspects>,
     interrupted: &(dyn Fn() -> bool + Sync),
 ) -> Result<BuildStats> {
     let budget = options.budget.max(MIN_BUDGET);
@@ -122,7 +155,8 @@ pub fn build_indexes(
         buffer.sort();
         let mut sinks: Vec<IndexSink<'_>> = targets
             .iter()
-            .map(|t| IndexSink::new(table, layout, t, options.fill_factor))
+            .enumerate()
+            .map(|(k, t)| IndexSink::new(table, layout, (k, t), options.fill_factor, suspects))
             .collect::<Result<_>>()?;
         for e in buffer.entries() {
             sinks[usize::from(e.index)].push(e.flags, e.key, e.value)?;
@@ -148,7 +182,13 @@ pub fn build_indexes(
                 let next = work.lock().map(|mut w| w.pop()).unwrap_or(None);
                 let Some((k, runs)) = next else { break };
                 let built = (|| {
-                    let mut sink = IndexSink::new(table, layout, &targets[k], options.fill_factor)?;
+                    let mut sink = IndexSink::new(
+                        table,
+                        layout,
+                        (k, &targets[k]),
+                        options.fill_factor,
+                        suspects,
+                    )?;
                     merge_runs(runs, shape, tmpdir, &mut |flags, key, value| {
                         sink.push(flags, key, value)
                     })?;
@@ -299,32 +339,41 @@ struct IndexSink<'a> {
     table: &'a Table,
     layout: &'a TableLayout,
     position: usize,
+    /// The index's place among the build's targets.
+    target: usize,
     unique: bool,
     /// Key parts of the last entry without NULL (unique indexes).
     last: Option<Vec<u8>>,
+    /// Where an online build keeps suspected duplicates.
+    suspects: Option<&'a Suspects>,
 }
 
 impl<'a> IndexSink<'a> {
     fn new(
         table: &'a Table,
         layout: &'a TableLayout,
-        target: &NewIndex,
+        (k, target): (usize, &NewIndex),
         fill_factor: u32,
+        suspects: Option<&'a Suspects>,
     ) -> Result<Self> {
         Ok(Self {
             builder: BulkBuilder::new(target.tree, table.storage().pool(), fill_factor)?,
             table,
             layout,
             position: target.position,
+            target: k,
             unique: layout.secondary[target.position].unique,
             last: None,
+            suspects,
         })
     }
 
     fn push(&mut self, flags: u8, key: &[u8], value: &[u8]) -> Result<()> {
         if self.unique && flags & ENTRY_HAS_NULL == 0 {
             let (prefix, _) = self.layout.split_secondary_key(self.position, key)?;
-            if self.last.as_deref() == Some(prefix) {
+            if self.last.as_deref() == Some(prefix)
+                && !self.suspects.is_some_and(|s| s.note(self.target, key))
+            {
                 return Err(self
                     .table
                     .duplicate_in_new_index(self.layout, self.position, key));

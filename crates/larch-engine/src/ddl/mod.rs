@@ -13,13 +13,17 @@
 //! definition in one dictionary change; a crash before that frees them at
 //! the next start. The build itself writes only pages of its own trees,
 //! each in a mini-transaction of its own, so a crash leaves nothing
-//! half-visible. The SQL layer holds the table's exclusive metadata lock
-//! meanwhile, so no row changes under the scan.
+//! half-visible. Either the SQL layer holds the table's exclusive metadata
+//! lock meanwhile, so no row changes under the scan, or the build is online
+//! and the changes made beside it reach the new indexes through the table's
+//! online log (`crate::table::OnlineIndexLog`).
 
 pub mod index_build;
 pub mod merge;
 pub mod run_file;
 pub mod sort_buffer;
 
-pub use index_build::{build_indexes, BuildOptions, BuildStats, NewIndex, MIN_BUDGET};
+pub use index_build::{
+    build_indexes, BuildOptions, BuildStats, NewIndex, Suspects, MAX_SUSPECTS, MIN_BUDGET,
+};
 pub use sort_buffer::SortBuffer;

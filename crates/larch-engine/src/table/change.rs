@@ -143,6 +143,7 @@ impl Table {
         for (s, e) in entries.iter().enumerate() {
             self.secondary[s].upsert_keeping_tail(pool, &e.key, &e.value, false, CREATED)?;
         }
+        self.log_online(&key, None, Some(row), trx_id);
         Ok((RowRef(key), entries))
     }
 
@@ -274,6 +275,7 @@ impl Table {
                 tree.upsert_keeping_tail(pool, &new.key, &new.value, false, CREATED)?;
             }
         }
+        self.log_online(&at.0, Some(&old_row), Some(new_row), trx_id);
         if !mvcc {
             self.free_chains(&dropped);
         }
@@ -303,6 +305,7 @@ impl Table {
             for (s, e) in entries.iter().enumerate() {
                 self.secondary[s].delete(pool, &e.key)?;
             }
+            self.log_online(&at.0, Some(&old_row), None, trx_id);
             let refs: Vec<ExternRef> = old_external.iter().map(|(_, _, r)| *r).collect();
             self.free_chains(&refs);
             return Ok(true);
@@ -322,6 +325,7 @@ impl Table {
         for (s, e) in entries.iter().enumerate() {
             self.secondary[s].upsert_keeping_tail(pool, &e.key, &e.value, true, CREATED)?;
         }
+        self.log_online(&at.0, Some(&old_row), None, trx_id);
         self.note_change(ctx, Some(at), None);
         Ok(true)
     }

@@ -14,7 +14,7 @@
 //! update, delete, row locks) with helpers in `write`, `read` (point reads,
 //! opening scans), `scan` (reading rows off a scan), `version` (which version
 //! a read sees), `undo_entry` (the row part of undo records), `rollback` (applying undo), `purge` (removing what no
-//! snapshot needs), `layout` (rows as B+tree entries), `autoinc`, `check`.
+//! snapshot needs), `online_log` (row changes an index build replays), `layout` (rows as B+tree entries), `autoinc`, `check`.
 //!
 //! Guarantees:
 //! - every B+tree change is a mini-transaction (crash-safe, redo-logged); a row
@@ -40,6 +40,7 @@ pub mod index_keys;
 pub mod layout;
 #[cfg(test)]
 mod mvcc_tests;
+mod online_log;
 mod purge;
 mod read;
 mod rollback;
@@ -64,6 +65,7 @@ pub use check::TableCheck;
 pub use commit_hooks::{AfterCommit, CommitParticipant, RowChange};
 pub use context::{ReadContext, TransactionServices, TxnContext, UndoMark};
 pub use layout::TableLayout;
+pub use online_log::{LogOp, OnlineIndexLog};
 #[cfg(test)]
 pub(crate) use purge::roll_back_recovered_now;
 pub use purge::{purge_all, PurgeStats, PurgeWorker};
@@ -125,6 +127,8 @@ pub struct Table {
     /// What hears about this table's row changes at commit (its FULLTEXT
     /// indexes), set once after opening.
     participant: std::sync::OnceLock<Arc<dyn CommitParticipant>>,
+    /// The log of an index build running beside writers (`online_log`).
+    online_log: parking_lot::RwLock<Option<Arc<OnlineIndexLog>>>,
 }
 
 impl std::fmt::Debug for Table {
@@ -276,6 +280,7 @@ impl Table {
             services: None,
             retired: parking_lot::RwLock::new(false),
             participant: std::sync::OnceLock::new(),
+            online_log: parking_lot::RwLock::new(None),
         };
         if table.layout.clustered.hidden_row_id {
             table.next_row_id = AtomicU64::new(table.max_row_id()? + 1);

@@ -82,6 +82,7 @@ impl Table {
                 }
                 self.inherit_gaps(CLUSTERED, &u.key)?;
                 self.clustered.delete(pool, &u.key)?;
+                self.log_online(&u.key, Some(&cur_row), None, 0);
                 self.free_chains(&cur_refs);
             }
             UndoKind::Update | UndoKind::DeleteMark => {
@@ -89,6 +90,12 @@ impl Table {
                 self.restore_entries(u, &cur_row, &old_row)?;
                 self.clustered
                     .rewrite(pool, &u.key, &u.old_value, u.old_deleted)?;
+                self.log_online(
+                    &u.key,
+                    (!cur.deleted).then_some(cur_row.as_slice()),
+                    (!u.old_deleted).then_some(old_row.as_slice()),
+                    trx_id_of(&u.old_value),
+                );
                 let old_refs: Vec<ExternRef> = old_external.iter().map(|(_, _, r)| *r).collect();
                 let created: Vec<ExternRef> = cur_refs
                     .into_iter()

@@ -15,8 +15,10 @@
 //! MariaDB's 1846 ([`check_algorithm_and_lock`]): INSTANT takes changes
 //! that build and drop no index, INPLACE those that copy no rows, COPY
 //! always copies;
-//! an index build or a copy holds the table's exclusive lock throughout,
-//! so LOCK=NONE and LOCK=SHARED are refused for them.
+//! an index build lets other sessions write the table while it runs
+//! (LOCK=NONE, the default) or read it (LOCK=SHARED), see
+//! `index_change`; a copy holds the table's exclusive lock throughout, so
+//! LOCK=NONE and LOCK=SHARED are refused for it.
 //!
 //! Errors: 1146 (no table; a note with ALTER TABLE IF EXISTS), 1054 (unknown
 //! column), 1060 (duplicate column), 1090 (dropping every column), 1091
@@ -64,7 +66,7 @@ fn run_alter(
     locked.push((db.clone(), table.clone()));
     s.lock_tables_exclusive(&locked)?;
     let database = s.db.clone();
-    let _ddl = database.ddl_lock.lock();
+    let mut ddl = database.ddl_lock.lock();
     if if_exists && database.catalog().table_entry(&db, &table).is_none() {
         s.push_warning(Warning::note(
             1146,
@@ -121,6 +123,10 @@ fn run_alter(
         to,
         st.force,
         st.auto_increment,
+        super::index_change::Sharing {
+            lock: st.lock,
+            ddl: &mut ddl,
+        },
     )?;
     super::foreign_ddl::after_column_renames(s, &db, &table, &renamed)?;
     if (db.as_str(), table.as_str()) != to {
@@ -606,10 +612,6 @@ fn check_algorithm_and_lock(
             format!("{what} is not supported. Reason: {reason}. Try {fix}"),
         ))
     };
-    let work = match how {
-        Method::Indexes(w) => Some(w),
-        _ => None,
-    };
     match (algorithm, how) {
         (Some(Alg::Instant), Method::Indexes(w)) if w.builds => {
             return refuse("ALGORITHM=INSTANT".into(), "ADD INDEX", "ALGORITHM=NOCOPY");
@@ -626,15 +628,15 @@ fn check_algorithm_and_lock(
         }
         _ => {}
     }
-    let held = match (how, work) {
-        (_, Some(w)) if w.builds => "Larch builds indexes under an exclusive lock",
-        (Method::Copy, _) => "COPY algorithm requires an exclusive lock in Larch",
-        _ => return Ok(()),
-    };
+    if how != Method::Copy {
+        return Ok(());
+    }
     match lock {
-        Some(l @ (Lock::None | Lock::Shared)) => {
-            refuse(format!("LOCK={l}"), held, "LOCK=EXCLUSIVE")
-        }
+        Some(l @ (Lock::None | Lock::Shared)) => refuse(
+            format!("LOCK={l}"),
+            "COPY algorithm requires an exclusive lock in Larch",
+            "LOCK=EXCLUSIVE",
+        ),
         _ => Ok(()),
     }
 }

@@ -15,13 +15,28 @@
 //! `rebuild`. A change that builds no index is done in milliseconds
 //! (as MariaDB, only one that drops no index either counts as
 //! ALGORITHM=INSTANT).
+//!
+//! Online builds (InnoDB's `LOCK=NONE`, the default): the statement holds
+//! the table exclusively only at the start (the build's trees and its
+//! online log are set up) and at the end (the rest of the log is replayed
+//! and the new definition written). In between it holds the table
+//! SharedUpgradable, so other sessions read and write it and their changes
+//! reach the new indexes through the online log
+//! (`larch_engine::table::OnlineIndexLog`, at most
+//! `innodb_online_alter_log_max_size` bytes, else 1799). `LOCK=SHARED`
+//! lets others read only; `LOCK=EXCLUSIVE` keeps them out throughout.
+//! Taking the table back waits for the transactions that used it to end,
+//! as InnoDB's final metadata lock upgrade does (1205 after
+//! `lock_wait_timeout`; the build is then undone).
 
 use std::sync::atomic::Ordering;
 
 use larch_engine::ddl::BuildOptions;
 use larch_engine::table::TableDef;
+use sqlparser::ast::AlterTableLock;
 
 use crate::error::SqlError;
+use crate::metadata_locks::Mode;
 use crate::session::Session;
 
 /// What an index change does: builds an index, drops one.
@@ -61,18 +76,68 @@ fn build_options(s: &Session) -> BuildOptions {
     }
 }
 
+/// How an index change shares the table and the server while it builds.
+pub(super) struct Sharing<'a, 'g> {
+    /// The statement's LOCK= clause.
+    pub lock: Option<AlterTableLock>,
+    /// The server's DDL lock, which the statement holds. A build that lets
+    /// other sessions use the table and drops no index lets it go while it
+    /// runs, so DDL on other tables (CREATE TEMPORARY TABLE included) does
+    /// not wait for the build; its own table stays protected by its
+    /// metadata lock.
+    pub ddl: &'a mut parking_lot::MutexGuard<'g, ()>,
+}
+
 /// Gives table `db.name` the secondary indexes of `def` (which has its
-/// current name) and the SQL metadata `meta`.
+/// current name) and the SQL metadata `meta`, letting other sessions use
+/// the table during a build as `sharing` allows (see the module
+/// documentation).
 pub(super) fn apply(
     s: &Session,
     (db, name): (&str, &str),
     def: &TableDef,
     meta: &[u8],
+    sharing: Sharing<'_, '_>,
 ) -> Result<(), SqlError> {
+    let lock = sharing.lock;
     let options = build_options(s);
     let kill = s.process.kill_query.clone();
     let interrupted = move || kill.load(Ordering::SeqCst);
-    s.db.catalog()
-        .change_indexes(db, name, def.clone(), meta, &options, &interrupted)?;
+    let catalog = s.db.catalog();
+    let others = match lock {
+        Some(AlterTableLock::Exclusive) => None,
+        Some(AlterTableLock::Shared) => Some(Mode::ReadOnly),
+        Some(AlterTableLock::None | AlterTableLock::Default) | None => Some(Mode::SharedUpgradable),
+    };
+    let log_max =
+        usize::try_from(s.int_var("innodb_online_alter_log_max_size")).unwrap_or(usize::MAX);
+    let drops = catalog
+        .table_entry(db, name)
+        .and_then(|e| index_work(&e.def, def))
+        .is_none_or(|w| w.drops);
+    let mut build = catalog.begin_index_change(db, name, def.clone(), others.map(|_| log_max))?;
+    let mut downgraded = others.and_then(|m| s.downgrade_exclusive(db, name, m));
+    let let_go = downgraded.is_some() && !drops;
+    // The build, then taking the table back (waiting for the transactions
+    // that used it), without the server's DDL lock when it is let go: a
+    // session that waits for that lock may hold the table.
+    let mut run = || {
+        build
+            .build(&options, &interrupted)
+            .map_err(SqlError::from)
+            .and_then(|()| downgraded.as_mut().map_or(Ok(()), |d| d.upgrade()))
+    };
+    let built = if let_go {
+        parking_lot::MutexGuard::unlocked(sharing.ddl, run)
+    } else {
+        run()
+    };
+    if let Err(e) = built {
+        // Undone while no other DDL can have the table.
+        drop(build);
+        drop(downgraded);
+        return Err(e);
+    }
+    build.finish(meta, &interrupted)?;
     Ok(())
 }

@@ -85,6 +85,7 @@ pub(super) fn apply(
     to: (&str, &str),
     force: bool,
     auto_increment: Option<u64>,
+    sharing: super::index_change::Sharing<'_, '_>,
 ) -> Result<Applied, SqlError> {
     let database = s.db.clone();
     let catalog = database.catalog();
@@ -118,7 +119,7 @@ pub(super) fn apply(
         if new_checks {
             verify_rows(s, &*catalog.table(db, name)?, fin, to)?;
         }
-        super::index_change::apply(s, (db, name), &same, &fin.meta.encode())?;
+        super::index_change::apply(s, (db, name), &same, &fin.meta.encode(), sharing)?;
         if (db, name) != to {
             crate::exec::trigger::check_rename(s, (db, name), to)?;
             catalog.rename_table(db, name, to.0, to.1)?;

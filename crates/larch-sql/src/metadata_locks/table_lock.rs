@@ -4,7 +4,7 @@
 //! Word layout (low bits first): holders of [`Mode::SharedRead`] (24 bits),
 //! of [`Mode::SharedWrite`] (20 bits), of [`Mode::ReadOnly`] (12 bits), then
 //! one bit each for a granted [`Mode::NoReadWrite`] and [`Mode::Exclusive`],
-//! and two *pending* bits: a strong request (NoReadWrite or Exclusive) waits,
+//! one for [`Mode::SharedUpgradable`] (bit 60), and two *pending* bits: a strong request (NoReadWrite or Exclusive) waits,
 //! a ReadOnly request waits. The numbers of such waiters are kept under the
 //! waiters' mutex, which is also what sets and clears the pending bits.
 //!
@@ -34,7 +34,8 @@ const EXCLUSIVE: u64 = 1 << 57;
 const PENDING_STRONG: u64 = 1 << 58;
 /// A ReadOnly request waits.
 const PENDING_READ_ONLY: u64 = 1 << 59;
-const HELD: u64 = SR_MASK | SW_MASK | RO_MASK | NO_READ_WRITE | EXCLUSIVE;
+const SHARED_UPGRADABLE: u64 = 1 << 60;
+const HELD: u64 = SR_MASK | SW_MASK | RO_MASK | NO_READ_WRITE | EXCLUSIVE | SHARED_UPGRADABLE;
 /// How often a waiter checks its deadline and the KILL flag.
 const WAIT_TICK: Duration = Duration::from_millis(100);
 /// The processlist state of a waiting connection, as MySQL shows it.
@@ -54,6 +55,10 @@ pub(crate) enum Mode {
     NoReadWrite,
     /// DDL (EXCLUSIVE).
     Exclusive,
+    /// An online ALTER between its exclusive moments (SHARED_UPGRADABLE):
+    /// others read and write the table, no other DDL or LOCK TABLES WRITE
+    /// gets it. Only reached from Exclusive ([`TableLock::downgrade`]).
+    SharedUpgradable,
 }
 
 impl Mode {
@@ -65,6 +70,7 @@ impl Mode {
             Mode::ReadOnly => RO_ONE,
             Mode::NoReadWrite => NO_READ_WRITE,
             Mode::Exclusive => EXCLUSIVE,
+            Mode::SharedUpgradable => SHARED_UPGRADABLE,
         }
     }
 
@@ -76,6 +82,7 @@ impl Mode {
             Mode::ReadOnly => RO_MASK,
             Mode::NoReadWrite => NO_READ_WRITE,
             Mode::Exclusive => EXCLUSIVE,
+            Mode::SharedUpgradable => SHARED_UPGRADABLE,
         }
     }
 
@@ -86,6 +93,7 @@ impl Mode {
             Mode::SharedWrite => RO_MASK | NO_READ_WRITE | EXCLUSIVE,
             Mode::ReadOnly => SW_MASK | NO_READ_WRITE | EXCLUSIVE,
             Mode::NoReadWrite | Mode::Exclusive => HELD,
+            Mode::SharedUpgradable => SHARED_UPGRADABLE | NO_READ_WRITE | EXCLUSIVE,
         }
     }
 
@@ -96,7 +104,7 @@ impl Mode {
         match self {
             Mode::SharedRead | Mode::ReadOnly => PENDING_STRONG,
             Mode::SharedWrite => PENDING_STRONG | PENDING_READ_ONLY,
-            Mode::NoReadWrite | Mode::Exclusive => 0,
+            Mode::NoReadWrite | Mode::Exclusive | Mode::SharedUpgradable => 0,
         }
     }
 
@@ -105,7 +113,7 @@ impl Mode {
         match self {
             Mode::ReadOnly => PENDING_READ_ONLY,
             Mode::NoReadWrite | Mode::Exclusive => PENDING_STRONG,
-            Mode::SharedRead | Mode::SharedWrite => 0,
+            Mode::SharedRead | Mode::SharedWrite | Mode::SharedUpgradable => 0,
         }
     }
 
@@ -115,6 +123,12 @@ impl Mode {
             Mode::SharedRead => other == Mode::SharedRead,
             Mode::SharedWrite => matches!(other, Mode::SharedRead | Mode::SharedWrite),
             Mode::ReadOnly => matches!(other, Mode::SharedRead | Mode::ReadOnly),
+            Mode::SharedUpgradable => {
+                matches!(
+                    other,
+                    Mode::SharedRead | Mode::SharedWrite | Mode::SharedUpgradable
+                )
+            }
             Mode::NoReadWrite | Mode::Exclusive => true,
         }
     }
@@ -185,7 +199,7 @@ impl TableLock {
                 after & mode.mask() == 0 && after & (PENDING_STRONG | PENDING_READ_ONLY) != 0
             }
             // Shared requests may wait for these without a pending bit.
-            Mode::ReadOnly | Mode::NoReadWrite | Mode::Exclusive => true,
+            Mode::ReadOnly | Mode::NoReadWrite | Mode::Exclusive | Mode::SharedUpgradable => true,
         };
         if wake {
             self.wake();
@@ -201,6 +215,7 @@ impl TableLock {
             Mode::ReadOnly,
             Mode::NoReadWrite,
             Mode::Exclusive,
+            Mode::SharedUpgradable,
         ]
         .iter()
         .map(|m| (w & m.mask()) / m.one())
@@ -224,6 +239,55 @@ impl TableLock {
     /// statement is killed (1317). A waiting NoReadWrite, Exclusive or
     /// ReadOnly request sets its pending bit while it waits.
     pub(super) fn wait(&self, mode: Mode, bypass: bool, until: &WaitLimit) -> Result<(), SqlError> {
+        let bypass = bypass || mode.pending_bit() != 0;
+        self.wait_for(mode, || self.try_grant(mode, bypass), until)
+    }
+
+    /// Lets go of the exclusive hold of this session's DDL down to `to`
+    /// (SharedUpgradable: others read and write; ReadOnly: others read),
+    /// so that they run while the DDL works; [`upgrade`](Self::upgrade)
+    /// takes it back.
+    pub(crate) fn downgrade(&self, to: Mode) {
+        self.word.fetch_add(to.one(), Ordering::AcqRel);
+        self.word.fetch_sub(EXCLUSIVE, Ordering::AcqRel);
+        self.wake();
+    }
+
+    /// Turns the hold `from` (given by [`downgrade`](Self::downgrade)) back
+    /// into Exclusive once every other holder has gone, waiting as an
+    /// Exclusive request does (new statements yield to it). On an error
+    /// (1205, 1317) the caller still holds `from`.
+    pub(crate) fn upgrade(&self, from: Mode, until: &WaitLimit) -> Result<(), SqlError> {
+        let try_upgrade = || {
+            let mut w = self.word.load(Ordering::Acquire);
+            loop {
+                if w & HELD != from.one() {
+                    return false;
+                }
+                let to = w - from.one() + EXCLUSIVE;
+                match self
+                    .word
+                    .compare_exchange_weak(w, to, Ordering::AcqRel, Ordering::Acquire)
+                {
+                    Ok(_) => return true,
+                    Err(now) => w = now,
+                }
+            }
+        };
+        if try_upgrade() {
+            return Ok(());
+        }
+        self.wait_for(Mode::Exclusive, try_upgrade, until)
+    }
+
+    /// Waits until `grant` succeeds, setting the pending bit of `mode`
+    /// meanwhile; see [`wait`](Self::wait).
+    fn wait_for(
+        &self,
+        mode: Mode,
+        grant: impl Fn() -> bool,
+        until: &WaitLimit,
+    ) -> Result<(), SqlError> {
         let shown = until
             .process
             .as_ref()
@@ -239,7 +303,7 @@ impl TableLock {
                 self.word.fetch_or(pending, Ordering::AcqRel);
             }
             let result = loop {
-                if self.try_grant(mode, bypass || pending != 0) {
+                if grant() {
                     break Ok(());
                 }
                 if let Err(e) = until.check() {

@@ -148,6 +148,7 @@ pub const IGNORED_OPTIONS: &[&str] = &[
     "innodb_sort_buffer_size",
     "innodb_ddl_buffer_size",
     "innodb_ddl_threads",
+    "innodb_online_alter_log_max_size",
     "innodb_fill_factor",
     "innodb_open_files",
     "innodb_file_format",

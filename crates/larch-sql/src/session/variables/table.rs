@@ -281,6 +281,15 @@ pub(super) static VARIABLES: &[VarDef] = &[
     engine("innodb_log_file_size", I64),
     engine("innodb_old_blocks_pct", U32),
     engine("innodb_old_blocks_time", U32),
+    v(
+        "innodb_online_alter_log_max_size",
+        Global,
+        Kind::Int {
+            min: 65_536,
+            max: i64::MAX,
+        },
+        "134217728",
+    ),
     v("innodb_optimize_fulltext_only", Global, Kind::Bool, "0"),
     engine("innodb_page_size", U32),
     engine("innodb_read_ahead_threshold", U32),
