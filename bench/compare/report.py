@@ -285,6 +285,16 @@ SCENARIO_TEXT = {
         "VmHWM after the query, reset to its RSS just before it; *answer "
         "checksum*: a sum of the rows' CRC-32, the same on both engines when "
         "they send the same rows."),
+    "online_index": (
+        "Writers beside an index build",
+        "sysbench `oltp_write_only` (8 threads) runs for the whole scenario on "
+        "sbtest1; after a window of writes alone (*baseline*), one `ALTER TABLE "
+        "sbtest1 ADD INDEX ic (c), ADD INDEX ipad (pad), LOCK=NONE` runs beside "
+        "them. *write rate*: sysbench's mean tps over each window; *ratio*: "
+        "during / before (the target is at least 0.5); *writer errors*: the "
+        "largest err/s sysbench reported (sysbench ignores errors here and "
+        "goes on). Afterwards `CHECK TABLE` and a `COUNT(*)` through the "
+        "primary key and each new index, which must agree."),
     "group_by_memory": (
         "GROUP BY memory under tmp_table_size",
         "A table of N rows (`id INT PRIMARY KEY, k INT, pad CHAR(40)`, loaded "
@@ -302,7 +312,10 @@ FIG_TEXT = {
     "load_s": "load time", "query_s": "query time", "age_s": "snapshot age",
     "history": "history list length", "undo_bytes": "undo + system tablespace files",
     "undo_growth_bytes": "undo growth since idle", "rss_kb": "RSS",
-    "update_tps": "update rate", "query_vs_idle": "query time / idle",
+    "update_tps": "update rate", "write_tps": "write rate",
+    "write_tps_ratio": "write rate during / before",
+    "writer_errors_per_s_max": "writer errors (largest err/s)",
+    "check_table_ok": "CHECK TABLE OK", "indexes_agree": "counts through each index agree", "query_vs_idle": "query time / idle",
     "innodb_sort_buffer_size": "innodb_sort_buffer_size", "alter_s": "ALTER time",
     "innodb_ddl_buffer_size": "innodb_ddl_buffer_size", "innodb_ddl_threads": "innodb_ddl_threads",
     "drop_s": "drop time", "rss_before_kb": "RSS before",

@@ -28,6 +28,10 @@ Scenarios (see bench/README.md, "Scenario workloads"):
                   LIMIT, a DISTINCT of few and of all rows, a materialized
                   derived table), read by a client that keeps none of the
                   rows: peak RSS, time, row count and a checksum
+    online_index  ALTER TABLE sbtest1 ADD INDEX (c), ADD INDEX (pad) with
+                  sysbench oltp_write_only running beside it: the writers'
+                  tps during the ALTER against before it, their errors, the
+                  ALTER's time, and the new indexes checked against the table
 
 `run` appends its figures to OUTDIR/scenarios.tsv (engine scenario step figure
 value unit status), failures to OUTDIR/failures.tsv (engine workload step
@@ -72,6 +76,7 @@ SIZES = {
         "connect": {"time": 1.5, "rounds": 3, "clients": 8, "cap": 100_000},
         "group_by_memory": {"rows": 500_000, "limit_mb": 64, "query_limit": 600},
         "result_memory": {"rows": 500_000, "query_limit": 600},
+        "online_index": {"rows": 200_000, "threads": 8, "baseline": 10, "limit": 600},
     },
     "full": {
         "long_report": {"rows": 1_000_000, "ages": [0, 30, 60, 120], "limit": 120,
@@ -84,6 +89,7 @@ SIZES = {
         "connect": {"time": 10, "rounds": 3, "clients": 32, "cap": 500_000},
         "group_by_memory": {"rows": 5_000_000, "limit_mb": 64, "query_limit": 1800},
         "result_memory": {"rows": 5_000_000, "query_limit": 1800},
+        "online_index": {"rows": 1_000_000, "threads": 8, "baseline": 20, "limit": 3600},
     },
 }
 SCENARIOS = tuple(SIZES["quick"])
@@ -95,10 +101,10 @@ PHASES = {"many_index": ["load", "build"]}
 BOUND = {
     "quick": {"long_report": 600, "many_index": 1200, "many_tables": 900,
               "status": 300, "rss_mixed": 400, "connect": 180, "group_by_memory": 1200,
-              "result_memory": 1200},
+              "result_memory": 1200, "online_index": 1200},
     "full": {"long_report": 3600, "many_index": 18000, "many_tables": 7200,
              "status": 900, "rss_mixed": 4000, "connect": 900, "group_by_memory": 7200,
-             "result_memory": 7200},
+             "result_memory": 7200, "online_index": 7200},
 }
 
 
@@ -115,6 +121,11 @@ def describe(mode, name):
                 f"innodb_sort_buffer_size={s['sort_buffer'] >> 20}M; RSS every 0.2 s "
                 f"(after waiting at most {s['settle']} s for a steady RSS); "
                 f"ALTER limit {s['limit']} s")
+    if name == "online_index":
+        return (f"sbtest1 {s['rows']:,} rows; sysbench oltp_write_only "
+                f"--threads={s['threads']}; ALTER TABLE sbtest1 ADD INDEX ic (c), "
+                f"ADD INDEX ipad (pad), LOCK=NONE after {s['baseline']} s of writes "
+                f"alone; ALTER limit {s['limit']} s")
     if name == "many_tables":
         return f"{s['tables']:,} tables (3 columns, 1 secondary index), one INSERT and one SELECT each"
     if name == "status":
@@ -940,6 +951,82 @@ def many_index_build(r):
     finally:
         c.close()
     r.drop_db("mi")
+
+
+# ---------------------------------------------------------------- online_index
+
+def online_index(r):
+    """Writers beside an index build: sysbench oltp_write_only runs for the
+    whole scenario; after a baseline window of writes alone, one ALTER adds
+    two indexes with LOCK=NONE. Records the writers' mean tps before and
+    during the ALTER (and their ratio), the errors sysbench reported, the
+    ALTER's time, then CHECK TABLE and a count through each new index."""
+    s = r.size
+    if not r.prepare_sbtest(s["rows"]):
+        return
+    c = r.connect(db="sbtest")
+    dur = 2 + s["baseline"] + s["limit"] + 30
+    logname = f"{r.engine}-{r.scenario}-writes.log"
+    proc = r.sysbench("oltp_write_only", "sbtest",
+                      [f"--table-size={s['rows']}", f"--threads={s['threads']}",
+                       f"--time={dur}", "--report-interval=1", "--mysql-ignore-errors=all",
+                       "run"], logname, dur + 60, wait=False)
+    reader = TpsReader(proc)
+    reader.start()
+    try:
+        time.sleep(2)                        # connect and warm up
+        tb = time.monotonic()
+        time.sleep(s["baseline"])
+        if proc.poll() is not None:
+            reader.join(timeout=5)
+            r.fail("writes", f"sysbench oltp_write_only exited {proc.returncode}: "
+                   + one_line(" ".join(l.strip() for l in reader.text if re.search("FATAL|error", l))[:500]))
+            return
+        base = reader.mean(tb, time.monotonic() - 1)
+        r.rec("baseline", "write_tps", base, "tps")
+        sql = "ALTER TABLE sbtest1 ADD INDEX ic (c), ADD INDEX ipad (pad), LOCK=NONE"
+        qs = time.monotonic()
+        secs, res, err = r.timed(c, sql, s["limit"])
+        qe = time.monotonic()
+        if err is None:
+            r.rec("alter", "alter_s", secs, "s")
+        else:
+            r.rec("alter", "alter_s", secs if err.startswith("timeout") else None, "s",
+                  "timeout" if err.startswith("timeout") else "fail")
+            r.fail("alter", f"{err} [{sql}]")
+        time.sleep(1.2)                      # let sysbench report the window's last second
+        during = reader.mean(qs, qe)
+        r.rec("alter", "write_tps", during, "tps")
+        r.rec("alter", "write_tps_ratio",
+              None if not base or during is None else during / base, "ratio")
+        errors = [float(m.group(1)) for t, m in (
+            (l, re.search(r"err/s:\s*([\d.]+)", l)) for l in reader.text) if m]
+        r.rec("alter", "writer_errors_per_s_max", max(errors) if errors else None, "err/s")
+        r.log(f"ALTER beside writers: {secs:.2f} s; tps {base} before, {during} during")
+    finally:
+        stop(proc)
+        reader.join(timeout=10)
+        proc.logf.close()
+    try:
+        _, rows = c.query("CHECK TABLE sbtest1", timeout=s["limit"])
+        status = " ".join(str(x) for x in rows[-1]) if rows else "(no answer)"
+        r.rec("check", "check_table_ok", 1 if status.endswith("OK") else 0, "bool")
+        if not status.endswith("OK"):
+            r.fail("check", f"CHECK TABLE sbtest1: {status}")
+        counts = {}
+        for ix in ("PRIMARY", "ic", "ipad"):
+            _, rows = c.query(f"SELECT COUNT(*) FROM sbtest1 FORCE INDEX ({ix})",
+                              timeout=s["limit"])
+            counts[ix] = int(rows[0][0])
+        agree = len(set(counts.values())) == 1
+        r.rec("check", "indexes_agree", 1 if agree else 0, "bool")
+        if not agree:
+            r.fail("check", f"row counts per index differ: {counts}")
+    except (SqlError, ValueError, OSError, ConnectionError) as e:
+        r.fail("check", one_line(e))
+    finally:
+        c.close()
+    r.drop_db("sbtest")
 
 
 # ---------------------------------------------------------------- many_tables
