@@ -98,23 +98,35 @@ fn write_until(
     while committed < at_least || !stop.load(Ordering::SeqCst) {
         let trx = s.begin(TrxOptions::read_write(IsolationLevel::RepeatableRead))?;
         let mut ctx = TxnContext::new(services, trx);
+        let mut outcome = Ok(());
         for _ in 0..1 + next() % 4 {
             n += 1;
             let id = (next() % 24_000) as i64;
             let at = t.row_ref(&[Value::Int(id)])?;
             let unique = format!("w{seed}-{n}");
-            match next() % 3 {
-                0 => match t.insert(&mut ctx, &shaped(id, &unique, n as i64)) {
-                    Ok(_) | Err(EngineError::DuplicateEntry { .. }) => {}
-                    Err(e) => return Err(e),
-                },
-                1 => {
-                    t.update(&mut ctx, &at, &shaped(id, &unique, n as i64))?;
-                }
-                _ => {
-                    t.delete(&mut ctx, &at)?;
-                }
+            outcome = match next() % 3 {
+                0 => t.insert(&mut ctx, &shaped(id, &unique, n as i64)).map(drop),
+                1 => t
+                    .update(&mut ctx, &at, &shaped(id, &unique, n as i64))
+                    .map(drop),
+                _ => t.delete(&mut ctx, &at).map(drop),
+            };
+            if outcome.is_err() {
+                break;
             }
+        }
+        match outcome {
+            Ok(()) => {}
+            // The other writer holds the row: give this transaction up.
+            Err(
+                EngineError::DuplicateEntry { .. }
+                | EngineError::Deadlock
+                | EngineError::LockWaitTimeout,
+            ) => {
+                ctx.rollback()?;
+                continue;
+            }
+            Err(e) => return Err(e),
         }
         if next() % 4 == 0 {
             ctx.rollback()?;

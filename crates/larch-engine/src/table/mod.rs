@@ -129,6 +129,9 @@ pub struct Table {
     participant: std::sync::OnceLock<Arc<dyn CommitParticipant>>,
     /// The log of an index build running beside writers (`online_log`).
     online_log: parking_lot::RwLock<Option<Arc<OnlineIndexLog>>>,
+    /// Set while `online_log` holds a log: row changes read this flag, and
+    /// take the lock only when it is set.
+    online_log_set: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Table {
@@ -281,6 +284,7 @@ impl Table {
             retired: parking_lot::RwLock::new(false),
             participant: std::sync::OnceLock::new(),
             online_log: parking_lot::RwLock::new(None),
+            online_log_set: std::sync::atomic::AtomicBool::new(false),
         };
         if table.layout.clustered.hidden_row_id {
             table.next_row_id = AtomicU64::new(table.max_row_id()? + 1);

@@ -32,6 +32,8 @@
 //! InnoDB. The builder drains it while writers append ([`OnlineIndexLog::take`])
 //! and drains the rest once it holds the table exclusively again.
 
+use std::sync::atomic::Ordering;
+
 use parking_lot::Mutex;
 
 use super::layout::TableLayout;
@@ -203,11 +205,13 @@ impl Table {
     /// table exclusively).
     pub fn attach_online_log(&self, log: std::sync::Arc<OnlineIndexLog>) {
         *self.online_log.write() = Some(log);
+        self.online_log_set.store(true, Ordering::Release);
     }
 
     /// Stops sending row changes to the online log.
     pub fn detach_online_log(&self) {
         *self.online_log.write() = None;
+        self.online_log_set.store(false, Ordering::Release);
     }
 
     /// Records a change of the row at `key` in the online log of a build
@@ -219,6 +223,12 @@ impl Table {
         after: Option<&[Value]>,
         writer: u64,
     ) {
+        // Attaching and detaching happen while no row change is in flight
+        // (the builder holds the table exclusively), so a change started
+        // later sees the flag as it was set.
+        if !self.online_log_set.load(Ordering::Acquire) {
+            return;
+        }
         if let Some(l) = self.online_log.read().as_ref() {
             l.record(key, before, after, writer);
         }
