@@ -450,7 +450,42 @@ impl Drop for Downgraded<'_> {
     }
 }
 
+/// A statement's ReadOnly hold of one table
+/// ([`Session::hold_table_read_only`]), released when dropped.
+pub(crate) struct ReadOnlyHold {
+    lock: Arc<TableLock>,
+}
+
+impl Drop for ReadOnlyHold {
+    fn drop(&mut self) {
+        self.lock.release(Mode::ReadOnly);
+    }
+}
+
 impl crate::session::Session {
+    /// Holds `db`.`table` so that nobody writes it until the hold is
+    /// dropped (ReadOnly, as LOCK TABLES ... READ): waits for the
+    /// transactions that wrote it to end (1205, 1317). The session has no
+    /// open transaction (the caller committed it). `None` under LOCK TABLES
+    /// (the session's own locks decide) and for temporary tables.
+    pub(crate) fn hold_table_read_only(
+        &self,
+        db: &str,
+        table: &str,
+    ) -> Result<Option<ReadOnlyHold>, SqlError> {
+        if crate::session::temporary::is_hidden(table)
+            || self.metadata_locks.borrow().tables.is_some()
+        {
+            return Ok(None);
+        }
+        let wanted = [(db.to_owned(), table.to_owned(), Mode::ReadOnly)];
+        let mut got = self
+            .db
+            .metadata_locks
+            .acquire_set(&wanted, &self.metadata_wait_limit())?;
+        Ok(got.pop().map(|(lock, _)| ReadOnlyHold { lock }))
+    }
+
     /// Lets other sessions use `db`.`table`, which this session's DDL holds
     /// exclusively, in what `mode` allows (SharedUpgradable: reads and
     /// writes; ReadOnly: reads). `None` when the session does not hold it

@@ -2,8 +2,10 @@
 //! clustered record parses, every off-page chain is whole, and the secondary
 //! indexes hold exactly one live entry per row, with the right key.
 //!
-//! Changes nothing. Problems are reported as text naming the index and the
-//! page or row; only I/O and internal errors are `Err`. Cost: one point lookup
+//! Changes nothing. The caller keeps writers away (the SQL layer holds the
+//! table as LOCK TABLES ... READ does); purge is kept off this table while
+//! the check runs, so no tree changes under it. Problems are reported as
+//! text naming the index and the page or row; only I/O and internal errors are `Err`. Cost: one point lookup
 //! per row and secondary index (it is a verification tool, not a hot path).
 
 use std::ops::Bound;
@@ -29,6 +31,8 @@ pub struct TableCheck {
 impl Table {
     /// Verifies the table. See the module documentation.
     pub fn check(&self) -> Result<TableCheck> {
+        // Purge holds this shared while it changes the trees.
+        let _no_purge = self.retired.write();
         let pool = self.storage.pool();
         let name = &self.layout.def.name;
         let mut out = TableCheck::default();
