@@ -464,14 +464,16 @@ impl Drop for ReadOnlyHold {
 
 impl crate::session::Session {
     /// Holds `db`.`table` so that nobody writes it until the hold is
-    /// dropped (ReadOnly, as LOCK TABLES ... READ): waits for the
-    /// transactions that wrote it to end (1205, 1317). The session has no
-    /// open transaction (the caller committed it). `None` under LOCK TABLES
-    /// (the session's own locks decide) and for temporary tables.
+    /// dropped (ReadOnly, as LOCK TABLES ... READ), waiting at most `patience`
+    /// (and `lock_wait_timeout`) for the transactions that wrote it to end.
+    /// The session has no open transaction (the caller committed it).
+    /// `None` when the wait ran out, under LOCK TABLES (the session's own
+    /// locks decide) and for temporary tables; 1317 on KILL.
     pub(crate) fn hold_table_read_only(
         &self,
         db: &str,
         table: &str,
+        patience: Duration,
     ) -> Result<Option<ReadOnlyHold>, SqlError> {
         if crate::session::temporary::is_hidden(table)
             || self.metadata_locks.borrow().tables.is_some()
@@ -479,11 +481,13 @@ impl crate::session::Session {
             return Ok(None);
         }
         let wanted = [(db.to_owned(), table.to_owned(), Mode::ReadOnly)];
-        let mut got = self
-            .db
-            .metadata_locks
-            .acquire_set(&wanted, &self.metadata_wait_limit())?;
-        Ok(got.pop().map(|(lock, _)| ReadOnlyHold { lock }))
+        let mut until = self.metadata_wait_limit();
+        until.deadline = until.deadline.min(Instant::now() + patience);
+        match self.db.metadata_locks.acquire_set(&wanted, &until) {
+            Ok(mut got) => Ok(got.pop().map(|(lock, _)| ReadOnlyHold { lock })),
+            Err(e) if e.code() == crate::error::code::LOCK_WAIT_TIMEOUT => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Lets other sessions use `db`.`table`, which this session's DDL holds

@@ -17,7 +17,7 @@ fn check_table_beside_writers_reports_no_corruption() -> R<()> {
     let t = TestDb::new(&[
         "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(60), KEY (k), KEY (c))",
         "SET SESSION max_recursive_iterations = 100000",
-        "INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000) \
+        "INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) \
          SELECT i, i % 1000, REPEAT(CHAR(65 + i % 26), 1 + i % 50) FROM n",
     ])?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -30,7 +30,7 @@ fn check_table_beside_writers_reports_no_corruption() -> R<()> {
                 let mut n = w;
                 while !stop.load(Ordering::SeqCst) {
                     n += 2;
-                    let id = n % 15_000 + 1;
+                    let id = n % 7_500 + 1;
                     let sql = match n % 4 {
                         0 => format!(
                             "INSERT IGNORE INTO t VALUES ({id}, {n}, REPEAT('z', {}))",
@@ -48,7 +48,7 @@ fn check_table_beside_writers_reports_no_corruption() -> R<()> {
         .collect::<R<_>>()?;
     let mut checker = t.session(50)?;
     let mut checks = 0;
-    while checks < 8 || done.load(Ordering::SeqCst) < 500 {
+    while checks < 5 || done.load(Ordering::SeqCst) < 300 {
         assert_eq!(
             rows(&mut checker, "CHECK TABLE t")?,
             vec![vec!["test.t", "check", "status", "OK"]],
@@ -56,6 +56,8 @@ fn check_table_beside_writers_reports_no_corruption() -> R<()> {
             done.load(Ordering::SeqCst)
         );
         checks += 1;
+        // Writers wait while a check runs: let them go on between checks.
+        thread::sleep(std::time::Duration::from_millis(20));
         if checks > 10_000 {
             break;
         }
@@ -64,6 +66,6 @@ fn check_table_beside_writers_reports_no_corruption() -> R<()> {
     for w in writers {
         w.join().map_err(|_| "writer panicked")??;
     }
-    assert!(done.load(Ordering::SeqCst) >= 500);
+    assert!(done.load(Ordering::SeqCst) >= 300);
     Ok(())
 }
