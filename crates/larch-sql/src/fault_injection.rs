@@ -15,6 +15,9 @@ pub enum FaultPoint {
     /// A SELECT block has been planned (also when it is only described or
     /// explained), before it reads rows.
     SelectBlockPlanned,
+    /// An in-place index change has built its indexes, before it takes its
+    /// table back exclusively and writes the new definition.
+    IndexChangeBuilt,
 }
 
 thread_local! {

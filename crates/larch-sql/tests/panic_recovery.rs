@@ -160,3 +160,32 @@ fn a_panic_in_a_statement_rolls_back_that_statement_alone() -> R<()> {
     assert_eq!(rows(&mut other, "SELECT COUNT(*) FROM log")?, [["2"]]);
     Ok(())
 }
+
+#[test]
+fn a_panic_in_an_online_index_build_undoes_the_build_and_lets_the_table_go() -> R<()> {
+    let t = table()?;
+    let mut s = t.session(5)?;
+    let before = support::show_create(&mut s, "t")?;
+    // The build has run while other sessions may use the table; the panic
+    // comes before the table is taken back.
+    panic_at(FaultPoint::IndexChangeBuilt, 1);
+    let (code, message) = error(&mut s, "ALTER TABLE t ADD INDEX by_b (b), LOCK=NONE")?;
+    assert_eq!(code, 1105, "{message}");
+    assert!(message.contains("injected panic"), "{message}");
+    assert_eq!(support::show_create(&mut s, "t")?, before);
+    // Nobody holds the table: another session changes it at once, and the
+    // same index can be built again (its name and trees are free).
+    let mut other = t.session(1)?;
+    other.execute("SET SESSION lock_wait_timeout = 2")?;
+    other.execute("ALTER TABLE t ADD INDEX by_b (b), LOCK=NONE")?;
+    assert!(support::show_create(&mut other, "t")?.contains("KEY `by_b` (`b`)"));
+    assert_eq!(
+        rows(&mut s, "CHECK TABLE t")?,
+        [["test.t", "check", "status", "OK"]]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT a, b FROM t FORCE INDEX (by_b) ORDER BY b")?,
+        ALL
+    );
+    Ok(())
+}

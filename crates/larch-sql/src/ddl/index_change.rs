@@ -115,29 +115,44 @@ pub(super) fn apply(
         .table_entry(db, name)
         .and_then(|e| index_work(&e.def, def))
         .is_none_or(|w| w.drops);
-    let mut build = catalog.begin_index_change(db, name, def.clone(), others.map(|_| log_max))?;
-    let mut downgraded = others.and_then(|m| s.downgrade_exclusive(db, name, m));
+    let build = catalog.begin_index_change(db, name, def.clone(), others.map(|_| log_max))?;
+    let downgraded = others.and_then(|m| s.downgrade_exclusive(db, name, m));
     let let_go = downgraded.is_some() && !drops;
+    let mut held = HeldBuild { build, downgraded };
     // The build, then taking the table back (waiting for the transactions
     // that used it), without the server's DDL lock when it is let go: a
     // session that waits for that lock may hold the table.
     let mut run = || {
-        build
+        held.build
             .build(&options, &interrupted)
             .map_err(SqlError::from)
-            .and_then(|()| downgraded.as_mut().map_or(Ok(()), |d| d.upgrade()))
+            .inspect(|()| {
+                #[cfg(feature = "fault-injection")]
+                crate::fault_injection::reached(
+                    crate::fault_injection::FaultPoint::IndexChangeBuilt,
+                );
+            })
+            .and_then(|()| held.downgraded.as_mut().map_or(Ok(()), |d| d.upgrade()))
     };
     let built = if let_go {
         parking_lot::MutexGuard::unlocked(sharing.ddl, run)
     } else {
         run()
     };
-    if let Err(e) = built {
-        // Undone while no other DDL can have the table.
-        drop(build);
-        drop(downgraded);
-        return Err(e);
-    }
+    // On an error (as on a panic, by `held`'s drop order) the build is
+    // undone while the table is still held, so no other DDL can have it.
+    built?;
+    let HeldBuild { build, downgraded } = held;
     build.finish(meta, &interrupted)?;
+    drop(downgraded);
     Ok(())
+}
+
+/// An index change under way and the table's weaker hold while it builds.
+/// Fields drop in declaration order, on an error return and when a panic
+/// unwinds alike: an unfinished build is undone (its trees freed) before
+/// the hold is let go.
+struct HeldBuild<'c, 's> {
+    build: larch_engine::catalog::IndexChangeBuild<'c>,
+    downgraded: Option<crate::metadata_locks::Downgraded<'s>>,
 }
