@@ -157,6 +157,25 @@ fn lit(v: Value, ty: ColumnType, coer: u8) -> Typed {
     }
 }
 
+/// The compiled pattern of a LIKE whose pattern and escape are literals.
+fn constant_like(
+    pattern: &Expr,
+    escape: Option<&Expr>,
+    collation: Collation,
+) -> Option<super::ConstantLike> {
+    let esc = match escape {
+        None => super::like::escape_char(None),
+        Some(Expr::Literal(e)) => super::like::escape_char(Some(&super::convert::to_str(e))),
+        Some(_) => return None,
+    };
+    match pattern {
+        Expr::Literal(Value::Str(text)) => Some(super::ConstantLike(std::sync::Arc::new(
+            super::LikePattern::new(text, esc, collation),
+        ))),
+        _ => None,
+    }
+}
+
 fn boxed(t: Typed) -> Box<Expr> {
     Box::new(t.expr)
 }
@@ -372,13 +391,16 @@ impl Compiler<'_, '_> {
                     None => None,
                 };
                 let nullable = a.ty.nullable || p.ty.nullable;
+                let pattern = p.text();
+                let constant = constant_like(&pattern.expr, escape.as_deref(), collation);
                 bool_typed(
                     Expr::Like {
                         arg: boxed(a.text()),
-                        pattern: boxed(p.text()),
+                        pattern: boxed(pattern),
                         escape,
                         negated: *negated,
                         collation,
+                        constant,
                     },
                     nullable,
                 )

@@ -10,7 +10,7 @@ use larch_engine::record::collation::{Charset, Collation};
 use larch_engine::record::value::Value;
 
 use super::convert::{to_bytes, to_int, to_num, to_str, Num};
-use super::ops::same_char;
+use super::like::same_char;
 use super::{EvalContext, Func};
 use crate::error::SqlError;
 

@@ -56,6 +56,7 @@ mod func_time;
 mod func_tz;
 mod json;
 pub(crate) use json::{key_json_text, name_returns_json, value_json_text};
+mod like;
 mod md5;
 mod ops;
 mod regexp;
@@ -78,8 +79,9 @@ pub use fold::{drop_impossible, fold_constant_conditions};
 pub(crate) use func::lookup as builtin_function;
 pub use func::Func;
 pub use func_time::IntervalUnit;
+pub use like::{like, ConstantLike, LikePattern};
 pub(crate) use ops::apply_coerce;
-pub use ops::{like, member_number_of, uuid_order_of};
+pub use ops::{member_number_of, uuid_order_of};
 
 use crate::error::{Level, SqlError, Warning};
 
@@ -552,6 +554,8 @@ pub enum Expr {
         escape: Option<Box<Expr>>,
         negated: bool,
         collation: Collation,
+        /// The pattern compiled once, when it and the escape are literals.
+        constant: Option<ConstantLike>,
     },
     Case {
         operand: Option<Box<Expr>>,

@@ -5,11 +5,11 @@
 
 use std::cmp::Ordering;
 
-use larch_engine::record::collation::Collation;
 use larch_engine::record::value::{ColumnType, Decimal, Value};
 
 use super::compare::*;
 use super::convert::{self, bool_value, to_num, to_str, truth, Num};
+use super::like::like;
 use super::{decimal, func, func_time, ArithOp, CmpOp, Coerce, DivisionByZero, EvalContext, Expr};
 use crate::error::{code, SqlError};
 
@@ -246,20 +246,29 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             escape,
             negated,
             collation,
+            constant,
         } => {
             let v = arg.eval(row, ctx)?;
+            if let Some(compiled) = constant {
+                if v.is_null() {
+                    return Ok(Value::Null);
+                }
+                return Ok(Value::Int(i64::from(
+                    compiled.0.matches(&str_of(&v)) != *negated,
+                )));
+            }
             let p = pattern.eval(row, ctx)?;
             if v.is_null() || p.is_null() {
                 return Ok(Value::Null);
             }
             let esc = match escape {
-                Some(e) => to_str(&e.eval(row, ctx)?).chars().next().unwrap_or('\\'),
-                None => '\\',
+                Some(e) => super::like::escape_char(Some(&to_str(&e.eval(row, ctx)?))),
+                None => super::like::escape_char(None),
             };
             // The compiled collation: binary only when a binary string
             // won (`c LIKE X'61'` is the column's collation).
             Value::Int(i64::from(
-                like(&to_str(&v), &to_str(&p), esc, *collation) != *negated,
+                like(&str_of(&v), &str_of(&p), esc, *collation) != *negated,
             ))
         }
         Expr::Case {
@@ -556,77 +565,12 @@ fn member_number(text: &str, members: &[String], set: bool) -> u64 {
         .fold(0, |bits, i| bits | 1u64 << i)
 }
 
-/// One element of a LIKE pattern.
-enum Pat {
-    Char(char),
-    One,
-    Any,
-}
-
-/// True when two characters are equal in the collation.
-pub(super) fn same_char(a: char, b: char, coll: Collation) -> bool {
-    if a == b {
-        return true;
+/// A value's string form, borrowed when it is a string.
+fn str_of(v: &Value) -> std::borrow::Cow<'_, str> {
+    match v {
+        Value::Str(s) => std::borrow::Cow::Borrowed(s.as_str()),
+        other => std::borrow::Cow::Owned(to_str(other)),
     }
-    if matches!(
-        coll.ordering(),
-        Collation::Binary | Collation::Utf8mb4Bin | Collation::Latin1Bin
-    ) {
-        return false;
-    }
-    let (mut wa, mut wb) = (Vec::with_capacity(4), Vec::with_capacity(4));
-    let mut buf = [0u8; 4];
-    coll.weights(a.encode_utf8(&mut buf), &mut wa);
-    coll.weights(b.encode_utf8(&mut buf), &mut wb);
-    wa == wb
-}
-
-/// MySQL's LIKE: `%` any run, `_` one character, `esc` quotes the next
-/// pattern character; characters compare by the collation's weights (no
-/// padding: trailing spaces matter).
-pub fn like(s: &str, pattern: &str, esc: char, coll: Collation) -> bool {
-    let mut pat = Vec::with_capacity(pattern.len());
-    let mut it = pattern.chars();
-    while let Some(c) = it.next() {
-        pat.push(if c == esc {
-            Pat::Char(it.next().unwrap_or(esc))
-        } else if c == '%' {
-            Pat::Any
-        } else if c == '_' {
-            Pat::One
-        } else {
-            Pat::Char(c)
-        });
-    }
-    let text: Vec<char> = s.chars().collect();
-    // Iterative matching with backtracking to the last '%'.
-    let (mut ti, mut pi) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < text.len() {
-        match pat.get(pi) {
-            Some(Pat::Any) => {
-                star = Some((pi, ti));
-                pi += 1;
-            }
-            Some(Pat::One) => {
-                ti += 1;
-                pi += 1;
-            }
-            Some(Pat::Char(c)) if same_char(*c, text[ti], coll) => {
-                ti += 1;
-                pi += 1;
-            }
-            _ => match star {
-                Some((sp, st)) => {
-                    pi = sp + 1;
-                    ti = st + 1;
-                    star = Some((sp, st + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    pat[pi..].iter().all(|p| matches!(p, Pat::Any))
 }
 
 /// Runs a correlated subquery for `row` (see [`super::CorrelatedSubquery`]).

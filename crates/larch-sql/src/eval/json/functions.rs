@@ -12,7 +12,7 @@ use super::path::{locate_mut, Path, PathError, Step};
 use super::{JsonCall, JsonFunc};
 use crate::error::SqlError;
 use crate::eval::convert::{to_int, to_str};
-use crate::eval::ops::like;
+use crate::eval::like::LikePattern;
 use crate::eval::EvalContext;
 
 type R = Result<Value, SqlError>;
@@ -662,6 +662,7 @@ fn search(ctx: &mut EvalContext<'_>, f: JsonFunc, v: &[Value]) -> R {
         };
         scopes.push(p);
     }
+    let pattern = LikePattern::new(&pattern, esc, Collation::Utf8mb4GeneralCi);
     let mut found = Vec::new();
     // Strings by their content; numbers, booleans and null by their text,
     // as MariaDB's json_search matches every scalar.
@@ -673,7 +674,7 @@ fn search(ctx: &mut EvalContext<'_>, f: JsonFunc, v: &[Value]) -> R {
             Json::Null => "null".to_owned(),
             _ => return,
         };
-        if like(&text, &pattern, esc, Collation::Utf8mb4GeneralCi) {
+        if pattern.matches(&text) {
             found.push(at.to_owned());
         }
     });
