@@ -403,3 +403,44 @@ fn explain_update_delete_and_insert_show_the_statements_access() -> R<()> {
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM u")?, "0");
     Ok(())
 }
+
+/// GROUP BY integer columns an index is ordered by: the index brings the
+/// rows group after group (EXPLAIN shows no temporary table and no sort, as
+/// MariaDB's does), and every aggregate, NULL group, WHERE range, join and
+/// ORDER BY ... LIMIT over the groups gives the rows that grouping by hash
+/// (the same query with the index ignored) gives.
+#[test]
+fn group_by_an_index_groups_rows_as_they_come() -> R<()> {
+    let t = table(3_000)?;
+    let mut s = t.session(50)?;
+    let line = explain(&mut s, "SELECT d, COUNT(*) FROM t GROUP BY d")?;
+    assert_eq!(field(&line, "key"), "d");
+    assert_eq!(field(&line, "Extra"), "Using index");
+    let line = explain(&mut s, "SELECT a, COUNT(*) FROM t GROUP BY a")?;
+    assert_eq!(field(&line, "key"), "ab");
+    assert_eq!(field(&line, "Extra"), "Using index");
+    // Sorting the groups by an aggregate still sorts.
+    let line = explain(
+        &mut s,
+        "SELECT d, COUNT(*) FROM t GROUP BY d ORDER BY 2 DESC LIMIT 3",
+    )?;
+    assert!(field(&line, "Extra").contains("Using filesort"));
+    let queries = [
+        "SELECT d, COUNT(*), SUM(id), MIN(c), MAX(b) FROM t {hint} GROUP BY d",
+        "SELECT a, COUNT(*), COUNT(b), AVG(id), GROUP_CONCAT(DISTINCT b ORDER BY b) \
+         FROM t {hint} GROUP BY a",
+        "SELECT a, b, COUNT(*) FROM t {hint} GROUP BY a, b",
+        "SELECT d, COUNT(DISTINCT a) FROM t {hint} WHERE d BETWEEN 100 AND 300 GROUP BY d",
+        "SELECT a, COUNT(*) FROM t {hint} WHERE a IS NULL OR a > 15 GROUP BY a HAVING COUNT(*) > 1",
+        "SELECT d, COUNT(*) FROM t {hint} GROUP BY d ORDER BY COUNT(*) DESC LIMIT 7",
+        "SELECT d, COUNT(*) FROM t {hint} GROUP BY d ORDER BY COUNT(*), d DESC LIMIT 5, 1200",
+        "SELECT t.a, COUNT(*), SUM(u.d) FROM t {hint} JOIN t u ON u.id = t.id + 1 GROUP BY t.a",
+    ];
+    for q in queries {
+        let by_index = rows(&mut s, &q.replace("{hint}", ""))?;
+        let by_hash = rows(&mut s, &q.replace("{hint}", "IGNORE INDEX (ab, d)"))?;
+        assert!(!by_index.is_empty(), "{q}");
+        assert_eq!(by_index, by_hash, "{q}");
+    }
+    Ok(())
+}

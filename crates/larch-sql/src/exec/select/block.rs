@@ -68,7 +68,9 @@ pub(crate) struct BlockPlan {
     pub(super) having_c: Option<Compiled>,
     pub(super) order_keys: Vec<SortKey>,
     pub(super) group_c: Vec<Compiled>,
-    /// ORDER BY over plain columns of the first table (an index may give it).
+    /// ORDER BY over plain columns of the first table (an index may give
+    /// it); for an aggregating block, its GROUP BY columns when an index
+    /// in their order groups the rows as they come.
     pub(super) order_cols: Vec<(usize, bool)>,
     /// The combined-row positions the statement names: only those are read.
     pub(super) used: Vec<bool>,
@@ -586,6 +588,33 @@ fn plan_block(
         }
         _ => Vec::new(),
     };
+    // GROUP BY plain columns of the first table: an index read in their
+    // order brings the rows group after group (`Groups::in_order`). Only
+    // for types whose equality is exactly the index's (numbers, dates and
+    // times); strings, whose collations an index may resolve differently
+    // at the edges, are grouped by hash.
+    let order_cols = match sources.first() {
+        Some(first)
+            if aggregating
+                && rollup.is_none()
+                && !group_c.is_empty()
+                && matches!(first.rows, SourceRows::Table(_)) =>
+        {
+            group_c
+                .iter()
+                .map(|g| match g.expr {
+                    eval::Expr::Column(c)
+                        if c < first.stored_width() && grouped_in_index_order(&g.ty.ty) =>
+                    {
+                        Some((c, false))
+                    }
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default()
+        }
+        _ => order_cols,
+    };
     // The join's last source's values may be moved out of its row (see
     // `join::Emit`): into the kept rows, and into the outputs that alone
     // read them.
@@ -630,4 +659,19 @@ fn plan_block(
         rows_hint: 0,
         kept_tables: Vec::new(),
     })
+}
+
+/// True when values of `ty` that are one group are equal index keys and
+/// the reverse, so an index on such columns brings each group's rows
+/// together.
+fn grouped_in_index_order(ty: &ColumnType) -> bool {
+    matches!(
+        ty,
+        ColumnType::Int { .. }
+            | ColumnType::Decimal { .. }
+            | ColumnType::Date
+            | ColumnType::Datetime { .. }
+            | ColumnType::Time { .. }
+            | ColumnType::Year
+    )
 }

@@ -87,7 +87,10 @@ pub(super) fn run_plan(
         }
         None => access.insert(BlockAccess::plan(s, sel, sources, params, want)?),
     };
-    let sorted = access.join().first.ordered && !order_cols.is_empty();
+    let in_order = access.join().first.ordered && !order_cols.is_empty();
+    // Rows come in the ORDER BY's order, or (aggregating) group after group.
+    let sorted = in_order && !aggregating;
+    let groups_in_order = in_order && aggregating;
     // Conjuncts the first source's ranges enforce are not checked per row.
     access.prepare_filter(s, sel, sources)?;
     let access = &*access;
@@ -98,8 +101,9 @@ pub(super) fn run_plan(
             sources,
             plan,
             conds: &block_access::conjuncts(sel),
-            filesort: (!order_keys.is_empty() && !sorted) || !group_c.is_empty(),
-            temporary: !group_c.is_empty() || sel.distinct.is_some(),
+            filesort: (!order_keys.is_empty() && !sorted)
+                || (!group_c.is_empty() && !groups_in_order),
+            temporary: (!group_c.is_empty() && !groups_in_order) || sel.distinct.is_some(),
         };
         explain::record_block(s, id, &shape);
         return Ok(RowSet {
@@ -201,6 +205,7 @@ pub(super) fn run_plan(
         Some((columns, colls)) => {
             groups::Groups::with_rollup(Rollup::new(columns.clone(), colls.clone()))
         }
+        None if groups_in_order => groups::Groups::in_order(),
         None if groups::spillable(group_c, aggs) => {
             groups::Groups::spilling(groups::SpillPolicy::of(s))
         }
@@ -403,7 +408,15 @@ pub(super) fn run_plan(
     drop(ctx);
     if !order_keys.is_empty() && !sorted {
         let tail = if project_late { 0 } else { n_out };
-        sort_rows(s, &mut projected, order_keys, tail, |r| r)?;
+        match limit {
+            // ORDER BY ... LIMIT over groups or windowed rows: only the
+            // first `offset + count` in order are sorted out.
+            Some((off, n)) if sel.distinct.is_none() => {
+                let keep = usize::try_from(off.saturating_add(n)).unwrap_or(usize::MAX);
+                sort_first(s, &mut projected, order_keys, tail, keep)?;
+            }
+            _ => sort_rows(s, &mut projected, order_keys, tail, |r| r)?,
+        }
     }
     let mut out_rows: Vec<Vec<Value>> = if project_late {
         project_sorted(projected, outputs)
@@ -424,6 +437,38 @@ pub(super) fn run_plan(
         columns: output_columns(outputs),
         rows: out_rows,
     })
+}
+
+/// Leaves in `rows` the first `keep` of them in the order of `keys`, as a
+/// stable sort of them all would give: rows are taken in batches of twice
+/// `keep` (at least [`TOP_N_MIN_BATCH`]), each sorted with the rows kept
+/// so far and cut back to `keep`. Rows kept from earlier batches stand
+/// before the batch's, so rows of equal keys keep their order.
+fn sort_first(
+    s: &Session,
+    rows: &mut Vec<Vec<Value>>,
+    keys: &[SortKey],
+    tail: usize,
+    keep: usize,
+) -> Result<(), SqlError> {
+    let batch = keep.saturating_mul(2).max(TOP_N_MIN_BATCH);
+    if rows.len() <= batch {
+        sort_rows(s, rows, keys, tail, |r| r)?;
+        rows.truncate(keep);
+        return Ok(());
+    }
+    let mut kept: Vec<Vec<Value>> = Vec::with_capacity(batch + keep);
+    for row in std::mem::take(rows) {
+        kept.push(row);
+        if kept.len() >= batch + keep {
+            sort_rows(s, &mut kept, keys, tail, |r| r)?;
+            kept.truncate(keep);
+        }
+    }
+    sort_rows(s, &mut kept, keys, tail, |r| r)?;
+    kept.truncate(keep);
+    *rows = kept;
+    Ok(())
 }
 
 /// The rows `produce` hands over in their final order, past the LIMIT's

@@ -14,6 +14,11 @@
 //!   read back and aggregated the same way (spilling again, with another
 //!   hash, if it still holds too many groups).
 //!
+//! Rows read in the order of the GROUP BY values (an index on the grouped
+//! columns, see `block`) come one group after another: [`Groups::in_order`]
+//! then keeps no hash table, never spills and needs no sort at the end (a
+//! group ends where the next begins).
+//!
 //! Every group is aggregated from all its rows in one place, so the values
 //! are those of an all-in-memory run; the groups come out sorted by the
 //! GROUP BY values either way. GROUP_CONCAT, JSON aggregates and DISTINCT
@@ -123,6 +128,10 @@ pub(super) struct Groups {
     /// Spilling pass (0: the first), which seeds the partition hash.
     depth: u32,
     spilled: Option<Spilled>,
+    /// Rows arrive group after group, in the order of the GROUP BY values.
+    in_order: bool,
+    /// With `in_order`: the key of the last group.
+    last_key: Vec<u8>,
 }
 
 /// True when every aggregate keeps a fixed-size state, so groups may be
@@ -143,6 +152,15 @@ impl Groups {
     pub(super) fn with_rollup(rollup: super::rollup::Rollup) -> Groups {
         Groups {
             rollup: Some(rollup),
+            ..Groups::default()
+        }
+    }
+
+    /// Groups whose rows arrive one group after another, in the order of
+    /// the GROUP BY values (the caller's access path gives that order).
+    pub(super) fn in_order() -> Groups {
+        Groups {
+            in_order: true,
             ..Groups::default()
         }
     }
@@ -179,7 +197,11 @@ impl Groups {
                     &mut key,
                 );
             }
-            let found = self.index.get(&key).copied();
+            let found = if self.in_order {
+                (!self.groups.is_empty() && key == self.last_key).then(|| self.groups.len() - 1)
+            } else {
+                self.index.get(&key).copied()
+            };
             (key, found)
         };
         let gi = match found {
@@ -204,7 +226,11 @@ impl Groups {
                     row.to_vec(),
                     aggs.iter().map(|a| Accumulator::new(&a.call)).collect(),
                 ));
-                self.index.insert(key, self.groups.len() - 1);
+                if self.in_order {
+                    self.last_key = key;
+                } else {
+                    self.index.insert(key, self.groups.len() - 1);
+                }
                 self.groups.len() - 1
             }
         };
@@ -260,7 +286,7 @@ impl Groups {
                 aggs.iter().map(|a| Accumulator::new(&a.call)).collect(),
             ));
         }
-        if unordered && !group_by.is_empty() {
+        if unordered && !group_by.is_empty() && !self.in_order {
             sort_rows(s, &mut self.groups, &group_order(group_by), 0, |g| &g.0)?;
         }
         let max_len = usize::try_from(s.int_var("group_concat_max_len")).unwrap_or(usize::MAX);

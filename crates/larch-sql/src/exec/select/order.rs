@@ -10,7 +10,7 @@
 use std::cmp::Ordering;
 
 use larch_engine::record::collation::Collation;
-use larch_engine::record::value::Value;
+use larch_engine::record::value::{ColumnType, Value};
 use sqlparser::ast;
 
 use crate::error::SqlError;
@@ -237,6 +237,11 @@ fn compare_key(x: &Value, y: &Value, k: &SortKey, ctx: &mut eval::EvalContext<'_
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
         (false, true) => Ordering::Greater,
+        // Integers of an integer key (the common ORDER BY id, COUNT(*)).
+        _ if matches!(k.expr.ty.ty, ColumnType::Int { .. }) => match int_pair(x, y) {
+            Some((a, b)) => a.cmp(&b),
+            None => eval::compare(x, y, k.collation, ctx).unwrap_or(Ordering::Equal),
+        },
         _ => match (
             eval::member_number_of(x, &k.expr.ty.ty),
             eval::member_number_of(y, &k.expr.ty.ty),
@@ -258,4 +263,14 @@ fn compare_key(x: &Value, y: &Value, k: &SortKey, ctx: &mut eval::EvalContext<'_
     } else {
         o
     }
+}
+
+/// Two integers as one type, when both values are integers.
+fn int_pair(x: &Value, y: &Value) -> Option<(i128, i128)> {
+    let int = |v: &Value| match *v {
+        Value::Int(i) => Some(i128::from(i)),
+        Value::UInt(u) => Some(i128::from(u)),
+        _ => None,
+    };
+    Some((int(x)?, int(y)?))
 }
