@@ -29,7 +29,7 @@
 #      workload; the other engine and the next workloads go on. A server that
 #      died is restarted (same data directory) before the next workload.
 #   4. A scenario (long_report, many_index, many_tables, status, rss_mixed,
-#      connect, group_by_memory, result_memory, online_index; see
+#      connect, group_by_memory, result_memory, online_index, analytics; see
 #      bench/compare/scenarios.py and
 #      bench/README.md) runs on one
 #      engine, then on the other (the first engine alternates from one workload
@@ -71,7 +71,7 @@ Usage: bench/compare/run.sh [options]
   --workloads a,b       what to run (override the mode's list): sysbench OLTP
                         scripts and the scenarios long_report, many_index,
                         many_tables, status, rss_mixed, connect,
-                        group_by_memory, result_memory, online_index (sizes:
+                        group_by_memory, result_memory, online_index, analytics (sizes:
                         scenarios.py settings)
   --threads 1,4,16      client thread counts (override)
   --table-size N        rows in sbtest1 (override)
@@ -151,7 +151,7 @@ else
     THREADS=1,4,16,64,256,1024 TABLE_SIZE=1000000
     TIME=30 WARMUP=20 ROUNDS=2 BUFFER_POOL=2G LOG_FILE_SIZE=1G
 fi
-SCENARIO_NAMES=long_report,many_index,many_tables,status,rss_mixed,connect,group_by_memory,result_memory,online_index
+SCENARIO_NAMES=long_report,many_index,many_tables,status,rss_mixed,connect,group_by_memory,result_memory,online_index,analytics
 WORKLOADS=${O_WORKLOADS:-$WORKLOADS,$SCENARIO_NAMES} THREADS=${O_THREADS:-$THREADS}
 TABLE_SIZE=${O_TABLE:-$TABLE_SIZE} TIME=${O_TIME:-$TIME} WARMUP=${O_WARMUP:-$WARMUP}
 ROUNDS=${O_ROUNDS:-$ROUNDS} BUFFER_POOL=${O_BP:-$BUFFER_POOL}

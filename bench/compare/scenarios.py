@@ -28,6 +28,10 @@ Scenarios (see bench/README.md, "Scenario workloads"):
                   LIMIT, a DISTINCT of few and of all rows, a materialized
                   derived table), read by a client that keeps none of the
                   rows: peak RSS, time, row count and a checksum
+    analytics     scans, sorts and aggregates over two sysbench tables: AVG,
+                  GROUP BY, ORDER BY ... LIMIT, LIKE '%..%', COUNT(DISTINCT),
+                  an IN subquery and a join with GROUP BY; time and answer
+                  checksum of each
     online_index  ALTER TABLE sbtest1 ADD INDEX (c), ADD INDEX (pad) with
                   sysbench oltp_write_only running beside it: the writers'
                   tps during the ALTER against before it, their errors, the
@@ -77,6 +81,7 @@ SIZES = {
         "group_by_memory": {"rows": 500_000, "limit_mb": 64, "query_limit": 600},
         "result_memory": {"rows": 500_000, "query_limit": 600},
         "online_index": {"rows": 200_000, "threads": 8, "baseline": 10, "limit": 600},
+        "analytics": {"rows": 200_000, "repeat": 3, "limit": 300},
     },
     "full": {
         "long_report": {"rows": 1_000_000, "ages": [0, 30, 60, 120], "limit": 120,
@@ -90,6 +95,7 @@ SIZES = {
         "group_by_memory": {"rows": 5_000_000, "limit_mb": 64, "query_limit": 1800},
         "result_memory": {"rows": 5_000_000, "query_limit": 1800},
         "online_index": {"rows": 1_000_000, "threads": 8, "baseline": 20, "limit": 3600},
+        "analytics": {"rows": 1_000_000, "repeat": 3, "limit": 1800},
     },
 }
 SCENARIOS = tuple(SIZES["quick"])
@@ -101,10 +107,10 @@ PHASES = {"many_index": ["load", "build"]}
 BOUND = {
     "quick": {"long_report": 600, "many_index": 1200, "many_tables": 900,
               "status": 300, "rss_mixed": 400, "connect": 180, "group_by_memory": 1200,
-              "result_memory": 1200, "online_index": 1200},
+              "result_memory": 1200, "online_index": 1200, "analytics": 1200},
     "full": {"long_report": 3600, "many_index": 18000, "many_tables": 7200,
              "status": 900, "rss_mixed": 4000, "connect": 900, "group_by_memory": 7200,
-             "result_memory": 7200, "online_index": 7200},
+             "result_memory": 7200, "online_index": 7200, "analytics": 7200},
 }
 
 
@@ -126,6 +132,10 @@ def describe(mode, name):
                 f"--threads={s['threads']}; ALTER TABLE sbtest1 ADD INDEX ic (c), "
                 f"ADD INDEX ipad (pad), LOCK=NONE after {s['baseline']} s of writes "
                 f"alone; ALTER limit {s['limit']} s")
+    if name == "analytics":
+        return (f"sbtest1 and sbtest2, {s['rows']:,} rows each (sysbench prepare, "
+                f"--rand-seed=1); {len(ANALYTIC_QUERIES)} queries, median of "
+                f"{s['repeat']} runs each; query limit {s['limit']} s")
     if name == "many_tables":
         return f"{s['tables']:,} tables (3 columns, 1 secondary index), one INSERT and one SELECT each"
     if name == "status":
@@ -577,7 +587,7 @@ class Run:
                 break
         return " | ".join(keep) or "(no error text; log logs/" + logname + ")"
 
-    def prepare_sbtest(self, rows, step="prepare"):
+    def prepare_sbtest(self, rows, step="prepare", tables=1):
         c = self.connect()
         try:
             if self.must(c, "DROP DATABASE IF EXISTS sbtest", step, 600) is None:
@@ -588,8 +598,10 @@ class Run:
             c.close()
         logname = f"{self.engine}-{self.scenario}-prepare.log"
         t0 = time.monotonic()
-        rc = self.sysbench("oltp_read_write", "sbtest", [f"--table-size={rows}", "prepare"],
-                           logname, 120 + rows // 500)
+        # The same seed on both engines: the same rows, so the same answers.
+        rc = self.sysbench("oltp_read_write", "sbtest",
+                           [f"--table-size={rows}", f"--tables={tables}", "--rand-seed=1",
+                            "prepare"], logname, 120 + tables * rows // 500)
         if rc != 0:
             self.fail(step, f"sysbench prepare: exit {rc}: {self.sysbench_error(logname)}")
             return False
@@ -1024,6 +1036,54 @@ def online_index(r):
             r.fail("check", f"row counts per index differ: {counts}")
     except (SqlError, ValueError, OSError, ConnectionError) as e:
         r.fail("check", one_line(e))
+    finally:
+        c.close()
+    r.drop_db("sbtest")
+
+
+# ---------------------------------------------------------------- analytics
+
+# (step, query): issue 21's scans, sorts and aggregates over sysbench tables.
+ANALYTIC_QUERIES = [
+    ("avg", "SELECT AVG(k) FROM sbtest1"),
+    ("group_k", "SELECT k, COUNT(*) FROM sbtest1 GROUP BY k ORDER BY COUNT(*) DESC, k LIMIT 5"),
+    ("group_expr", "SELECT k % 100, COUNT(*) FROM sbtest1 GROUP BY k % 100 ORDER BY 1 LIMIT 3"),
+    ("order_limit", "SELECT id, c FROM sbtest1 ORDER BY c LIMIT 10"),
+    ("like", "SELECT COUNT(*) FROM sbtest1 WHERE c LIKE '%99%'"),
+    ("count_distinct", "SELECT COUNT(DISTINCT k) FROM sbtest1"),
+    ("in_subquery", "SELECT COUNT(*) FROM sbtest1 WHERE k IN (SELECT k FROM sbtest2 WHERE id < 1000)"),
+    ("join_group", "SELECT a.k % 10, COUNT(*) FROM sbtest1 a JOIN sbtest2 b ON a.id = b.id "
+                   "WHERE b.k > 500000 GROUP BY a.k % 10 ORDER BY 1 LIMIT 3"),
+]
+
+
+def analytics(r):
+    """Each of ANALYTIC_QUERIES `repeat` times on a warm server: the median
+    time, and a CRC-32 of the answer's text (the same on both engines when
+    they answer the same: the tables are prepared with one seed)."""
+    s = r.size
+    if not r.prepare_sbtest(s["rows"], tables=2):
+        return
+    c = r.connect(db="sbtest")
+    try:
+        for step, sql in ANALYTIC_QUERIES:
+            times, answer = [], None
+            for _ in range(s["repeat"]):
+                secs, res, err = r.timed(c, sql, s["limit"])
+                if err is not None:
+                    r.fail(step, f"{err} [{sql}]")
+                    break
+                times.append(secs)
+                answer = res[1]
+            if len(times) < s["repeat"]:
+                if c.broken:
+                    c.close()
+                    c = r.connect(db="sbtest")
+                continue
+            r.rec(step, "query_s", statistics.median(times), "s")
+            text = "\n".join("\t".join(str(v) for v in row) for row in answer)
+            r.rec(step, "result_checksum", zlib.crc32(text.encode()), "")
+            r.log(f"{step}: {statistics.median(times):.3f} s")
     finally:
         c.close()
     r.drop_db("sbtest")
