@@ -435,6 +435,9 @@ fn group_by_an_index_groups_rows_as_they_come() -> R<()> {
         "SELECT d, COUNT(*) FROM t {hint} GROUP BY d ORDER BY COUNT(*) DESC LIMIT 7",
         "SELECT d, COUNT(*) FROM t {hint} GROUP BY d ORDER BY COUNT(*), d DESC LIMIT 5, 1200",
         "SELECT t.a, COUNT(*), SUM(u.d) FROM t {hint} JOIN t u ON u.id = t.id + 1 GROUP BY t.a",
+        "SELECT t.a, COUNT(*), COUNT(u.id) FROM t {hint} RIGHT JOIN t u \
+         ON u.id = t.id + 1 AND u.d < 500 GROUP BY t.a",
+        "SELECT t.d, COUNT(u.id) FROM t {hint} LEFT JOIN t u ON u.a = t.d GROUP BY t.d",
     ];
     for q in queries {
         let by_index = rows(&mut s, &q.replace("{hint}", ""))?;
