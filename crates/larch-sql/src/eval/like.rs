@@ -55,9 +55,29 @@ fn ascii_classes(coll: Collation) -> Arc<AsciiClasses> {
     classes
 }
 
-/// True when `a` and `b` are equal in the collation, one character each.
+/// True when `a` and `b` are equal in the collation, one character each
+/// (no class table: for callers comparing a few characters).
 pub(super) fn same_char(a: char, b: char, coll: Collation) -> bool {
-    CharEquality::new(coll).same(a, b, &mut Vec::new(), &mut Vec::new())
+    a == b || (!is_binary(coll) && same_weights(a, b, coll, &mut Vec::new(), &mut Vec::new()))
+}
+
+/// The binary collations compare characters by code point.
+fn is_binary(coll: Collation) -> bool {
+    matches!(
+        coll.ordering(),
+        Collation::Binary | Collation::Utf8mb4Bin | Collation::Latin1Bin
+    )
+}
+
+/// True when `a` and `b` have the same weights in `coll` (`wa`, `wb`:
+/// scratch buffers).
+fn same_weights(a: char, b: char, coll: Collation, wa: &mut Vec<u8>, wb: &mut Vec<u8>) -> bool {
+    let mut buf = [0u8; 4];
+    wa.clear();
+    wb.clear();
+    coll.weights(a.encode_utf8(&mut buf), wa);
+    coll.weights(b.encode_utf8(&mut buf), wb);
+    wa == wb
 }
 
 /// Character equality in one collation.
@@ -71,13 +91,9 @@ struct CharEquality {
 
 impl CharEquality {
     fn new(coll: Collation) -> CharEquality {
-        let binary = matches!(
-            coll.ordering(),
-            Collation::Binary | Collation::Utf8mb4Bin | Collation::Latin1Bin
-        );
         CharEquality {
             coll,
-            binary,
+            binary: is_binary(coll),
             classes: ascii_classes(coll),
         }
     }
@@ -91,15 +107,7 @@ impl CharEquality {
         if a.is_ascii() && b.is_ascii() {
             return self.classes[a as usize] == self.classes[b as usize];
         }
-        if self.binary {
-            return false;
-        }
-        let mut buf = [0u8; 4];
-        wa.clear();
-        wb.clear();
-        self.coll.weights(a.encode_utf8(&mut buf), wa);
-        self.coll.weights(b.encode_utf8(&mut buf), wb);
-        wa == wb
+        !self.binary && same_weights(a, b, self.coll, wa, wb)
     }
 }
 
