@@ -57,6 +57,8 @@ pub mod code {
     pub const CANT_DROP_FIELD_OR_KEY: u16 = 1091;
     /// ER_NO_SUCH_THREAD
     pub const NO_SUCH_THREAD: u16 = 1094;
+    /// ER_INVALID_GROUP_FUNC_USE
+    pub const INVALID_GROUP_FUNC_USE: u16 = 1111;
     /// ER_UNKNOWN_ERROR
     pub const UNKNOWN: u16 = 1105;
     /// ER_RECORD_FILE_FULL

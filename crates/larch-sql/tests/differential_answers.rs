@@ -363,3 +363,48 @@ fn stored_values_follow_mariadb() -> R<()> {
     );
     Ok(())
 }
+
+/// An aggregate in a correlated subquery whose arguments are the enclosing
+/// query's columns only is the enclosing query's aggregate (it then groups):
+/// in the select list, HAVING and ORDER BY, also from the subquery's WHERE.
+/// In the enclosing WHERE or GROUP BY, which cannot aggregate, it stays in
+/// the subquery. Answers from MariaDB 10.11.
+#[test]
+fn outer_aggregates_in_subqueries_belong_to_the_outer_query() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE ta (a INT, b INT)",
+        "CREATE TABLE tb (c INT)",
+        "CREATE TABLE te (c INT)",
+        "INSERT INTO ta VALUES (1, 1), (2, 1), (3, 2)",
+        "INSERT INTO tb VALUES (10), (20)",
+    ])?;
+    let mut s = t.session(50)?;
+    let cases: &[(&str, &[&[&str]])] = &[
+        ("SELECT (SELECT SUM(a1.a) FROM tb LIMIT 1) FROM ta a1", &[&["6"]]),
+        ("SELECT (SELECT SUM(a1.a) + MAX(tb.c) FROM tb) FROM ta a1", &[&["26"]]),
+        ("SELECT (SELECT SUM(a1.a + tb.c) FROM tb) FROM ta a1 ORDER BY 1", &[&["32"], &["34"], &["36"]]),
+        (
+            "SELECT b, (SELECT GROUP_CONCAT(a1.a ORDER BY a1.a) FROM tb LIMIT 1) FROM ta a1 GROUP BY b",
+            &[&["1", "1,2"], &["2", "3"]],
+        ),
+        ("SELECT (SELECT (SELECT SUM(a1.a) FROM tb t2 LIMIT 1) FROM tb LIMIT 1) FROM ta a1", &[&["6"]]),
+        ("SELECT (SELECT COUNT(*) FROM tb WHERE tb.c > SUM(a1.a)) FROM ta a1", &[&["2"]]),
+        ("SELECT (SELECT COUNT(a1.a) FROM tb LIMIT 1), COUNT(*) FROM ta a1", &[&["3", "3"]]),
+        ("SELECT b FROM ta a1 GROUP BY b HAVING 3 < (SELECT SUM(a1.a) FROM tb LIMIT 1)", &[]),
+        ("SELECT (SELECT AVG(a1.c) FROM tb LIMIT 1) FROM te a1", &[&["NULL"]]),
+        // Where the enclosing query cannot aggregate, the subquery does.
+        ("SELECT a FROM ta a1 WHERE 5 < (SELECT SUM(a1.a) FROM tb) ORDER BY a", &[&["3"]]),
+        ("SELECT COUNT(*) FROM ta a1 GROUP BY (SELECT SUM(a1.a) FROM tb)", &[&["1"], &["1"], &["1"]]),
+        ("SELECT b, (SELECT COUNT(*) FROM tb WHERE tb.c > a1.b) FROM ta a1 ORDER BY a", &[&["1", "2"], &["1", "2"], &["2", "2"]]),
+    ];
+    for (sql, want) in cases {
+        let want: Vec<Vec<String>> = want
+            .iter()
+            .map(|r| r.iter().map(|v| v.to_string()).collect())
+            .collect();
+        assert_eq!(rows(&mut s, sql)?, want, "{sql}");
+    }
+    s.execute("UPDATE ta a1 SET b = (SELECT COUNT(a1.a) FROM tb)")?;
+    assert_eq!(one(&mut s, "SELECT GROUP_CONCAT(b) FROM ta")?, "2,2,2");
+    Ok(())
+}

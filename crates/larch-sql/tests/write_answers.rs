@@ -7,7 +7,7 @@
 //! values into DOUBLE and DECIMAL with their fraction; large numbers into
 //! TIME; negative numbers into DECIMAL / DOUBLE UNSIGNED and BIT; UPPER of
 //! 'ß'; INSTR in utf8mb4 by bytes; a TEXT column compared with a JSON column in UPDATE's WHERE; VALUE(c), MariaDB's
-//! other name of VALUES(c), in ON DUPLICATE KEY UPDATE.
+//! other name of VALUES(c), in ON DUPLICATE KEY UPDATE, and both outside it.
 
 mod support;
 
@@ -247,6 +247,14 @@ fn value_is_values_in_on_duplicate_key_update() -> R<()> {
     s.execute("INSERT INTO vv VALUES (1, 1)")?;
     s.execute("INSERT INTO vv VALUES (1, 5) ON DUPLICATE KEY UPDATE c = VALUE(c) + 1")?;
     assert_eq!(one(&mut s, "SELECT c FROM vv")?, "6");
+    // Outside ON DUPLICATE KEY UPDATE, VALUES(c) is no call MariaDB's
+    // grammar has (1064) and VALUE(c) is NULL.
+    assert_eq!(code(&mut s, "SELECT VALUES(c) FROM vv"), 1064);
+    assert_eq!(code(&mut s, "UPDATE vv SET c = VALUES(c) + 1"), 1064);
+    assert_eq!(
+        rows(&mut s, "SELECT VALUE(c), VALUE(c) + 1 FROM vv")?,
+        vec![vec!["NULL", "NULL"]]
+    );
     Ok(())
 }
 

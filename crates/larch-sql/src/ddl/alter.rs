@@ -175,6 +175,7 @@ pub(super) fn alter_table_extended(
                         &ast::CreateTableOptions::Plain(list.clone()),
                         None,
                     )?;
+                    o.refuse_encryption(None)?;
                     if let Some(engine) = &o.engine {
                         check_engine(s, engine, &st.name)?;
                         st.force = true;

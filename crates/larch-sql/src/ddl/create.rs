@@ -41,6 +41,33 @@ pub(super) struct TableOptions {
     /// and value, `None` to take the option away (`= DEFAULT`, or a value
     /// MariaDB does not show).
     pub kept: Vec<(String, Option<String>)>,
+    /// `ENCRYPTED=YES` was asked for. Larch has no encryption keys, so the
+    /// statement is refused, as MariaDB refuses it without a key
+    /// management plugin: CREATE with 1005 errno 140, ALTER with 1478
+    /// ([`TableOptions::refuse_encryption`]).
+    pub encrypted: bool,
+}
+
+impl TableOptions {
+    /// The refusal of `ENCRYPTED=YES`, if it was asked for: `creating` the
+    /// table `db`.`table`, or altering it.
+    pub(super) fn refuse_encryption(&self, creating: Option<(&str, &str)>) -> Result<(), SqlError> {
+        if !self.encrypted {
+            return Ok(());
+        }
+        Err(match creating {
+            Some((db, table)) => SqlError::new(
+                1005,
+                format!(
+                    "Can't create table `{db}`.`{table}` (errno: 140 \"Wrong create options\")"
+                ),
+            ),
+            None => SqlError::new(
+                1478,
+                "Table storage engine 'InnoDB' does not support the create option 'ENCRYPTION_KEY_ID'",
+            ),
+        })
+    }
 }
 
 /// The table options kept and shown by SHOW CREATE TABLE besides ENGINE,
@@ -72,17 +99,6 @@ fn shown_value(name: &str, text: &str) -> Result<Option<String>, SqlError> {
     let upper = text.to_ascii_uppercase();
     if upper == "DEFAULT" {
         return Ok(None);
-    }
-    // Larch has no encryption keys: asking for encryption is refused, as
-    // MariaDB refuses it without a key management plugin.
-    let option = name.trim_matches('`').to_ascii_uppercase();
-    if option == "ENCRYPTION_KEY_ID"
-        || (option == "ENCRYPTED" && matches!(upper.as_str(), "YES" | "1" | "ON"))
-    {
-        return Err(SqlError::new(
-            1478,
-            format!("Table storage engine 'InnoDB' does not support the create option '{option}'"),
-        ));
     }
     let number = || {
         text.parse::<u64>()
@@ -121,8 +137,13 @@ fn kept_name(key: &str) -> Option<String> {
     })
 }
 
-/// Where option `name` goes in SHOW CREATE TABLE's order.
+/// Where option `name` goes in SHOW CREATE TABLE's order. Engine-defined
+/// options (back-quoted) come last in the order they were set, as MariaDB
+/// keeps them: setting one again moves it to the end.
 fn option_rank(name: &str) -> usize {
+    if name.starts_with('`') {
+        return usize::MAX;
+    }
     SHOWN_OPTIONS
         .iter()
         .position(|o| o.eq_ignore_ascii_case(name))
@@ -205,6 +226,9 @@ pub(super) fn table_options(
                     }
                     _ => {
                         if let Some(name) = kept_name(&key.value) {
+                            if name.trim_matches('`').eq_ignore_ascii_case("ENCRYPTED") {
+                                out.encrypted = text.eq_ignore_ascii_case("YES");
+                            }
                             let value = shown_value(&name, &text)?;
                             out.kept.push((name, value));
                         }
@@ -347,6 +371,7 @@ pub(super) fn create_table(
         Some(src) => (like_definition(s, src, &db, &stored)?, None),
         None => {
             let opts = table_options(&ct.table_options, ct.comment.as_ref())?;
+            opts.refuse_encryption(Some((&db, &name)))?;
             if let Some(e) = &opts.engine {
                 check_engine(s, e, &name)?;
             }

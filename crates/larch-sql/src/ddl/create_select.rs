@@ -169,6 +169,7 @@ pub(super) fn create_table_select(
     let set = set?;
 
     let opts = table_options(&ct.table_options, ct.comment.as_ref())?;
+    opts.refuse_encryption(Some((&db, &name)))?;
     if let Some(e) = &opts.engine {
         check_engine(s, e, &name)?;
     }

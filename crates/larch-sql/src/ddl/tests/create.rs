@@ -216,6 +216,28 @@ fn table_options_are_kept_and_shown() -> R {
     Ok(())
 }
 
+/// Larch has no encryption keys: `ENCRYPTED=YES` is refused as MariaDB
+/// refuses it without a key management plugin (CREATE 1005 errno 140,
+/// ALTER 1478); a key id alone is kept and shown.
+#[test]
+fn encryption_is_refused_and_a_key_id_kept() -> R {
+    let dir = tempfile::tempdir()?;
+    let (_db, mut s) = open(dir.path())?;
+    let e = error(&mut s, "CREATE TABLE enc (a INT) ENCRYPTED=YES");
+    assert_eq!(e.code(), 1005);
+    assert!(e.message().contains("errno: 140"), "{}", e.message());
+    assert_eq!(
+        code(&mut s, "CREATE TABLE enc ENCRYPTED=YES AS SELECT 1 a"),
+        1005
+    );
+    s.execute("CREATE TABLE enc (a INT) ENCRYPTION_KEY_ID=2")?;
+    assert!(show_create(&mut s, "enc")?.ends_with(" `ENCRYPTION_KEY_ID`='2'"));
+    assert_eq!(code(&mut s, "ALTER TABLE enc ENCRYPTED=YES"), 1478);
+    s.execute("ALTER TABLE enc ENCRYPTED=NO")?;
+    assert!(show_create(&mut s, "enc")?.ends_with(" `ENCRYPTION_KEY_ID`='2' `ENCRYPTED`='NO'"));
+    Ok(())
+}
+
 #[test]
 fn show_columns_describe_and_show_index() -> R {
     let dir = tempfile::tempdir()?;

@@ -176,13 +176,19 @@ impl Compiler<'_, '_> {
         let mut args: Vec<&ast::Expr> = Vec::new();
         if let ast::FunctionArguments::List(list) = &f.args {
             if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
-                return Err(SqlError::new(1111, "Invalid use of group function"));
+                return Err(SqlError::new(
+                    crate::error::code::INVALID_GROUP_FUNC_USE,
+                    "Invalid use of group function",
+                ));
             }
             for a in &list.args {
                 match a {
                     ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(e),
                     _ if is_aggregate(&name) => {
-                        return Err(SqlError::new(1111, "Invalid use of group function"))
+                        return Err(SqlError::new(
+                            crate::error::code::INVALID_GROUP_FUNC_USE,
+                            "Invalid use of group function",
+                        ))
                     }
                     other => return Err(SqlError::not_supported(&other.to_string())),
                 }
@@ -191,7 +197,10 @@ impl Compiler<'_, '_> {
             return Err(SqlError::not_supported("subqueries in this context"));
         }
         if is_aggregate(&name) {
-            return Err(SqlError::new(1111, "Invalid use of group function"));
+            return Err(SqlError::new(
+                crate::error::code::INVALID_GROUP_FUNC_USE,
+                "Invalid use of group function",
+            ));
         }
         match name.as_str() {
             "date_add" | "adddate" | "date_sub" | "subdate" => {
@@ -288,6 +297,19 @@ impl Compiler<'_, '_> {
                     ty,
                     true,
                 ));
+            }
+            // VALUES(col) is ON DUPLICATE KEY UPDATE's (which replaces it
+            // before compiling): anywhere else MariaDB's grammar has no
+            // such call. Its other name VALUE(col) is NULL there.
+            "values" => {
+                return Err(SqlError::Syntax {
+                    near: crate::parse::near_text(&f.to_string()),
+                    line: 1,
+                })
+            }
+            "value" if args.len() == 1 => {
+                let a = self.expr(args[0])?;
+                return Ok(Typed::computed(Expr::Literal(Value::Null), a.ty.ty, true));
             }
             _ => {}
         }

@@ -203,6 +203,11 @@ pub(crate) fn call_of(f: &ast::Function) -> Result<Option<AggCall>, SqlError> {
     Ok(Some(call))
 }
 
+/// True when `f` is an aggregate function call (not a window function).
+pub(crate) fn is_aggregate_call(f: &ast::Function) -> bool {
+    f.over.is_none() && kind_of(&f.name.to_string()).is_some()
+}
+
 /// True when `e` calls an aggregate function (not as a window function).
 pub(crate) fn has_aggregate(e: &ast::Expr) -> bool {
     ast::visit_expressions(e, |x| {

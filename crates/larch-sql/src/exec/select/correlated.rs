@@ -38,6 +38,7 @@ pub(super) fn rewrite(
     s: &Session,
     x: &ast::Expr,
     params: &[Value],
+    aggregates: super::subquery::Aggregates,
 ) -> Result<Option<ast::Expr>, SqlError> {
     let (kind, query, probe) = match x {
         ast::Expr::Exists { subquery, negated } => (
@@ -62,20 +63,19 @@ pub(super) fn rewrite(
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let mut template = query.clone();
     let mut outer: Vec<ast::Expr> = Vec::new();
+    // Aggregates over outer columns only first: they belong to the
+    // enclosing query, which computes them and hands in their values.
+    let mut hoisted = OuterAggregates {
+        scope: &scope,
+        id,
+        outer: &mut outer,
+    };
+    if aggregates == super::subquery::Aggregates::Hoisted {
+        let _ = ast::VisitMut::visit(&mut template, &mut hoisted);
+    }
     let _ = ast::visit_expressions_mut(&mut template, |e| {
         if let Some(found) = scope.outer_reference(e) {
-            let text = found.to_string();
-            let i = match outer.iter().position(|o| o.to_string() == text) {
-                Some(i) => i,
-                None => {
-                    outer.push(found);
-                    outer.len() - 1
-                }
-            };
-            *e = ast::Expr::Identifier(ast::Ident::with_quote(
-                '`',
-                format!("{}{id}_{i}", eval::OUTER_REFERENCE_PREFIX),
-            ));
+            *e = marker(id, &mut outer, found);
         }
         ControlFlow::<()>::Continue(())
     });
@@ -130,6 +130,69 @@ pub(super) fn rewrite(
         over: None,
         within_group: vec![],
     })))
+}
+
+/// The marker standing for the outer expression `found` in subquery `id`
+/// (one marker per distinct expression; `outer` collects them in order).
+fn marker(id: u64, outer: &mut Vec<ast::Expr>, found: ast::Expr) -> ast::Expr {
+    let text = found.to_string();
+    let i = match outer.iter().position(|o| o.to_string() == text) {
+        Some(i) => i,
+        None => {
+            outer.push(found);
+            outer.len() - 1
+        }
+    };
+    ast::Expr::Identifier(ast::Ident::with_quote(
+        '`',
+        format!("{}{id}_{i}", eval::OUTER_REFERENCE_PREFIX),
+    ))
+}
+
+/// Replaces each aggregate call of a subquery whose columns all belong to
+/// the enclosing query by a marker: as in MariaDB, such an aggregate is
+/// computed by the enclosing query (which then groups), so
+/// `SELECT (SELECT SUM(t.a) FROM u LIMIT 1) FROM t` is one row. An
+/// aggregate reading any of the subquery's own columns, or none at all
+/// (`COUNT(*)`), stays in the subquery.
+struct OuterAggregates<'a> {
+    scope: &'a Scope,
+    id: u64,
+    outer: &'a mut Vec<ast::Expr>,
+}
+
+impl ast::VisitorMut for OuterAggregates<'_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
+        let ast::Expr::Function(f) = &*e else {
+            return ControlFlow::Continue(());
+        };
+        if !super::aggregate::is_aggregate_call(f) {
+            return ControlFlow::Continue(());
+        }
+        let mut columns = 0usize;
+        let only_outer = ast::visit_expressions(&*e, |x| match x {
+            ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } | ast::Expr::Subquery(_) => {
+                ControlFlow::Break(())
+            }
+            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => {
+                columns += 1;
+                if self.scope.outer_reference(x).is_some() {
+                    ControlFlow::Continue(())
+                } else {
+                    ControlFlow::Break(())
+                }
+            }
+            _ => ControlFlow::Continue(()),
+        })
+        .is_continue();
+        if only_outer && columns > 0 {
+            let found = e.clone();
+            *e = marker(self.id, self.outer, found);
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 /// Runs a template for one row: its markers bound to `outer`.

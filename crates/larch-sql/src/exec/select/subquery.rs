@@ -125,7 +125,7 @@ pub(super) fn inline(s: &Session, q: &mut ast::Query, params: &[Value]) -> Resul
         }) = &mut q.order_by
         {
             for item in items {
-                inline_expr(s, &mut item.expr, params)?;
+                inline_expr_in(s, &mut item.expr, params, Aggregates::Hoisted)?;
             }
         }
     }
@@ -139,18 +139,24 @@ pub(super) fn inline_select(
     sel: &mut ast::Select,
     params: &[Value],
 ) -> Result<(), SqlError> {
-    let mut exprs: Vec<&mut ast::Expr> = Vec::new();
+    // Where the block may aggregate (select list, HAVING), an aggregate of
+    // a correlated subquery over this block's columns only is this block's.
+    let mut grouping: Vec<&mut ast::Expr> = Vec::new();
     for p in &mut sel.projection {
         if let ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } = p
         {
-            exprs.push(e);
+            grouping.push(e);
         }
     }
+    if let Some(h) = &mut sel.having {
+        grouping.push(h);
+    }
+    for e in grouping {
+        inline_expr_in(s, e, params, Aggregates::Hoisted)?;
+    }
+    let mut exprs: Vec<&mut ast::Expr> = Vec::new();
     if let Some(w) = &mut sel.selection {
         exprs.push(w);
-    }
-    if let Some(h) = &mut sel.having {
-        exprs.push(h);
     }
     if let ast::GroupByExpr::Expressions(keys, _) = &mut sel.group_by {
         exprs.extend(keys.iter_mut());
@@ -195,11 +201,33 @@ fn on_conditions<'a>(twj: &'a mut ast::TableWithJoins, out: &mut Vec<&'a mut ast
 }
 
 /// Replaces the subqueries of one expression: uncorrelated ones by their
-/// values, correlated ones by their per-row form.
+/// values, correlated ones by their per-row form. The expression is one
+/// of a clause that cannot aggregate (WHERE, a SET value, ...).
 pub(crate) fn inline_expr(
     s: &Session,
     e: &mut ast::Expr,
     params: &[Value],
+) -> Result<(), SqlError> {
+    inline_expr_in(s, e, params, Aggregates::Kept)
+}
+
+/// Where a correlated subquery's aggregates over outer columns only are
+/// computed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Aggregates {
+    /// In the subquery: the enclosing clause cannot aggregate (WHERE, ON,
+    /// GROUP BY, a statement that is no query).
+    Kept,
+    /// In the enclosing query (its select list, HAVING or ORDER BY).
+    Hoisted,
+}
+
+/// [`inline_expr`] for an expression of a clause described by `aggregates`.
+pub(crate) fn inline_expr_in(
+    s: &Session,
+    e: &mut ast::Expr,
+    params: &[Value],
+    aggregates: Aggregates,
 ) -> Result<(), SqlError> {
     // `x op ANY (SELECT ...)` first, from the outside in: the generic pass
     // below goes from the inside out and would read the quantified subquery
@@ -215,7 +243,7 @@ pub(crate) fn inline_expr(
     }
     let mut err = None;
     let _ = ast::visit_expressions_mut(e, |x| {
-        match replace(s, x, params) {
+        match replace(s, x, params, aggregates) {
             Ok(Some(new)) => *x = new,
             Ok(None) => {}
             Err(e) => {
@@ -247,7 +275,7 @@ impl ast::VisitorMut for QuantifiedComparisons<'_> {
             _ => false,
         };
         if quantified {
-            match replace(self.s, x, self.params) {
+            match replace(self.s, x, self.params, Aggregates::Kept) {
                 Ok(Some(new)) => *x = new,
                 Ok(None) => {}
                 Err(e) => {
@@ -271,7 +299,12 @@ pub(crate) fn expr_has_subquery(e: &ast::Expr) -> bool {
     .is_break()
 }
 
-fn replace(s: &Session, x: &ast::Expr, params: &[Value]) -> Result<Option<ast::Expr>, SqlError> {
+fn replace(
+    s: &Session,
+    x: &ast::Expr,
+    params: &[Value],
+    aggregates: Aggregates,
+) -> Result<Option<ast::Expr>, SqlError> {
     match run_uncorrelated(s, x, params) {
         Err(e)
             if e.code() == crate::error::code::BAD_FIELD
@@ -281,8 +314,14 @@ fn replace(s: &Session, x: &ast::Expr, params: &[Value]) -> Result<Option<ast::E
                 "ANY/ALL/SOME over a subquery that reads the outer query's columns",
             ))
         }
-        Err(e) if e.code() == crate::error::code::BAD_FIELD => {
-            match super::correlated::rewrite(s, x, params)? {
+        // An aggregate over outer columns in the subquery's WHERE is the
+        // enclosing query's: the subquery refuses it on its own (1111).
+        Err(e)
+            if e.code() == crate::error::code::BAD_FIELD
+                || (e.code() == crate::error::code::INVALID_GROUP_FUNC_USE
+                    && aggregates == Aggregates::Hoisted) =>
+        {
+            match super::correlated::rewrite(s, x, params, aggregates)? {
                 Some(rewritten) => Ok(Some(rewritten)),
                 None => Err(e),
             }
