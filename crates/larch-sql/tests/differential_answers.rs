@@ -408,3 +408,206 @@ fn outer_aggregates_in_subqueries_belong_to_the_outer_query() -> R<()> {
     assert_eq!(one(&mut s, "SELECT GROUP_CONCAT(b) FROM ta")?, "2,2,2");
     Ok(())
 }
+
+/// Reals and decimals past an integer type's range: bit operators round
+/// them half away from zero and hold them at BIGINT's minimum or BIGINT
+/// UNSIGNED's maximum; CAST holds them at the target's range (an integer
+/// still wraps) and drops a temporal value's fraction.
+#[test]
+fn numbers_past_integer_range_saturate() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE d (b DECIMAL(5,2))",
+        "INSERT INTO d VALUES (-1.5)",
+    ])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT 1 ^ -1e19, ~1e30, ~-1e30, -0.5e0 | 0, 2.5e0 | 0, -0.5 | 0, '-0.5' | 0, \
+             -99999999999999999999999 | 0, TIME '10:00:00.7' | 0"
+        )?,
+        vec![vec![
+            "9223372036854775809",
+            "0",
+            "9223372036854775807",
+            "18446744073709551615",
+            "3",
+            "18446744073709551615",
+            "18446744073709551615",
+            "9223372036854775808",
+            "100001"
+        ]]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT BIT_OR(b), BIT_AND(b) FROM d")?,
+        vec![vec!["18446744073709551614", "18446744073709551614"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT CAST(1e100 AS SIGNED), CAST(-1e100 AS SIGNED), CAST(1e19 AS SIGNED), \
+             CAST(2.5e0 AS SIGNED), CAST(99999999999999999999.5 AS SIGNED), \
+             CAST(18446744073709551615 AS SIGNED), CAST(-2.5e0 AS UNSIGNED), CAST(-2.5 AS UNSIGNED), \
+             CAST(TIMESTAMP '2033-05-23 12:31:45.9' AS SIGNED), CAST(TIME '-10:00:00.7' AS UNSIGNED)"
+        )?,
+        vec![vec![
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775807",
+            "2",
+            "9223372036854775807",
+            "-1",
+            "0",
+            "0",
+            "20330523123145",
+            "0"
+        ]]
+    );
+    assert_eq!(warning_codes(&mut s)?, vec!["1916"; 7]);
+    Ok(())
+}
+
+/// SUM and AVG of dates, times, YEAR and BIT add their numbers exactly
+/// (DECIMAL, with the value's fractional digits), as MariaDB; ABS and
+/// unary minus of them are those numbers.
+#[test]
+fn sums_of_temporal_values_are_their_numbers() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE tt (e DATE, tm TIME, tm2 TIME(2), dt DATETIME(3), y YEAR, bt BIT(8))",
+        "INSERT INTO tt VALUES ('2024-02-29', '10:11:12', '-01:00:00.5', \
+         '2024-01-01 10:00:00.125', 2024, b'101')",
+    ])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT AVG(e), SUM(e), SUM(tm), SUM(tm2), AVG(tm2), SUM(dt), AVG(dt), SUM(y), \
+             SUM(bt), BIT_OR(dt), BIT_OR(tm2) FROM tt"
+        )?,
+        vec![vec![
+            "20240229.0000",
+            "20240229",
+            "101112",
+            "-10000.50",
+            "-10000.500000",
+            "20240101100000.125",
+            "20240101100000.1250000",
+            "2024",
+            "5",
+            "20240101100000",
+            "18446744073709541616"
+        ]]
+    );
+    // ABS and unary minus read them as those numbers too.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT -e, -dt, -tm2, -y, ABS(dt), ABS(tm2), ABS(e) FROM tt"
+        )?,
+        vec![vec![
+            "-20240229",
+            "-20240101100000.125",
+            "10000.50",
+            "-2024",
+            "20240101100000.125",
+            "10000.50",
+            "20240229"
+        ]]
+    );
+    Ok(())
+}
+
+/// Ordering and comparing as MariaDB: a window's ORDER BY sorts ENUM and
+/// SET by member number; LEAST/GREATEST of a number and a binary string
+/// compare as numbers; UPDATE writes a temporal value into text with its
+/// type's fractional digits; MIN/MAX of what is no date is NULL in the
+/// groups of a GROUP BY (the zero date over the whole input).
+#[test]
+fn orders_and_conversions_as_mariadb() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE e (id INT, a SET('a','b','c'), k ENUM('z','y','x'))",
+        "INSERT INTO e VALUES (11, 'a,c', 'x'), (13, 'b', 'y'), (12, 'c', 'z')",
+        "CREATE TABLE b (d BINARY(1), v VARBINARY(5))",
+        "INSERT INTO b VALUES ('B', '3x')",
+        "CREATE TABLE u (id INT PRIMARY KEY, a CHAR(64), ts TIMESTAMP(1) NULL, tm TIME(2), f VARCHAR(30))",
+        "INSERT INTO u (id, ts, tm) VALUES (1, '2028-06-14 05:19:49.2', '01:02:03.5')",
+        "CREATE TABLE q (c VARCHAR(5), k INT)",
+        "INSERT INTO q VALUES ('x', 1), ('y', 1)",
+    ])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT id, ROW_NUMBER() OVER (ORDER BY a), RANK() OVER (ORDER BY k DESC) FROM e ORDER BY id"
+        )?,
+        vec![vec!["11", "3", "1"], vec!["12", "2", "3"], vec!["13", "1", "2"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT LEAST(1, d), GREATEST(1, d), LEAST(2, v), GREATEST(2, v) FROM b"
+        )?,
+        vec![vec!["0", "1", "2", "3"]]
+    );
+    s.execute("UPDATE u SET a = ts, f = tm")?;
+    assert_eq!(
+        rows(&mut s, "SELECT a, f FROM u")?,
+        vec![vec!["2028-06-14 05:19:49.2", "01:02:03.50"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT MIN(DATE(c)), MAX(CAST(c AS TIME(6))) FROM q"
+        )?,
+        vec![vec!["0000-00-00", "00:00:00.000000"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT MIN(DATE(c)), MAX(CAST(c AS TIME(6))) FROM q GROUP BY k"
+        )?,
+        vec![vec!["NULL", "NULL"]]
+    );
+    Ok(())
+}
+
+/// Numbers as TIME, as MariaDB reads them: 8 to 14 digits are a datetime
+/// (its time part, NULL when no date), minutes or seconds past 59 are NULL,
+/// and past 838:59:59 the value is held there with the largest fraction
+/// the type keeps; a TIME(6) column takes 838:59:59.999999.
+#[test]
+fn numbers_as_time() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE t6 (a TIME(6), c TIME(3))"])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT CAST(19004850.4533 AS TIME), CAST(100000000000000 AS TIME(3)), \
+             CAST(8395959 AS TIME(3)), CAST(-8395959.5e0 AS TIME(3)), \
+             CAST(20240115103000.5 AS TIME(1)), CAST(1e20 AS TIME), CAST(9999999 AS TIME), \
+             CAST(1076 AS TIME), CAST(-20240115103000 AS TIME), CAST(8395959 AS TIME) + 0"
+        )?,
+        vec![vec![
+            "NULL",
+            "838:59:59.999",
+            "838:59:59.999",
+            "-838:59:59.999",
+            "10:30:00.5",
+            "838:59:59",
+            "NULL",
+            "NULL",
+            "-838:59:59",
+            "8385959"
+        ]]
+    );
+    s.execute("INSERT INTO t6 VALUES ('838:59:59.999999', '-838:59:59.9999')")?;
+    s.execute("INSERT IGNORE INTO t6 VALUES ('839:00:00', 1e20)")?;
+    assert_eq!(
+        rows(&mut s, "SELECT a, c FROM t6")?,
+        vec![
+            vec!["838:59:59.999999", "-838:59:59.999"],
+            vec!["838:59:59.999999", "838:59:59.999"]
+        ]
+    );
+    Ok(())
+}

@@ -3,7 +3,7 @@
 //! warnings MySQL raises (1292 "Truncated incorrect DOUBLE value: 'x'",
 //! "Truncated incorrect INTEGER value", "Incorrect datetime value").
 
-use larch_engine::record::value::{Date, DateTime, Decimal, Value};
+use larch_engine::record::value::{ColumnType, Date, DateTime, Decimal, Value, TIME_MAX_MICROS};
 
 use super::decimal;
 use super::EvalContext;
@@ -302,23 +302,8 @@ pub fn to_time(v: &Value, ctx: &mut EvalContext<'_>) -> Option<i64> {
                     + i64::from(dt.micros),
             )
         }
-        Value::Int(_) | Value::UInt(_) if date_shaped_integer(v).is_some() => {
-            let n = date_shaped_integer(v).unwrap_or_default();
-            match datetime_from_number(n, 0) {
-                Some(p) => Some(
-                    (i64::from(p.value.hour) * 3600
-                        + i64::from(p.value.minute) * 60
-                        + i64::from(p.value.second))
-                        * 1_000_000,
-                ),
-                None => {
-                    ctx.warn(
-                        code::TRUNCATED_WRONG_VALUE,
-                        format!("Incorrect time value: '{n}'"),
-                    );
-                    None
-                }
-            }
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_) => {
+            number_to_time(v, ctx)
         }
         other => {
             let s = value_to_string(other);
@@ -344,16 +329,96 @@ pub fn to_time(v: &Value, ctx: &mut EvalContext<'_>) -> Option<i64> {
     }
 }
 
-/// An integer above TIME's largest `HHHMMSS` that is as long as a date
-/// (from 10000101): MariaDB reads it as a date or datetime and takes its
-/// time part (TIME(20240229) is 00:00:00), or NULL when it is none.
-fn date_shaped_integer(v: &Value) -> Option<u64> {
-    let n = match v {
-        Value::Int(i) => u64::try_from(*i).ok()?,
-        Value::UInt(u) => *u,
+/// The digits and scale of the number a date, time, YEAR, ENUM, SET or
+/// BIT value is in arithmetic (20240229 for a DATE; a TIME(2) keeps two
+/// fractional digits): SUM, AVG, ABS and unary minus of them are DECIMAL,
+/// as in MariaDB. `None` for other types.
+pub(crate) fn number_digits(t: &ColumnType) -> Option<(u8, u8)> {
+    Some(match t {
+        ColumnType::Date => (8, 0),
+        ColumnType::Time { fsp } => (7 + fsp, *fsp),
+        ColumnType::Datetime { fsp } | ColumnType::Timestamp { fsp } => (14 + fsp, *fsp),
+        ColumnType::Year => (4, 0),
+        ColumnType::Enum { .. } => (1, 0),
+        ColumnType::Set { .. } => (3, 0),
+        ColumnType::Bit { bits } => (*bits, 0),
+        _ => return None,
+    })
+}
+
+/// A number as TIME microseconds, as MariaDB reads one (`number_to_time`):
+/// a positive number of 8 to 14 digits is a date or datetime, whose time
+/// part it takes (TIME(20240229) is 00:00:00; NULL when it is no date);
+/// otherwise `HHHMMSS[.ffffff]`, NULL when the minutes or seconds pass 59,
+/// held at ±838:59:59.999999 past TIME's range (1292 either way).
+fn number_to_time(v: &Value, ctx: &mut EvalContext<'_>) -> Option<i64> {
+    let (negative, int_part, micros) = match v {
+        Value::Int(i) => (*i < 0, u128::from(i.unsigned_abs()), 0),
+        Value::UInt(u) => (false, u128::from(*u), 0),
+        Value::Decimal(d) => {
+            let whole = decimal::cut(d, 0, false);
+            let fraction = decimal::sub(d, &whole).unwrap_or_else(Decimal::zero);
+            let micros = decimal::mul(&fraction, &Decimal::from_i128(1_000_000, 0))
+                .map_or(0, |m| {
+                    decimal_to_i128(&decimal::cut(&m, 0, false)).unsigned_abs()
+                });
+            (
+                d.is_negative(),
+                decimal_to_i128(&whole).unsigned_abs(),
+                micros as u32,
+            )
+        }
+        Value::Double(_) | Value::Float(_) => {
+            let f = match v {
+                Value::Float(f) => f64::from(*f),
+                Value::Double(f) => *f,
+                _ => 0.0,
+            };
+            if f.is_nan() {
+                return None;
+            }
+            let a = f.abs();
+            // `as` holds the float at u128's bounds.
+            let whole = a.trunc();
+            (f < 0.0, whole as u128, ((a - whole) * 1e6) as u32)
+        }
         _ => return None,
     };
-    (n >= 10_000_101).then_some(n)
+    let text = || value_to_string(v);
+    let incorrect = |ctx: &mut EvalContext<'_>| {
+        ctx.warn(
+            code::TRUNCATED_WRONG_VALUE,
+            format!("Incorrect time value: '{}'", text()),
+        );
+        None
+    };
+    if !negative && (10_000_000..100_000_000_000_000).contains(&int_part) {
+        return match datetime_from_number(int_part as u64, micros) {
+            Some(p) => Some(
+                (i64::from(p.value.hour) * 3600
+                    + i64::from(p.value.minute) * 60
+                    + i64::from(p.value.second))
+                    * 1_000_000
+                    + i64::from(p.value.micros),
+            ),
+            None => incorrect(ctx),
+        };
+    }
+    let (minutes, seconds) = ((int_part / 100 % 100) as i64, (int_part % 100) as i64);
+    if minutes > 59 || seconds > 59 {
+        return incorrect(ctx);
+    }
+    let hours = int_part / 10_000;
+    let us = if hours > 838 {
+        ctx.warn(
+            code::TRUNCATED_WRONG_VALUE,
+            format!("Truncated incorrect time value: '{}'", text()),
+        );
+        TIME_MAX_MICROS
+    } else {
+        (hours as i64 * 3600 + minutes * 60 + seconds) * 1_000_000 + i64::from(micros)
+    };
+    Some(if negative { -us } else { us })
 }
 
 /// A string compared with a TIME, as TIME microseconds: what is no time

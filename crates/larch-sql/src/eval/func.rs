@@ -466,6 +466,58 @@ fn round(n: Num, places: i128, rounding: bool) -> Value {
     }
 }
 
+/// A DOUBLE as a SIGNED (`signed`) or UNSIGNED integer: rounded half to
+/// even and held at the type's range, as MariaDB's CAST (below zero as
+/// UNSIGNED is 0 with note 1916).
+fn real_to_integer(f: f64, signed: bool, ctx: &mut EvalContext<'_>) -> Value {
+    let r = if f.is_nan() { 0.0 } else { f.round_ties_even() };
+    let overflow = |ctx: &mut EvalContext<'_>, to: &str| {
+        ctx.note(
+            code::DATA_OVERFLOW,
+            format!(
+                "Got overflow when converting '{}' to {to}. Value truncated",
+                crate::value::number::format_double(f)
+            ),
+        )
+    };
+    // `as` holds a float at the integer type's bounds; 2^63 and 2^64 are
+    // the first floats past them.
+    if signed {
+        if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
+            overflow(ctx, "SIGNED BIGINT");
+        }
+        return Value::Int(r as i64);
+    }
+    if r < 0.0 || r >= 1.844_674_407_370_955_2e19 {
+        overflow(ctx, "UNSIGNED BIGINT");
+    }
+    Value::UInt(if r < 0.0 { 0 } else { r as u64 })
+}
+
+/// A DECIMAL as a SIGNED (`signed`) or UNSIGNED integer: rounded half away
+/// from zero and held at the type's range (below zero as UNSIGNED is 0 with
+/// warning 1916).
+fn decimal_to_integer(d: &Decimal, signed: bool, ctx: &mut EvalContext<'_>) -> Value {
+    let n = decimal_to_i128(d);
+    let (low, high, to) = if signed {
+        (i128::from(i64::MIN), i128::from(i64::MAX), "INT")
+    } else {
+        (0, i128::from(u64::MAX), "UNSIGNED INT")
+    };
+    if !(low..=high).contains(&n) {
+        ctx.warn(
+            code::DATA_OVERFLOW,
+            format!("Got overflow when converting '{d}' to {to}. Value truncated"),
+        );
+    }
+    let n = n.clamp(low, high);
+    if signed {
+        Value::Int(n as i64)
+    } else {
+        Value::UInt(n as u64)
+    }
+}
+
 /// CAST(v AS target) / CONVERT(v, target).
 pub(super) fn cast(
     v: &Value,
@@ -504,7 +556,24 @@ pub(super) fn cast(
                         Err(_) => 0,
                     }
                 }
-                other => to_num(other, ctx).to_i128(),
+                // A temporal value loses its fraction (MariaDB truncates).
+                Value::Date(_) | Value::Time(_) | Value::Datetime(_) | Value::Timestamp(_) => {
+                    match to_num(v, ctx) {
+                        Num::Dec(d) => decimal_to_i128(&super::decimal::cut(&d, 0, false)),
+                        n => n.to_i128(),
+                    }
+                }
+                other => match to_num(other, ctx) {
+                    // A real or decimal saturates at the target's range
+                    // (an integer wraps, below).
+                    Num::Dbl(f) => {
+                        return Ok(real_to_integer(f, *target == CastTarget::Signed, ctx))
+                    }
+                    Num::Dec(d) => {
+                        return Ok(decimal_to_integer(&d, *target == CastTarget::Signed, ctx))
+                    }
+                    n => n.to_i128(),
+                },
             };
             if *target == CastTarget::Signed {
                 Value::Int(if n > i128::from(i64::MAX) {
@@ -512,6 +581,16 @@ pub(super) fn cast(
                 } else {
                     n.max(i128::from(i64::MIN)) as i64
                 })
+            } else if let (true, Value::Time(us)) = (n < 0, v) {
+                // A negative TIME is 0 as UNSIGNED.
+                ctx.note(
+                    code::DATA_OVERFLOW,
+                    format!(
+                        "Got overflow when converting '{}' to UNSIGNED BIGINT. Value truncated",
+                        crate::value::format_time(*us, 6)
+                    ),
+                );
+                Value::UInt(0)
             } else {
                 if n < 0 {
                     ctx.note(

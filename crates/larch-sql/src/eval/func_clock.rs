@@ -11,7 +11,11 @@
 //!   DATETIME when it has a date and a time part, else a TIME;
 //! - two-digit years of MAKEDATE and PERIOD_* are 20xx below 70, 19xx else.
 
-use larch_engine::record::value::{DateTime, Decimal, Value, TIME_MAX_MICROS};
+use larch_engine::record::value::{DateTime, Decimal, Value};
+
+/// 838:59:59 in microseconds: where the functions here hold a TIME result
+/// (MariaDB's `check_time_range` for a result of no fractional digits).
+const TIME_MAX_MICROS: i64 = (838 * 3600 + 59 * 60 + 59) * 1_000_000;
 
 use super::convert::{to_datetime, to_int, to_num, to_str, to_time};
 use super::func_more::{date_of_day_number, day_number};

@@ -81,6 +81,7 @@ pub use func::Func;
 pub use func_time::IntervalUnit;
 pub use like::{like, ConstantLike, LikePattern};
 pub(crate) use ops::apply_coerce;
+pub(crate) use ops::bit_operand;
 pub use ops::{member_number_of, uuid_order_of};
 
 use crate::error::{Level, SqlError, Warning};

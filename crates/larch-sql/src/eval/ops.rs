@@ -12,6 +12,7 @@ use super::convert::{self, bool_value, to_num, to_str, truth, Num};
 use super::like::like;
 use super::{decimal, func, func_time, ArithOp, CmpOp, Coerce, DivisionByZero, EvalContext, Expr};
 use crate::error::{code, SqlError};
+use crate::value::store::decimal_to_i128;
 
 pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result<Value, SqlError> {
     Ok(match e {
@@ -61,7 +62,7 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             if v.is_null() {
                 return Ok(Value::Null);
             }
-            Value::UInt(!(to_num(&v, ctx).to_i128() as u64))
+            Value::UInt(!bit_operand(&to_num(&v, ctx)))
         }
         Expr::MemberNumber { arg, members, set } => match arg.eval(row, ctx)? {
             Value::Null => Value::Null,
@@ -471,15 +472,7 @@ pub(super) fn arith(
             int_result(r, matches!(x, Num::UInt(_)), text)
         }
         ArithOp::BitAnd | ArithOp::BitOr | ArithOp::BitXor | ArithOp::Shl | ArithOp::Shr => {
-            let bits = |n: &Num| -> u64 {
-                let i = n.to_i128();
-                if i < 0 {
-                    i as i64 as u64
-                } else {
-                    u64::try_from(i).unwrap_or(u64::MAX)
-                }
-            };
-            let (p, q) = (bits(&x), bits(&y));
+            let (p, q) = (bit_operand(&x), bit_operand(&y));
             Ok(Value::UInt(match op {
                 ArithOp::BitAnd => p & q,
                 ArithOp::BitOr => p | q,
@@ -488,6 +481,26 @@ pub(super) fn arith(
                 _ => p.checked_shr(u32::try_from(q).unwrap_or(64)).unwrap_or(0),
             }))
         }
+    }
+}
+
+/// The 64 bits a bit operator (`& | ^ << >> ~`, BIT_AND/OR/XOR) works on:
+/// an integer's own bits; a real or decimal rounded half away from zero,
+/// below zero held at BIGINT's minimum and above it at BIGINT UNSIGNED's
+/// maximum, as MariaDB converts them.
+pub(crate) fn bit_operand(n: &Num) -> u64 {
+    let i = match n {
+        Num::Int(i) => return *i as u64,
+        Num::UInt(u) => return *u,
+        Num::Dec(d) => decimal_to_i128(d),
+        // `as` holds the float at i128's bounds.
+        Num::Dbl(f) if f.is_nan() => 0,
+        Num::Dbl(f) => f.round() as i128,
+    };
+    if i < 0 {
+        i.max(i128::from(i64::MIN)) as i64 as u64
+    } else {
+        u64::try_from(i).unwrap_or(u64::MAX)
     }
 }
 

@@ -540,7 +540,11 @@ fn update(
             let mut ctx = s.eval_context(params);
             let v = e.eval_stored(&cur, &mut ctx)?;
             w.warnings.extend(ctx.take_warnings());
-            let v = source::hex_number(written, &v, &def.columns[*c].ty).unwrap_or(v);
+            let to = &def.columns[*c].ty;
+            let v = match source::hex_number(written, &v, to) {
+                Some(n) => n,
+                None => source::ready_for_column(v, &e.ty.ty, to),
+            };
             let stored = nulls.convert(s, &t, *c, &v, n as u64 + 1, w)?;
             cur[*c] = crate::value::expression_value(&stored, &def.columns[*c].ty);
             new[*c] = stored;

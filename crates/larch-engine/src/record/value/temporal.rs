@@ -10,8 +10,9 @@ use super::{
     ValueError,
 };
 
-/// Largest TIME magnitude, 838:59:59, in microseconds.
-pub const TIME_MAX_MICROS: i64 = (838 * 3600 + 59 * 60 + 59) * 1_000_000;
+/// Largest TIME magnitude, 838:59:59.999999, in microseconds (a TIME with
+/// fewer fractional digits holds 838:59:59 and its largest fraction).
+pub const TIME_MAX_MICROS: i64 = (838 * 3600 + 59 * 60 + 59) * 1_000_000 + 999_999;
 /// Largest TIMESTAMP second ('2038-01-19 03:14:07' UTC).
 pub const TIMESTAMP_MAX_SECS: u32 = i32::MAX as u32;
 

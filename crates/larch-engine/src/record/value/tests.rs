@@ -284,11 +284,19 @@ fn temporal() {
     let neg = enc(&t, &Value::Time(-1_000_000)).expect("neg");
     let zero = enc(&t, &Value::Time(0)).expect("zero");
     assert!(neg < zero);
-    assert!(enc(&t, &Value::Time(-TIME_MAX_MICROS)).expect("min") < neg);
+    // TIME(0) holds whole seconds up to 838:59:59; TIME(6) its fraction too.
+    let whole_max = TIME_MAX_MICROS - 999_999;
+    assert!(enc(&t, &Value::Time(-whole_max)).expect("min") < neg);
+    let t6 = ColumnType::Time { fsp: 6 };
+    assert!(
+        enc(&t6, &Value::Time(TIME_MAX_MICROS)).expect("max")
+            > enc(&t6, &Value::Time(whole_max)).expect("whole")
+    );
+    assert!(enc(&t6, &Value::Time(TIME_MAX_MICROS + 1)).is_err());
     assert!(enc(&t, &Value::Time(TIME_MAX_MICROS + 1_000_000)).is_err());
     // Fractions beyond the column precision are not silently dropped.
     assert!(enc(&t, &Value::Time(500_000)).is_err());
-    assert_eq!(format_time(-TIME_MAX_MICROS), "-838:59:59.000000");
+    assert_eq!(format_time(-TIME_MAX_MICROS), "-838:59:59.999999");
     let dt = ColumnType::Datetime { fsp: 6 };
     let v = Value::Datetime(DateTime {
         date: Date {

@@ -54,7 +54,7 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
             // Mixed strings and numbers compare (and return) as numbers.
             let mixed = args.iter().any(|a| is_string(&a.ty.ty))
                 && args.iter().any(|a| !is_string(&a.ty.ty) && !a.null_lit);
-            if mixed && c == Coerce::Text {
+            if mixed && matches!(c, Coerce::Text | Coerce::Binary) {
                 return (ColumnType::Double, Coerce::Double, any_null);
             }
             (t, c, any_null)
@@ -125,7 +125,10 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
                 Coerce::Keep,
                 any_null,
             ),
-            other => (other.clone(), Coerce::Keep, any_null),
+            other => match temporal_number(other) {
+                Some(ty) => (ty, Coerce::Keep, any_null),
+                None => (other.clone(), Coerce::Keep, any_null),
+            },
         },
         Func::Ceil | Func::Floor => {
             let t = match &args[0].ty.ty {

@@ -39,12 +39,16 @@ impl Compiler<'_, '_> {
             U::Plus => t,
             U::Minus => {
                 let nullable = t.ty.nullable;
+                // A date or time negates as its number: a DECIMAL with its
+                // fractional digits (YEAR an integer).
+                let temporal = temporal_number(&t.ty.ty);
                 let t = t.numeric();
                 // A negated integer is one character (the sign) longer.
                 let len = matches!(t.ty.ty, ColumnType::Int { .. }).then(|| char_len(&t) + 1);
-                let ty = match &t.ty.ty {
-                    ColumnType::Int { .. } => int_of_len(len.unwrap_or(20), false),
-                    other if is_decimal(other) => other.clone(),
+                let ty = match (&t.ty.ty, temporal) {
+                    (_, Some(ty)) => ty,
+                    (ColumnType::Int { .. }, _) => int_of_len(len.unwrap_or(20), false),
+                    (other, _) if is_decimal(other) => other.clone(),
                     _ => ColumnType::Double,
                 };
                 Typed {

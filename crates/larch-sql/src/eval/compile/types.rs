@@ -589,6 +589,29 @@ pub(super) fn is_aggregate(name: &str) -> bool {
     )
 }
 
+/// The type of a DATE, TIME, DATETIME, TIMESTAMP or YEAR value read as a
+/// number by ABS and unary minus: a DECIMAL with the value's fractional
+/// digits (an integer for YEAR), as MariaDB; `None` for other types.
+pub(super) fn temporal_number(t: &ColumnType) -> Option<ColumnType> {
+    match t {
+        ColumnType::Year => Some(ColumnType::Int {
+            bytes: 4,
+            unsigned: false,
+        }),
+        ColumnType::Date
+        | ColumnType::Time { .. }
+        | ColumnType::Datetime { .. }
+        | ColumnType::Timestamp { .. } => {
+            let (digits, scale) = crate::eval::convert::number_digits(t)?;
+            Some(ColumnType::Decimal {
+                precision: digits + 1,
+                scale,
+            })
+        }
+        _ => None,
+    }
+}
+
 /// The fractional digits a temporal value made from `a` keeps, as MariaDB
 /// counts them (`time_precision`): a temporal column's own, a DECIMAL's
 /// scale, none for integers, the digits written in a string literal, and

@@ -22,6 +22,7 @@ use sqlparser::ast;
 
 use super::json_aggregate::{compare_keys, JsonItems};
 use crate::error::SqlError;
+use crate::eval::convert::Num;
 use crate::eval::{self, decimal, Compiled, EvalContext, ExprType};
 
 /// Prefix of the hidden column names that stand for aggregate results
@@ -246,6 +247,20 @@ pub(crate) fn result_type(kind: AggKind, arg: Option<&ExprType>, arg_is_column: 
             precision: 65,
             scale: (*scale + 4).min(30),
         },
+        (AggKind::Sum | AggKind::Avg, Some(t)) if eval::convert::number_digits(t).is_some() => {
+            let (digits, scale) = eval::convert::number_digits(t).unwrap_or((0, 0));
+            if kind == AggKind::Sum {
+                ColumnType::Decimal {
+                    precision: (digits + 22).min(65),
+                    scale,
+                }
+            } else {
+                ColumnType::Decimal {
+                    precision: (digits + 4).min(65),
+                    scale: scale + 4,
+                }
+            }
+        }
         (AggKind::Sum | AggKind::Avg, _) => ColumnType::Double,
         (AggKind::Min | AggKind::Max, Some(ColumnType::Bit { .. })) => int(true),
         (AggKind::Min | AggKind::Max, Some(ColumnType::Int { unsigned, .. })) if !arg_is_column => {
@@ -347,6 +362,30 @@ impl Accumulator {
                             .ok_or_else(|| SqlError::out_of_range("DECIMAL", "SUM"))?,
                     })
                 }
+                // Dates, times, YEAR, ENUM, SET and BIT add up as their
+                // numbers (20240229 for 2024-02-29), exactly.
+                Value::Date(_)
+                | Value::Time(_)
+                | Value::Datetime(_)
+                | Value::Timestamp(_)
+                | Value::Year(_)
+                | Value::Enum(_)
+                | Value::Set(_)
+                | Value::Bit(_) => match eval::convert::to_num(v, ctx) {
+                    Num::Int(i) => self.int_sum += i128::from(i),
+                    Num::UInt(u) => self.int_sum += i128::from(u),
+                    Num::Dec(d) => {
+                        self.dec_sum = Some(match &self.dec_sum {
+                            None => d,
+                            Some(s) => decimal::add(s, &d)
+                                .ok_or_else(|| SqlError::out_of_range("DECIMAL", "SUM"))?,
+                        })
+                    }
+                    Num::Dbl(f) => {
+                        self.exact = false;
+                        self.dbl_sum += f;
+                    }
+                },
                 other => {
                     self.exact = false;
                     self.dbl_sum += eval_f64(other, ctx);
@@ -393,7 +432,14 @@ impl Accumulator {
                 let n = match v {
                     Value::Int(i) => *i as u64,
                     Value::UInt(u) => *u,
-                    other => eval_f64(other, ctx) as u64,
+                    // A temporal value loses its fraction.
+                    Value::Date(_) | Value::Time(_) | Value::Datetime(_) | Value::Timestamp(_) => {
+                        match eval::convert::to_num(v, ctx) {
+                            Num::Dec(d) => eval::bit_operand(&Num::Dec(decimal::cut(&d, 0, false))),
+                            n => eval::bit_operand(&n),
+                        }
+                    }
+                    other => eval::bit_operand(&eval::convert::to_num(other, ctx)),
                 };
                 match call.kind {
                     AggKind::BitAnd => self.bits &= n,
@@ -638,8 +684,13 @@ pub(super) fn value_key_into(v: &Value, coll: Collation, out: &mut Vec<u8>) {
 
 /// Aggregate arguments as MariaDB reads them: GROUP_CONCAT's values (not
 /// its ORDER BY keys) as text, a temporal one with its type's fractional
-/// digits ('11:20:19.70000' for a DATETIME(5)); MIN/MAX's with fuzzy dates.
-pub(crate) fn concat_values_as_text(call: &AggCall, args: Vec<Compiled>) -> Vec<Compiled> {
+/// digits ('11:20:19.70000' for a DATETIME(5)); MIN/MAX's with fuzzy dates
+/// when `fuzzy_dates` (see [`eval::fuzzy_date`]).
+pub(crate) fn concat_values_as_text(
+    call: &AggCall,
+    args: Vec<Compiled>,
+    fuzzy_dates: bool,
+) -> Vec<Compiled> {
     if matches!(call.kind, AggKind::Min | AggKind::Max) {
         // MIN/MAX read DATE(x) of what is no date as the zero date, and
         // compare UUIDs in UUID order: by their record form, which is the
@@ -649,7 +700,8 @@ pub(crate) fn concat_values_as_text(call: &AggCall, args: Vec<Compiled>) -> Vec<
             .map(|a| Compiled {
                 expr: match a.ty.ty {
                     ColumnType::Uuid => eval::Expr::UuidKey(Box::new(a.expr)),
-                    _ => eval::fuzzy_date(a.expr),
+                    _ if fuzzy_dates => eval::fuzzy_date(a.expr),
+                    _ => a.expr,
                 },
                 ty: a.ty,
             })

@@ -325,6 +325,14 @@ fn plan_block(
             aggregate::rewrite(&mut o.expr, &mut calls)?;
         }
     }
+    // MIN/MAX read what is no date as the zero date in one group over the
+    // whole input (no GROUP BY, or constants only) and under WITH ROLLUP;
+    // in groups of a GROUP BY such a value is NULL, as in MariaDB.
+    let fuzzy_min_max = matches!(&sel.group_by, ast::GroupByExpr::Expressions(_, m)
+            if m.contains(&ast::GroupByWithModifier::Rollup))
+        || group_exprs.iter().all(
+            |e| matches!(e, ast::Expr::Value(v) if !matches!(v.value, ast::Value::Number(..))),
+        );
     let aggs: Vec<CompiledAgg> = calls
         .iter()
         .map(|c| {
@@ -336,7 +344,7 @@ fn plan_block(
             let first = args.first();
             let is_column = first.is_some_and(|a| matches!(a.expr, eval::Expr::Column(_)));
             let ty = aggregate::result_type(c.kind, first.map(|a| &a.ty), is_column);
-            let args = aggregate::concat_values_as_text(c, args);
+            let args = aggregate::concat_values_as_text(c, args, fuzzy_min_max);
             let collation = args
                 .first()
                 .and_then(|a| a.ty.ty.collation())

@@ -588,7 +588,22 @@ fn compare_list(
             (true, true) => Ordering::Equal,
             (true, false) => Ordering::Less,
             (false, true) => Ordering::Greater,
-            _ => eval::compare(x, y, coll, ctx).unwrap_or(Ordering::Equal),
+            _ => {
+                // ENUM and SET values order by member number, UUIDs in
+                // MariaDB's UUID order, as ORDER BY sorts them.
+                let ty = order.map(|o| &o[i].0.ty.ty);
+                let member = ty.and_then(|t| {
+                    Some((eval::member_number_of(x, t)?, eval::member_number_of(y, t)?))
+                });
+                let uuid = || {
+                    ty.and_then(|t| Some((eval::uuid_order_of(x, t)?, eval::uuid_order_of(y, t)?)))
+                };
+                match (member, uuid()) {
+                    (Some((a, b)), _) => a.cmp(&b),
+                    (None, Some((a, b))) => a.cmp(&b),
+                    _ => eval::compare(x, y, coll, ctx).unwrap_or(Ordering::Equal),
+                }
+            }
         };
         let o = if desc { o.reverse() } else { o };
         if o != Ordering::Equal {

@@ -852,6 +852,7 @@ fn odku_row(
         let compiled = eval::compile(&e, &resolve, &CompileOptions::default())?;
         let mut ctx = s.eval_context(params);
         let v = compiled.eval_stored(&row, &mut ctx)?;
+        let v = source::ready_for_column(v, &compiled.ty.ty, &t.table.def().columns[*c].ty);
         row[*c] = nulls.convert(s, t, *c, &v, row_no, w)?;
     }
     row.truncate(n);

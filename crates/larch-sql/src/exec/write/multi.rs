@@ -161,6 +161,11 @@ pub(super) fn update(
                 }
                 let mut ctx = s.eval_context(params);
                 let v = value.eval_stored(row, &mut ctx)?;
+                let v = super::source::ready_for_column(
+                    v,
+                    &value.ty.ty,
+                    &t.table.def().columns[*col].ty,
+                );
                 ctx_warnings.extend(ctx.take_warnings());
                 new[*col] = nulls.convert(s, t, *col, &v, n as u64 + 1, w)?;
             }

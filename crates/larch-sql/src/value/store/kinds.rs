@@ -107,12 +107,23 @@ fn time_from_datetime_number(c: &mut Ctx<'_, '_>, v: &Value) -> Result<Option<i6
     ) {
         return Ok(None);
     }
+    // A real too large for 14 digits (1e20) is out of TIME's range.
+    if let Value::Double(f) = v {
+        if f.abs() >= 1e14 {
+            c.out_of_range()?;
+            return Ok(Some(if *f < 0.0 {
+                -TIME_MAX_MICROS
+            } else {
+                TIME_MAX_MICROS
+            }));
+        }
+    }
     let text = value_to_string(v);
     let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
     let Ok(n) = int.parse::<u64>() else {
         return Ok(None);
     };
-    if !(10_000_000..=99_991_231_235_959).contains(&n) {
+    if !(10_000_000..100_000_000_000_000).contains(&n) {
         return Ok(None);
     }
     let micros = format!("{frac:0<6}")[..6].parse().unwrap_or(0);
