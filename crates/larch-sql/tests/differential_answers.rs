@@ -498,6 +498,16 @@ fn sums_of_temporal_values_are_their_numbers() -> R<()> {
             "18446744073709541616"
         ]]
     );
+    // ENUM and SET add up as their member numbers.
+    s.execute("CREATE TABLE es (en ENUM('a','b'), st SET('a','b'))")?;
+    s.execute("INSERT INTO es VALUES ('b', 'a,b'), ('a', 'b')")?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT SUM(en), AVG(en), SUM(st), BIT_OR(st), SUM(DISTINCT en) FROM es"
+        )?,
+        vec![vec!["3", "1.5000", "5", "3", "3"]]
+    );
     // ABS and unary minus read them as those numbers too.
     assert_eq!(
         rows(

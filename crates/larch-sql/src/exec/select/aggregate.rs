@@ -682,8 +682,9 @@ pub(super) fn value_key_into(v: &Value, coll: Collation, out: &mut Vec<u8>) {
     }
 }
 
-/// Aggregate arguments as MariaDB reads them: GROUP_CONCAT's values (not
-/// its ORDER BY keys) as text, a temporal one with its type's fractional
+/// Aggregate arguments as MariaDB reads them: an ENUM or SET as its member
+/// number in SUM, AVG, the deviations and the bit aggregates; GROUP_CONCAT's
+/// values (not its ORDER BY keys) as text, a temporal one with its type's fractional
 /// digits ('11:20:19.70000' for a DATETIME(5)); MIN/MAX's with fuzzy dates
 /// when `fuzzy_dates` (see [`eval::fuzzy_date`]).
 pub(crate) fn concat_values_as_text(
@@ -704,6 +705,38 @@ pub(crate) fn concat_values_as_text(
                     _ => a.expr,
                 },
                 ty: a.ty,
+            })
+            .collect();
+    }
+    if matches!(
+        call.kind,
+        AggKind::Sum
+            | AggKind::Avg
+            | AggKind::StdPop
+            | AggKind::StdSamp
+            | AggKind::VarPop
+            | AggKind::VarSamp
+            | AggKind::BitAnd
+            | AggKind::BitOr
+            | AggKind::BitXor
+    ) {
+        // Numeric aggregates read an ENUM or SET as its member number.
+        return args
+            .into_iter()
+            .map(|a| {
+                let (members, set) = match &a.ty.ty {
+                    ColumnType::Enum { values, .. } => (values.clone(), false),
+                    ColumnType::Set { values, .. } => (values.clone(), true),
+                    _ => return a,
+                };
+                Compiled {
+                    expr: eval::Expr::MemberNumber {
+                        arg: Box::new(a.expr),
+                        members,
+                        set,
+                    },
+                    ty: a.ty,
+                }
             })
             .collect();
     }
