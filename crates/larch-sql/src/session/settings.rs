@@ -105,6 +105,8 @@ impl Session {
             }
             "last_insert_id" | "identity" => return Value::UInt(self.last_insert_id),
             "timestamp" => return Value::Double(self.now_micros() as f64 / 1e6),
+            "in_transaction" => return Value::UInt(u64::from(self.in_transaction())),
+            "pseudo_thread_id" => return Value::UInt(self.process.id),
             _ => {}
         }
         if def.scope == Scope::Global {
@@ -356,6 +358,29 @@ impl Session {
             ("event_scheduler", Value::Str(s)) if s == "ORIGINAL" => Value::Str("OFF".into()),
             _ => value,
         };
+        if def.fixed {
+            // Larch implements this variable's current value only.
+            let current = if global {
+                self.db.global_value(def)
+            } else {
+                self.var(def)
+            };
+            let shown = match (&current, def.kind) {
+                (Value::Null, _) => "NULL".to_owned(),
+                (Value::UInt(0), variables::Kind::Bool) => "OFF".to_owned(),
+                (Value::UInt(_), variables::Kind::Bool) => "ON".to_owned(),
+                (Value::Str(s), _) => format!("'{s}'"),
+                (v, _) => crate::value::store::value_to_string(v),
+            };
+            let current = variables::normalize(def, current.clone()).unwrap_or(current);
+            if value != current {
+                return Err(SqlError::not_supported(&format!(
+                    "{} other than {shown}",
+                    def.name
+                )));
+            }
+            return Ok(());
+        }
         let alias = variables::alias_of(def.name).and_then(variables::lookup);
         if global {
             self.db.set_global(def, value.clone());

@@ -49,6 +49,10 @@ pub struct VarDef {
     pub read_only: bool,
     /// The default as text (`None`: computed from the engine in `default_value`).
     pub default: Option<&'static str>,
+    /// Larch does not implement what another value would do: setting any
+    /// value but the one the variable has fails with 1235 (MariaDB's
+    /// settings in `mariadb_settings.tsv` marked default-only).
+    pub fixed: bool,
 }
 
 const fn v(name: &'static str, scope: Scope, kind: Kind, default: &'static str) -> VarDef {
@@ -58,6 +62,7 @@ const fn v(name: &'static str, scope: Scope, kind: Kind, default: &'static str) 
         kind,
         read_only: false,
         default: Some(default),
+        fixed: false,
     }
 }
 
@@ -68,6 +73,7 @@ const fn ro(name: &'static str, kind: Kind, default: &'static str) -> VarDef {
         kind,
         read_only: true,
         default: Some(default),
+        fixed: false,
     }
 }
 
@@ -79,10 +85,12 @@ const fn engine(name: &'static str, kind: Kind) -> VarDef {
         kind,
         read_only: true,
         default: None,
+        fixed: false,
     }
 }
 
 mod connections;
+mod mariadb_settings;
 mod table;
 mod tunables;
 
@@ -94,13 +102,18 @@ use tunables::TUNABLES;
 /// The definition of `name` (case-insensitive).
 pub fn lookup(name: &str) -> Option<&'static VarDef> {
     let lower = name.to_ascii_lowercase();
-    [VARIABLES, TUNABLES, CONNECTIONS]
-        .into_iter()
-        .find_map(|t| {
-            t.binary_search_by(|d| d.name.cmp(lower.as_str()))
-                .ok()
-                .map(|i| &t[i])
-        })
+    [
+        VARIABLES,
+        TUNABLES,
+        CONNECTIONS,
+        mariadb_settings::settings(),
+    ]
+    .into_iter()
+    .find_map(|t| {
+        t.binary_search_by(|d| d.name.cmp(lower.as_str()))
+            .ok()
+            .map(|i| &t[i])
+    })
 }
 
 /// Every variable, in name order.
@@ -111,6 +124,7 @@ pub fn all() -> &'static [VarDef] {
             .iter()
             .chain(TUNABLES)
             .chain(CONNECTIONS)
+            .chain(mariadb_settings::settings())
             .copied()
             .collect();
         all.sort_by_key(|d| d.name);
@@ -125,6 +139,8 @@ pub fn alias_of(name: &str) -> Option<&'static str> {
         "transaction_isolation" => Some("tx_isolation"),
         "tx_read_only" => Some("transaction_read_only"),
         "transaction_read_only" => Some("tx_read_only"),
+        "tmp_memory_table_size" => Some("tmp_table_size"),
+        "tmp_table_size" => Some("tmp_memory_table_size"),
         _ => None,
     }
 }
@@ -154,6 +170,11 @@ pub fn default_value(def: &VarDef, db: &Database) -> Value {
         "port" => int(0),
         "max_connections" => int(151),
         "hostname" => Value::Str(hostname()),
+        "general_log_file" => Value::Str(format!("{}.log", hostname())),
+        "slow_query_log_file" | "log_slow_query_file" => {
+            Value::Str(format!("{}-slow.log", hostname()))
+        }
+        "open_files_limit" => int(open_files_limit()),
         _ => Value::Str(String::new()),
     }
 }
@@ -164,7 +185,26 @@ fn hostname() -> String {
         .unwrap_or_else(|_| "localhost".to_owned())
 }
 
+/// The soft limit on open files the server runs under (MariaDB's
+/// `open_files_limit` shows the limit it got).
+fn open_files_limit() -> u64 {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|limits| {
+            limits
+                .lines()
+                .find(|l| l.starts_with("Max open files"))
+                .and_then(|l| l.split_whitespace().nth(3).and_then(|n| n.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+/// A default as the tables write it (`\\N` is NULL, as MariaDB shows
+/// `innodb_ft_aux_table` before it is set).
 fn parse_default(kind: Kind, text: &str) -> Value {
+    if text == "\\N" {
+        return Value::Null;
+    }
     match kind {
         Kind::Seconds { .. } => Value::Double(text.parse().unwrap_or(0.0)),
         Kind::Bool | Kind::Int { .. } => text
@@ -341,7 +381,12 @@ mod tests {
 
     #[test]
     fn table_is_sorted_and_unique() {
-        for table in [VARIABLES, TUNABLES, CONNECTIONS] {
+        for table in [
+            VARIABLES,
+            TUNABLES,
+            CONNECTIONS,
+            mariadb_settings::settings(),
+        ] {
             for w in table.windows(2) {
                 assert!(w[0].name < w[1].name, "{} before {}", w[0].name, w[1].name);
             }
