@@ -621,3 +621,39 @@ fn numbers_as_time() -> R<()> {
     );
     Ok(())
 }
+
+/// A number compared with a date is a datetime whose day may be past its
+/// month's end (231 is 2000-02-31, after 2000-02-29), and so is a DATE()
+/// or CAST of such a text in a comparison, as MariaDB compares them; a
+/// number that is no date at all (1, 99) is the zero date.
+#[test]
+fn numbers_and_dates_compare_with_any_day() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE t4 (c TINYINT UNSIGNED, d VARCHAR(20))"])?;
+    let mut s = t.session(50)?;
+    s.execute("INSERT INTO t4 VALUES (231, '2000-02-31'), (1, NULL), (0, NULL), (2, NULL)")?;
+    assert_eq!(
+        rows(&mut s, "SELECT c FROM t4 WHERE c = DATE(1) ORDER BY c")?,
+        vec![vec!["0"], vec!["1"], vec!["2"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT 231 = DATE('2000-02-31'), 231 > DATE('2000-01-01'), \
+             20000231 > DATE('2000-03-01'), 20000231 > DATE('2000-02-28'), \
+             1232 > DATE('2000-12-30'), 231.5 = DATE(1), \
+             231 BETWEEN DATE('2000-01-01') AND DATE('2000-03-01'), \
+             CAST('2000-02-31' AS DATE) = 20000231, DATE('2000-02-31') IS NULL, \
+             CAST('2000-02-31 10:00:00' AS DATETIME) = 20000231100000"
+        )?,
+        vec![vec!["1", "1", "0", "1", "0", "0", "1", "1", "1", "1"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT DATE(d) = 20000231, DATE(d) < DATE('2000-03-01'), \
+             DATE(d) > DATE('2000-02-29') FROM t4 WHERE c = 231"
+        )?,
+        vec![vec!["1", "1", "1"]]
+    );
+    Ok(())
+}

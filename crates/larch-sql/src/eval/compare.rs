@@ -87,14 +87,15 @@ pub fn compare(
             dx.cmp(&dy)
         }
         // A DATE/DATETIME/TIMESTAMP meets a number: both compare as
-        // datetimes, a number that is no datetime as the zero datetime.
+        // datetimes, a number that is no datetime as the zero datetime
+        // (231 is 2000-02-31, after 2000-02-29).
         (x, y) if is_dated(x) && is_number(y) => {
             let dx = convert::to_datetime(x, ctx)?;
-            dx.cmp(&datetime_or_zero(y, ctx, false))
+            dx.cmp(&datetime_or_zero(y, ctx, false, true))
         }
         (x, y) if is_number(x) && is_dated(y) => {
             let dy = convert::to_datetime(y, ctx)?;
-            datetime_or_zero(x, ctx, false).cmp(&dy)
+            datetime_or_zero(x, ctx, false, true).cmp(&dy)
         }
         (x, y) if is_stringish(x) && is_integer(y) => {
             let d = convert::str_to_decimal(&to_str(x), ctx);
@@ -221,21 +222,39 @@ pub(crate) fn temporal_or_zero(
     v: &Value,
     ctx: &mut EvalContext<'_>,
 ) -> larch_engine::record::value::DateTime {
-    datetime_or_zero(v, ctx, true)
+    datetime_or_zero(v, ctx, true, false)
+}
+
+/// [`temporal_or_zero`] for a comparison (a DATE()/CAST read fuzzily,
+/// BETWEEN's operands): a day past its month's end, up to 31, is kept in
+/// its place (`'2000-02-31'` and `20000231` are after 2000-02-29).
+pub(crate) fn compared_datetime_or_zero(
+    v: &Value,
+    ctx: &mut EvalContext<'_>,
+) -> larch_engine::record::value::DateTime {
+    datetime_or_zero(v, ctx, true, true)
 }
 
 /// `v` read as a datetime, the zero datetime when it is none. Its reading's
 /// warnings become one 1292 "Truncated incorrect datetime value" when there
 /// is no datetime, or also for a datetime read with warnings when
-/// `replace_all`; never an error, even in strict mode.
+/// `replace_all`; never an error, even in strict mode. With `any_day` a
+/// day up to 31 is a date in any month, as MariaDB compares them.
 fn datetime_or_zero(
     v: &Value,
     ctx: &mut EvalContext<'_>,
     replace_all: bool,
+    any_day: bool,
 ) -> larch_engine::record::value::DateTime {
     let (kept, count) = (ctx.warnings.len(), ctx.warning_count);
     let strict = std::mem::replace(&mut ctx.warnings_are_errors, false);
-    let dt = convert::to_datetime(v, ctx);
+    let dt = if any_day && is_number(v) {
+        convert::number_to_datetime(v, ctx, false)
+    } else if any_day && is_stringish(v) && invalid_day(&to_str(v)).is_some() {
+        invalid_day(&to_str(v))
+    } else {
+        convert::to_datetime(v, ctx)
+    };
     ctx.warnings_are_errors = strict;
     if ctx.warning_count > count && (replace_all || dt.is_none()) {
         ctx.warnings.truncate(kept);
@@ -246,6 +265,17 @@ fn datetime_or_zero(
         );
     }
     dt.unwrap_or_default()
+}
+
+/// A datetime text whose only fault is a day its month lacks (up to 31):
+/// that day, in its place.
+fn invalid_day(text: &str) -> Option<larch_engine::record::value::DateTime> {
+    if crate::value::temporal::parse_datetime(text).is_some() {
+        return None;
+    }
+    crate::value::temporal::parse_datetime_any_day(text)
+        .filter(|p| !p.truncated)
+        .map(|p| p.value)
 }
 
 /// BETWEEN's operands as MariaDB compares them: when a DATE, DATETIME or
@@ -261,6 +291,6 @@ pub(super) fn datetimes_if_mixed_with_numbers(
     vals.map(|v| match v {
         Value::Null => Value::Null,
         v if is_dated(&v) => v,
-        v => Value::Datetime(temporal_or_zero(&v, ctx)),
+        v => Value::Datetime(compared_datetime_or_zero(&v, ctx)),
     })
 }

@@ -243,45 +243,54 @@ pub fn to_datetime(v: &Value, ctx: &mut EvalContext<'_>) -> Option<DateTime> {
                 }
             }
         }
-        other => {
-            let n = to_num(other, ctx);
-            let d = n.to_decimal();
-            let int = decimal::cut(&d, 0, false);
-            let micros = decimal::sub(&d, &int)
-                .map(|f| {
-                    decimal_to_i128(
-                        &decimal::mul(&f, &Decimal::from_i128(1_000_000, 0))
-                            .unwrap_or_else(Decimal::zero),
-                    )
-                })
-                .unwrap_or(0);
-            // A negative number is no datetime, however small (-0.5).
-            let negative = d.is_negative() && !d.is_zero();
-            let r = u64::try_from(decimal_to_i128(&int))
-                .ok()
-                .filter(|_| !negative)
-                .and_then(|n| datetime_from_number(n, micros as u32))
-                .map(|p| {
-                    if p.truncated {
-                        ctx.note(
-                            code::TRUNCATED_WRONG_VALUE,
-                            format!(
-                                "Truncated incorrect date value: '{}'",
-                                value_to_string(other)
-                            ),
-                        );
-                    }
-                    p.value
-                });
-            if r.is_none() {
-                ctx.warn(
+        other => number_to_datetime(other, ctx, true),
+    }
+}
+
+/// A number as a datetime (MariaDB's number_to_datetime: `231` is
+/// 2000-02-31's YYMMDD, `20240102030405` a datetime), warning 1292 when it
+/// is none. `check_days` refuses a day past its month's end; a number
+/// compared with a date keeps it (2000-02-31 sorts before 2000-03-01).
+pub(crate) fn number_to_datetime(
+    other: &Value,
+    ctx: &mut EvalContext<'_>,
+    check_days: bool,
+) -> Option<DateTime> {
+    let n = to_num(other, ctx);
+    let d = n.to_decimal();
+    let int = decimal::cut(&d, 0, false);
+    let micros = decimal::sub(&d, &int)
+        .map(|f| {
+            decimal_to_i128(
+                &decimal::mul(&f, &Decimal::from_i128(1_000_000, 0)).unwrap_or_else(Decimal::zero),
+            )
+        })
+        .unwrap_or(0);
+    // A negative number is no datetime, however small (-0.5).
+    let negative = d.is_negative() && !d.is_zero();
+    let r = u64::try_from(decimal_to_i128(&int))
+        .ok()
+        .filter(|_| !negative)
+        .and_then(|n| datetime_from_number(n, micros as u32, check_days))
+        .map(|p| {
+            if p.truncated {
+                ctx.note(
                     code::TRUNCATED_WRONG_VALUE,
-                    format!("Incorrect datetime value: '{}'", value_to_string(other)),
+                    format!(
+                        "Truncated incorrect date value: '{}'",
+                        value_to_string(other)
+                    ),
                 );
             }
-            r
-        }
+            p.value
+        });
+    if r.is_none() {
+        ctx.warn(
+            code::TRUNCATED_WRONG_VALUE,
+            format!("Incorrect datetime value: '{}'", value_to_string(other)),
+        );
     }
+    r
 }
 
 /// A value as a date (the datetime's date part).
@@ -393,7 +402,7 @@ fn number_to_time(v: &Value, ctx: &mut EvalContext<'_>) -> Option<i64> {
         None
     };
     if !negative && (10_000_000..100_000_000_000_000).contains(&int_part) {
-        return match datetime_from_number(int_part as u64, micros) {
+        return match datetime_from_number(int_part as u64, micros, true) {
             Some(p) => Some(
                 (i64::from(p.value.hour) * 3600
                     + i64::from(p.value.minute) * 60

@@ -686,9 +686,11 @@ pub(super) fn cast(
             Value::Bytes(b)
         }
         CastTarget::Date => convert::to_date(v, ctx).map_or(Value::Null, Value::Date),
-        CastTarget::DateOrZero => Value::Date(super::compare::temporal_or_zero(v, ctx).date),
+        CastTarget::DateOrZero => {
+            Value::Date(super::compare::compared_datetime_or_zero(v, ctx).date)
+        }
         CastTarget::DatetimeOrZero { fsp } => {
-            let mut dt = super::compare::temporal_or_zero(v, ctx);
+            let mut dt = super::compare::compared_datetime_or_zero(v, ctx);
             let unit = 10u32.pow(6 - u32::from((*fsp).min(6)));
             dt.micros -= dt.micros % unit;
             Value::Datetime(dt)

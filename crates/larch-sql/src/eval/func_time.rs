@@ -293,7 +293,7 @@ pub(super) fn date_add(
             Value::Int(_) | Value::UInt(_) => to_str(d)
                 .parse::<u64>()
                 .ok()
-                .and_then(|n| temporal::datetime_from_number(n, 0))
+                .and_then(|n| temporal::datetime_from_number(n, 0, true))
                 .is_some_and(|p| !p.has_time),
             _ => false,
         };

@@ -333,8 +333,13 @@ fn build(
 /// numbers in none of these ranges (1, 100, 9999999, ...) and invalid
 /// dates, which MariaDB refuses (1292) or turns into NULL. A fraction of a
 /// number that is a date only (`506.986`) is dropped, and `truncated` says
-/// so (MariaDB's note "Truncated incorrect date value").
-pub fn datetime_from_number(int_part: u64, micros: u32) -> Option<ParsedDateTime> {
+/// so (MariaDB's note "Truncated incorrect date value"). Without
+/// `check_days` a day up to 31 is a date in any month (`20000231`).
+pub fn datetime_from_number(
+    int_part: u64,
+    micros: u32,
+    check_days: bool,
+) -> Option<ParsedDateTime> {
     const YY_PART_YEAR: u64 = 70;
     let n = int_part;
     let (nr, has_time) = if n == 0 || n >= 10_000_101_000_000 {
@@ -381,7 +386,7 @@ pub fn datetime_from_number(int_part: u64, micros: u32) -> Option<ParsedDateTime
         (if has_time { micros } else { 0 }, 0),
         has_time,
         !has_time && micros != 0,
-        true,
+        check_days,
     )?;
     if parsed.value.date.year > 9999 {
         return None;

@@ -42,7 +42,7 @@ pub(super) fn store_datetime(
             let micros = format!("{frac:0<6}")[..6].parse().unwrap_or(0);
             int.parse::<u64>()
                 .ok()
-                .and_then(|n| datetime_from_number(n, micros))
+                .and_then(|n| datetime_from_number(n, micros, true))
                 .map(|p| {
                     if p.truncated {
                         // A date-only number's fraction is dropped (a note).
@@ -127,7 +127,7 @@ fn time_from_datetime_number(c: &mut Ctx<'_, '_>, v: &Value) -> Result<Option<i6
         return Ok(None);
     }
     let micros = format!("{frac:0<6}")[..6].parse().unwrap_or(0);
-    match datetime_from_number(n, micros) {
+    match datetime_from_number(n, micros, true) {
         Some(p) => {
             let m = c.truncated_msg();
             c.note(code::WARN_DATA_TRUNCATED, m);
