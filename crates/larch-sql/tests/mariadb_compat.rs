@@ -342,3 +342,21 @@ fn altering_a_primary_key_column_keeps_it_not_null() -> R<()> {
     assert_eq!(e.code(), 1171);
     Ok(())
 }
+
+/// `DROP TABLES` and `DROP TEMPORARY TABLES` are MariaDB's other spelling
+/// of `DROP TABLE` (they were 1064).
+#[test]
+fn drop_tables_is_drop_table() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE t1 (a INT)", "CREATE TABLE t2 (a INT)"])?;
+    let mut s = t.session(50)?;
+    s.execute("DROP TABLES t1, t2")?;
+    assert!(rows(&mut s, "SHOW TABLES")?.is_empty());
+    s.execute("CREATE TEMPORARY TABLE t3 (a INT)")?;
+    s.execute("DROP TEMPORARY TABLES t3")?;
+    s.execute("DROP TABLES IF EXISTS t1, t9")?;
+    assert_eq!(
+        rows(&mut s, "SHOW WARNINGS")?,
+        vec![vec!["Note", "1051", "Unknown table 'test.t1,test.t9'"]]
+    );
+    Ok(())
+}

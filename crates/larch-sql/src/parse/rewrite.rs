@@ -136,6 +136,15 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             i += 1;
             continue;
         }
+        // DROP [TEMPORARY] TABLES -> TABLE (MariaDB takes both)
+        if w.as_deref() == Some("TABLES")
+            && first.as_deref() == Some("DROP")
+            && (i == 1 || (i == 2 && word_upper(toks.get(1)).as_deref() == Some("TEMPORARY")))
+        {
+            out.push(with_token(t, word("TABLE")));
+            i += 1;
+            continue;
+        }
         // LOCK|UNLOCK TABLE -> TABLES (MariaDB takes both)
         if i == 1
             && w.as_deref() == Some("TABLE")
@@ -570,6 +579,7 @@ fn needs_look(t: &TokenWithSpan, update: bool) -> bool {
                 "PARTITIONS",
                 "SCHEMA",
                 "TABLE",
+                "TABLES",
                 "CHARSET",
                 "REGEXP",
                 "RLIKE",
