@@ -211,3 +211,37 @@ fn json_columns_hold_documents_that_functions_read() -> R<()> {
     );
     Ok(())
 }
+
+/// A truth value (a comparison, AND, NOT, IS NULL, IN, BETWEEN, LIKE,
+/// TRUE/FALSE) is JSON `true`/`false` in a JSON constructor, as MariaDB
+/// embeds its boolean items; a BOOLEAN column is its number.
+#[test]
+fn truth_values_are_json_booleans() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE t (a INT, b BOOLEAN)"])?;
+    let mut s = t.session(50)?;
+    s.execute("INSERT INTO t VALUES (1, TRUE)")?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT JSON_ARRAY(1 = 0), JSON_ARRAY(1 = 1, 2 > 1), JSON_OBJECT('a', 1 IS NULL), \
+             JSON_ARRAY(TRUE, FALSE), JSON_ARRAY(NOT 1), JSON_ARRAY(1 AND 0), \
+             JSON_ARRAY(1 IN (1, 2)), JSON_ARRAY(1 BETWEEN 0 AND 2), JSON_ARRAY('a' LIKE 'a')"
+        )?,
+        vec![vec![
+            "[false]",
+            "[true, true]",
+            "{\"a\": false}",
+            "[true, false]",
+            "[false]",
+            "[false]",
+            "[true]",
+            "[true]",
+            "[true]"
+        ]]
+    );
+    assert_eq!(
+        one(&mut s, "SELECT JSON_ARRAY(a = 1, b, a > 0) FROM t")?,
+        "[true, 1, true]"
+    );
+    Ok(())
+}

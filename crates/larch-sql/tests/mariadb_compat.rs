@@ -360,3 +360,73 @@ fn drop_tables_is_drop_table() -> R<()> {
     );
     Ok(())
 }
+
+/// Clauses Larch would otherwise pass over are MariaDB's errors: CAST
+/// precisions past their limits (1426, 1427), index hints naming no index
+/// (1176), DROP CONSTRAINT of nothing droppable (1091), INSERT DELAYED into
+/// an InnoDB table (1616), a negative ENUM variable value (1231); and
+/// DELETE/UPDATE LOW_PRIORITY and DELETE QUICK run as plain statements, as
+/// MariaDB runs them on InnoDB.
+#[test]
+fn clear_errors_instead_of_ignored_clauses() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE t1 (a INT, b INT, KEY ka (a))",
+        "CREATE TABLE t2 (a INT PRIMARY KEY, b INT, c INT, UNIQUE KEY ub (b), KEY kc (c), \
+         CONSTRAINT chk CHECK (c > 0))",
+    ])?;
+    let mut s = t.session(50)?;
+    for (sql, code) in [
+        ("SELECT CAST(1 AS DATETIME(7))", 1426),
+        ("SELECT CAST(1 AS TIME(7))", 1426),
+        ("SELECT CAST(1 + 1 AS DECIMAL(66, 6))", 1426),
+        ("SELECT CAST(1 AS DECIMAL(5, 6))", 1427),
+        ("SELECT CAST(1 AS DOUBLE(5, 6))", 1427),
+        ("SELECT CAST(1 AS DOUBLE(66, 31))", 1426),
+        ("SELECT CAST(1 AS DOUBLE(5, 2))", 1235),
+        ("SET GLOBAL event_scheduler = -1", 1231),
+        ("SELECT * FROM t1 USE KEY (ka, foo)", 1176),
+        ("SELECT * FROM t1 FORCE INDEX (foo)", 1176),
+        ("SELECT * FROM t1 IGNORE INDEX (PRIMARY)", 1176),
+        (
+            "SELECT * FROM t2 x JOIN t2 y USE INDEX (nope) ON x.c = y.c",
+            1176,
+        ),
+        ("ALTER TABLE t2 DROP CONSTRAINT kc", 1091),
+        ("ALTER TABLE t2 DROP CONSTRAINT zz", 1091),
+        ("INSERT DELAYED INTO t1 VALUES (1, 1)", 1616),
+        ("REPLACE DELAYED INTO t1 VALUES (1, 1)", 1616),
+    ] {
+        assert_eq!(support::code(&mut s, sql), code, "{sql}");
+    }
+    let (_, message) = support::error(&mut s, "SELECT * FROM t2 y FORCE INDEX (nope)")?;
+    assert_eq!(message, "Key 'nope' doesn't exist in table 'y'");
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT CAST(1 AS DOUBLE(31, 31)), CAST(2 AS DATETIME(6))"
+        )?,
+        vec![vec!["1", "NULL"]]
+    );
+    s.execute("INSERT INTO t2 VALUES (1, 1, 1), (2, 2, 2)")?;
+    assert_eq!(
+        rows(&mut s, "SELECT a FROM t2 FORCE INDEX (kc) WHERE c = 2")?,
+        vec![vec!["2"]]
+    );
+    s.execute("ALTER TABLE t2 DROP CONSTRAINT IF EXISTS zz")?;
+    assert_eq!(support::warning_codes(&mut s)?, vec!["1091"]);
+    s.execute("ALTER TABLE t2 DROP CONSTRAINT ub")?;
+    s.execute("ALTER TABLE t2 DROP CONSTRAINT chk")?;
+    s.execute("ALTER TABLE t2 DROP CONSTRAINT `PRIMARY`")?;
+    let create = support::show_create(&mut s, "t2")?;
+    assert!(
+        !create.contains("ub") && !create.contains("chk") && !create.contains("PRIMARY"),
+        "{create}"
+    );
+    assert!(create.contains("KEY `kc`"), "{create}");
+    s.execute("INSERT LOW_PRIORITY INTO t1 VALUES (1, 1), (2, 2), (3, 3)")?;
+    s.execute("UPDATE LOW_PRIORITY t1 SET b = 20 WHERE a = 2")?;
+    s.execute("DELETE LOW_PRIORITY QUICK FROM t1 WHERE a = 1")?;
+    s.execute("DELETE QUICK FROM t1 WHERE a = 3")?;
+    assert_eq!(rows(&mut s, "SELECT a, b FROM t1")?, vec![vec!["2", "20"]]);
+    Ok(())
+}

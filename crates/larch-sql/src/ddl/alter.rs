@@ -573,12 +573,26 @@ fn operation(
         A::DropIndex { name } => drop_key(s, w, &name.value, false)?,
         A::DropPrimaryKey { .. } => drop_key(s, w, "PRIMARY", false)?,
         A::DropForeignKey { name, .. } => super::foreign_ddl::drop_foreign_key(w, &name.value)?,
-        A::DropConstraint { name, .. } => {
+        A::DropConstraint {
+            name, if_exists, ..
+        } => {
+            // A CHECK, a foreign key, a UNIQUE key or the primary key (not
+            // a plain index), as MariaDB drops them; else 1091.
             if !w.drop_check(&name.value)
                 && super::foreign_ddl::drop_foreign_key(w, &name.value).is_err()
             {
-                if let Some(p) = w.key_pos(&name.value) {
-                    w.keys.remove(p);
+                let pos = if name.value.eq_ignore_ascii_case("PRIMARY") {
+                    w.keys.iter().position(|k| k.kind == KeyKind::Primary)
+                } else {
+                    w.key_pos(&name.value)
+                        .filter(|&p| matches!(w.keys[p].kind, KeyKind::Unique | KeyKind::Primary))
+                };
+                match pos {
+                    Some(p) => {
+                        w.keys.remove(p);
+                    }
+                    None if *if_exists => s.push_warning(cant_drop_note("CONSTRAINT", &name.value)),
+                    None => return Err(cant_drop("CONSTRAINT", &name.value)),
                 }
             }
         }

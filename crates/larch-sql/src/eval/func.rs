@@ -207,6 +207,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
                 let call = super::json::JsonCall {
                     func: j,
                     json_args: 0,
+                    bool_args: 0,
                 };
                 (Json(call), min, max)
             }

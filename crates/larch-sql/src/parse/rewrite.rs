@@ -32,6 +32,21 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             return show;
         }
     }
+    // DELETE [LOW_PRIORITY] [QUICK] and UPDATE [LOW_PRIORITY]: LOW_PRIORITY
+    // orders table-level locks and QUICK merges MyISAM index leaves; an
+    // InnoDB table has neither, so MariaDB runs these as plain DELETE and
+    // UPDATE, and so does Larch.
+    if matches!(first.as_deref(), Some("DELETE" | "UPDATE")) {
+        while toks.len() > 2
+            && match word_upper(toks.get(1)).as_deref() {
+                Some("LOW_PRIORITY") => true,
+                Some("QUICK") => first.as_deref() == Some("DELETE"),
+                _ => false,
+            }
+        {
+            toks.remove(1);
+        }
+    }
     let update = first.as_deref() == Some("UPDATE");
     // UPDATE IGNORE -> UPDATE OR IGNORE (sqlparser's form of it)
     if update && word_upper(toks.get(1)).as_deref() == Some("IGNORE") {

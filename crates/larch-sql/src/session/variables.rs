@@ -302,6 +302,8 @@ pub fn normalize(def: &VarDef, value: Value) -> Result<Value, SqlError> {
             let chosen = match &value {
                 Value::Int(n) if *n >= 0 && (*n as usize) < names.len() => names[*n as usize],
                 Value::UInt(n) if (*n as usize) < names.len() => names[*n as usize],
+                Value::Int(n) => return Err(wrong_value(name, &n.to_string())),
+                Value::UInt(n) => return Err(wrong_value(name, &n.to_string())),
                 Value::Null => return Err(wrong_value(name, "NULL")),
                 v => {
                     let s = text(v).ok_or_else(|| wrong_type(name))?;

@@ -13,7 +13,7 @@ impl Compiler<'_, '_> {
     ) -> Result<Typed, SqlError> {
         let arg = self.expr(x)?;
         let collation = charset.unwrap_or_else(|| arg_collation(&arg, self.opts.collation));
-        let (target, ty) = cast_target(dt, collation)?;
+        let (target, ty) = cast_target(dt, collation, &x.to_string())?;
         let nullable = arg.ty.nullable
             || !matches!(
                 target,
@@ -317,6 +317,17 @@ impl Compiler<'_, '_> {
             return self.stored_function(f, args);
         };
         arity_ok(&name, args.len(), min, max)?;
+        let func = match func {
+            Func::Json(mut call) => {
+                for (i, a) in args.iter().enumerate().take(64) {
+                    if is_truth_value(a) {
+                        call.bool_args |= 1 << i;
+                    }
+                }
+                Func::Json(call)
+            }
+            other => other,
+        };
         let typed = args
             .into_iter()
             .map(|a| self.expr(a))
@@ -580,5 +591,51 @@ fn integer_cast_len(target: &CastTarget, arg: &Typed) -> Option<u32> {
             (!signed_arg || not_negative).then_some(len.min(20))
         }
         _ => None,
+    }
+}
+
+/// True when `e` is a truth value by its form: a comparison, AND, OR, XOR,
+/// NOT, IS [NOT] NULL/TRUE/FALSE, IN, BETWEEN, LIKE, REGEXP, EXISTS, TRUE
+/// or FALSE (MariaDB's boolean items, which JSON functions embed as `true`
+/// and `false`).
+fn is_truth_value(e: &ast::Expr) -> bool {
+    use ast::BinaryOperator as B;
+    match e {
+        ast::Expr::Nested(inner) => is_truth_value(inner),
+        ast::Expr::BinaryOp { op, .. } => matches!(
+            op,
+            B::Eq
+                | B::NotEq
+                | B::Lt
+                | B::LtEq
+                | B::Gt
+                | B::GtEq
+                | B::Spaceship
+                | B::And
+                | B::Or
+                | B::Xor
+        ),
+        ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Not,
+            ..
+        } => true,
+        ast::Expr::Value(v) => matches!(v.value, ast::Value::Boolean(_)),
+        ast::Expr::IsNull(_)
+        | ast::Expr::IsNotNull(_)
+        | ast::Expr::IsTrue(_)
+        | ast::Expr::IsNotTrue(_)
+        | ast::Expr::IsFalse(_)
+        | ast::Expr::IsNotFalse(_)
+        | ast::Expr::IsUnknown(_)
+        | ast::Expr::IsNotUnknown(_)
+        | ast::Expr::InList { .. }
+        | ast::Expr::InSubquery { .. }
+        | ast::Expr::Between { .. }
+        | ast::Expr::Like { .. }
+        | ast::Expr::ILike { .. }
+        | ast::Expr::RLike { .. }
+        | ast::Expr::SimilarTo { .. }
+        | ast::Expr::Exists { .. } => true,
+        _ => false,
     }
 }

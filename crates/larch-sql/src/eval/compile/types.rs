@@ -130,7 +130,11 @@ impl Typed {
         };
         Typed {
             expr: Expr::Call {
-                func: super::super::Func::Json(super::super::json::JsonCall { func, json_args: 1 }),
+                func: super::super::Func::Json(super::super::json::JsonCall {
+                    func,
+                    json_args: 1,
+                    bool_args: 0,
+                }),
                 args: vec![self.expr],
                 coerce: super::super::Coerce::Keep,
                 collation,
@@ -454,11 +458,32 @@ pub(super) fn string_type(len: u32, binary: bool, collation: Collation) -> Colum
     }
 }
 
-/// CAST target and result type of a sqlparser data type.
+/// CAST target and result type of a sqlparser data type; `arg` is the
+/// cast expression's text, for MariaDB's 1426 message.
 pub(super) fn cast_target(
     dt: &DataType,
     collation: Collation,
+    arg: &str,
 ) -> Result<(CastTarget, ColumnType), SqlError> {
+    let too_big_precision = |max: u64| {
+        SqlError::new(
+            code::TOO_BIG_PRECISION,
+            format!("Too big precision specified for '{arg}'. Maximum is {max}"),
+        )
+    };
+    let m_bigger_than_d = || {
+        SqlError::new(
+            code::M_BIGGER_THAN_D,
+            "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '')",
+        )
+    };
+    // A TIME/DATETIME/TIMESTAMP's fractional digits: at most 6 (1426).
+    let fsp_of = |fsp: &Option<u64>| -> Result<u8, SqlError> {
+        match fsp.unwrap_or(0) {
+            n @ 0..=6 => Ok(n as u8),
+            _ => Err(too_big_precision(6)),
+        }
+    };
     let char_len = |l: &Option<CharacterLength>| match l {
         Some(CharacterLength::IntegerLength { length, .. }) => u32::try_from(*length).ok(),
         _ => None,
@@ -497,21 +522,15 @@ pub(super) fn cast_target(
                 ExactNumberInfo::PrecisionAndScale(p, s) => (*p, u64::try_from(*s).unwrap_or(0)),
             };
             if p > 65 {
-                return Err(SqlError::new(
-                    code::TOO_BIG_PRECISION,
-                    format!("Too big precision {p} specified for 'CAST'. Maximum is 65"),
-                ));
+                return Err(too_big_precision(65));
+            }
+            if s > p {
+                return Err(m_bigger_than_d());
             }
             if s > 30 {
                 return Err(SqlError::new(
                     code::TOO_BIG_SCALE,
-                    format!("Too big scale {s} specified for 'CAST'. Maximum is 30"),
-                ));
-            }
-            if s > p {
-                return Err(SqlError::new(
-                    code::M_BIGGER_THAN_D,
-                    "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column 'CAST')",
+                    format!("Too big scale specified for '{arg}'. Maximum is 30"),
                 ));
             }
             let (p, s) = (p.max(1) as u8, s as u8);
@@ -525,6 +544,20 @@ pub(super) fn cast_target(
                     scale: s,
                 },
             )
+        }
+        DataType::Double(ExactNumberInfo::PrecisionAndScale(m, d)) => {
+            let d = u64::try_from(*d).unwrap_or(u64::MAX);
+            if *m > 65 {
+                return Err(too_big_precision(65));
+            }
+            if d > *m {
+                return Err(m_bigger_than_d());
+            }
+            // 31 or more decimals is MariaDB's "not fixed": a plain DOUBLE.
+            if d < 31 {
+                return Err(SqlError::not_supported("CAST AS DOUBLE(M,D)"));
+            }
+            (CastTarget::Double, ColumnType::Double)
         }
         DataType::Double(_) | DataType::DoublePrecision | DataType::Real => {
             (CastTarget::Double, ColumnType::Double)
@@ -555,11 +588,11 @@ pub(super) fn cast_target(
         }
         DataType::Date => (CastTarget::Date, ColumnType::Date),
         DataType::Datetime(fsp) | DataType::Timestamp(fsp, _) => {
-            let fsp = fsp.unwrap_or(0).min(6) as u8;
+            let fsp = fsp_of(fsp)?;
             (CastTarget::Datetime { fsp }, ColumnType::Datetime { fsp })
         }
         DataType::Time(fsp, _) => {
-            let fsp = fsp.unwrap_or(0).min(6) as u8;
+            let fsp = fsp_of(fsp)?;
             (CastTarget::Time { fsp }, ColumnType::Time { fsp })
         }
         other => return Err(SqlError::not_supported(&format!("CAST AS {other}"))),

@@ -239,6 +239,8 @@ fn doc_and_path(ctx: &mut EvalContext<'_>, f: JsonFunc, v: &[Value]) -> Option<(
 pub(super) fn sql_to_json(c: JsonCall, i: usize, v: &Value) -> Json {
     match v {
         Value::Null => Json::Null,
+        Value::Int(n) if c.is_bool_arg(i) => Json::Bool(*n != 0),
+        Value::UInt(n) if c.is_bool_arg(i) => Json::Bool(*n != 0),
         Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_) => {
             Json::Number(to_str(v))
         }

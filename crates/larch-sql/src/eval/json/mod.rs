@@ -60,17 +60,24 @@ pub enum JsonFunc {
     NumberOf,
 }
 
-/// A JSON function and which of its arguments are JSON values already
-/// (bit `i` for argument `i`; arguments past 63 count as plain values).
+/// A JSON function, which of its arguments are JSON values already and
+/// which are truth values (a comparison, AND, NOT, IN, TRUE, ...: JSON
+/// `true`/`false`, as MariaDB embeds them). Bit `i` stands for argument
+/// `i`; arguments past 63 count as plain values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct JsonCall {
     pub func: JsonFunc,
     pub json_args: u64,
+    pub bool_args: u64,
 }
 
 impl JsonCall {
     fn is_json_arg(&self, i: usize) -> bool {
         i < 64 && self.json_args & (1 << i) != 0
+    }
+
+    fn is_bool_arg(&self, i: usize) -> bool {
+        i < 64 && self.bool_args & (1 << i) != 0
     }
 }
 
@@ -81,6 +88,7 @@ pub fn value_json_text(v: &Value, json: bool) -> String {
     let call = JsonCall {
         func: JsonFunc::Array,
         json_args: u64::from(json),
+        bool_args: 0,
     };
     functions::sql_to_json(call, 0, v).to_text()
 }

@@ -118,6 +118,36 @@ impl Source {
     }
 }
 
+/// `USE | FORCE | IGNORE INDEX (name, ...)`: every name must be one of the
+/// table's indexes (`PRIMARY` its primary key), else MariaDB's 1176. The
+/// hints themselves only steer MariaDB's plan; Larch's planner picks its
+/// own access path, which gives the same rows.
+fn check_index_hints(
+    t: &Table,
+    alias: &str,
+    hints: &[ast::TableIndexHints],
+) -> Result<(), SqlError> {
+    let def = t.def();
+    for name in hints.iter().flat_map(|h| &h.index_names) {
+        let n = name.value.as_str();
+        let known = (n.eq_ignore_ascii_case("PRIMARY") && def.primary_key.is_some())
+            || def.secondary.iter().any(|i| i.name.eq_ignore_ascii_case(n))
+            || def.fulltext.iter().any(|i| i.name.eq_ignore_ascii_case(n));
+        if !known {
+            let shown = if n.eq_ignore_ascii_case("PRIMARY") {
+                "PRIMARY"
+            } else {
+                n
+            };
+            return Err(SqlError::new(
+                1176,
+                format!("Key '{shown}' doesn't exist in table '{alias}'"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn table_columns(
     s: &Session,
     db: &str,
@@ -194,7 +224,12 @@ pub(super) fn factor(
     params: &[Value],
 ) -> Result<Source, SqlError> {
     match f {
-        ast::TableFactor::Table { name, alias, .. } => {
+        ast::TableFactor::Table {
+            name,
+            alias,
+            index_hints,
+            ..
+        } => {
             if let Some(found) = super::cte::lookup(name) {
                 let (set, explain_name) = super::cte::rows(s, &found, params)?;
                 let table = names::object_last(name);
@@ -263,6 +298,7 @@ pub(super) fn factor(
                 });
             }
             let t = names::open_table(s, &db, &table, Some(&alias), false)?;
+            check_index_hints(&t, &alias, index_hints)?;
             Ok(Source {
                 columns: table_columns(s, &db, &table, &alias, &t),
                 alias,

@@ -90,6 +90,17 @@ pub(super) fn insert(
         return Err(SqlError::not_supported("INSERT into a table function"));
     };
     let t = target(s, name)?;
+    // INSERT DELAYED queues rows for a table-locking engine; an InnoDB
+    // table refuses it, as in MariaDB.
+    if matches!(ins.priority, Some(ast::MysqlInsertPriority::Delayed)) {
+        return Err(SqlError::new(
+            1616,
+            format!(
+                "DELAYED option not supported for table '{}'",
+                names::object_last(name)
+            ),
+        ));
+    }
     if let Some(items) = &ins.returning {
         w.returning = Some(super::returning::Returning::compile(s, &t, None, items)?);
     }
