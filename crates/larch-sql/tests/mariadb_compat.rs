@@ -398,6 +398,13 @@ fn clear_errors_instead_of_ignored_clauses() -> R<()> {
     ] {
         assert_eq!(support::code(&mut s, sql), code, "{sql}");
     }
+    // In a READ ONLY transaction the write is refused first.
+    s.execute("START TRANSACTION READ ONLY")?;
+    assert_eq!(
+        support::code(&mut s, "INSERT DELAYED INTO t1 VALUES (1, 1)"),
+        1792
+    );
+    s.execute("COMMIT")?;
     let (_, message) = support::error(&mut s, "SELECT * FROM t2 y FORCE INDEX (nope)")?;
     assert_eq!(message, "Key 'nope' doesn't exist in table 'y'");
     assert_eq!(

@@ -29,6 +29,8 @@ pub(crate) struct OpenTransaction {
     pub explicit: bool,
     /// Savepoint names and the undo mark of each.
     pub savepoints: Vec<(String, UndoMark)>,
+    /// READ ONLY: a write fails with 1792.
+    pub read_only: bool,
 }
 
 impl Session {
@@ -63,6 +65,7 @@ impl Session {
             ctx: self.engine_context(trx),
             explicit: true,
             savepoints: Vec::new(),
+            read_only,
         });
         Ok(())
     }
@@ -88,6 +91,7 @@ impl Session {
                 ctx: self.engine_context(trx),
                 explicit,
                 savepoints: Vec::new(),
+                read_only,
             });
         }
         self.txn

@@ -92,7 +92,11 @@ pub(super) fn insert(
     let t = target(s, name)?;
     // INSERT DELAYED queues rows for a table-locking engine; an InnoDB
     // table refuses it, as in MariaDB.
+    // A READ ONLY transaction refuses the write first (1792).
     if matches!(ins.priority, Some(ast::MysqlInsertPriority::Delayed)) {
+        if s.statement_transaction()?.read_only {
+            return Err(SqlError::Engine(EngineError::ReadOnlyTransaction));
+        }
         return Err(SqlError::new(
             1616,
             format!(
