@@ -37,6 +37,12 @@ pub struct ResultColumn {
     /// A DECIMAL, FLOAT or DOUBLE table column declared UNSIGNED (integer
     /// types carry the flag in `ty`).
     pub unsigned_number: bool,
+    /// `(M, D)` of a FLOAT(M,D) or DOUBLE(M,D) table column: its values
+    /// show with D decimals (`value::column_text`), M is its display length.
+    pub fixed_real: Option<(u32, u32)>,
+    /// ZEROFILL of a table column: its values show padded with zeros on the
+    /// left to this width.
+    pub zerofill: Option<u32>,
 }
 
 impl ResultColumn {
@@ -56,7 +62,14 @@ impl ResultColumn {
             auto_increment: false,
             null_literal: false,
             unsigned_number: false,
+            fixed_real: None,
+            zerofill: None,
         }
+    }
+
+    /// The fixed decimals its FLOAT or DOUBLE values show with, if any.
+    pub fn real_decimals(&self) -> Option<u8> {
+        self.fixed_real.map(|(_, d)| d.min(255) as u8)
     }
 
     /// A VARCHAR(len) utf8mb4 column, as SHOW statements describe theirs.

@@ -220,7 +220,7 @@ fn write_result(
                     row.push(if binary {
                         binary_value(v, &c.ty, def.column_type)
                     } else {
-                        text_value(v, &c.ty)
+                        text_value(v, c)
                     });
                 }
                 out.row(&row)?;
@@ -244,7 +244,7 @@ fn write_owned_rows(
     for values in rows {
         row.clear();
         for ((v, c), def) in values.into_iter().zip(columns).zip(defs) {
-            row.push(owned_value(v, &c.ty, def.column_type, binary));
+            row.push(owned_value(v, c, def.column_type, binary));
         }
         out.row(&row)?;
     }

@@ -138,6 +138,7 @@ impl Checks {
                 ExprType {
                     ty: def.columns[i].ty.clone(),
                     nullable: def.columns[i].nullable,
+                    decimals: None,
                 },
             ))
         };

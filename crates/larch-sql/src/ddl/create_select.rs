@@ -70,7 +70,14 @@ fn result_column(s: &Session, rc: &ResultColumn) -> (ColumnDef, ColumnMeta) {
         nullable: rc.nullable,
     };
     if rc.org_table.is_empty() || rc.org_name.is_empty() {
-        return (def, ColumnMeta::default());
+        // A FLOAT or DOUBLE with fixed decimals (`ROUND(x, 2)`) is a
+        // DOUBLE(M,D) column.
+        let computed = ColumnMeta {
+            precision: rc.fixed_real,
+            unsigned: rc.unsigned_number,
+            ..ColumnMeta::default()
+        };
+        return (def, computed);
     }
     let source = super::table_with_meta(s, &rc.schema, &rc.org_table).ok();
     let found = source.and_then(|(entry, meta)| {

@@ -240,6 +240,7 @@ fn column_type(def: &TableDef, i: usize) -> ExprType {
     ExprType {
         ty: def.columns[i].ty.clone(),
         nullable: def.columns[i].nullable,
+        decimals: None,
     }
 }
 

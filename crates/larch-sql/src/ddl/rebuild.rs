@@ -46,7 +46,7 @@ use super::meta::TableMeta;
 use super::work::Finished;
 use crate::error::{SqlError, Warning};
 use crate::session::Session;
-use crate::value::{set_text, store, StoreTarget};
+use crate::value::{set_text, store, store_fixed_real, StoreTarget};
 
 /// Numbers of temporary table names.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(1);
@@ -182,7 +182,18 @@ pub(super) fn method(old: &TableEntry, fin: &Finished, force: bool) -> Result<Me
     same.name = old.def.name.clone();
     let old_meta = TableMeta::decode(&old.sql_meta, &old.def)?;
     let regenerate = super::generated::generation_changed(&old_meta, &fin.meta);
-    if !identity || force || regenerate {
+    // A FLOAT/DOUBLE column given (M,D), or narrower ones, or UNSIGNED:
+    // stored values must be rounded and bounded again.
+    let refit = fin
+        .meta
+        .columns
+        .iter()
+        .zip(&old_meta.columns)
+        .any(|(new, old)| {
+            (new.precision.is_some() && new.precision != old.precision)
+                || (new.unsigned && !old.unsigned)
+        });
+    if !identity || force || regenerate || refit {
         return Ok(Method::Copy);
     }
     if same == old.def {
@@ -253,6 +264,17 @@ fn copy_rows(
     });
     let mut warnings: Vec<Warning> = Vec::new();
     let checks = Checks::compile(s, to.0, to.1, &fin.def, &fin.meta)?;
+    // FLOAT(M,D) / DOUBLE(M,D) columns: copied values are rounded and
+    // bounded as an INSERT would.
+    let fixed: Vec<Option<(u32, u32)>> = cols
+        .iter()
+        .zip(&fin.meta.columns)
+        .map(|(c, m)| {
+            m.precision
+                .filter(|_| matches!(c.ty, ColumnType::Float | ColumnType::Double))
+        })
+        .collect();
+    let unsigned: Vec<bool> = fin.meta.columns.iter().map(|m| m.unsigned).collect();
     let generated = GeneratedColumns::compile(s, &fin.def, &fin.meta)?;
     let mut rows = 0u64;
     let mut cursor = newest_rows(old)?;
@@ -274,9 +296,15 @@ fn copy_rows(
         };
         let mut out = Vec::with_capacity(cols.len());
         for (i, c) in cols.iter().enumerate() {
-            out.push(match fin.origin[i] {
-                Some(o) => convert(&row[o], &entry.def.columns[o], c, &target(i), &mut warnings)?,
-                None => fills[i].clone(),
+            out.push(match (fin.origin[i], fixed[i]) {
+                (Some(o), Some(p)) if !row[o].is_null() => {
+                    let float = c.ty == ColumnType::Float;
+                    store_fixed_real(&row[o], float, p, unsigned[i], &target(i), &mut warnings)?
+                }
+                (Some(o), _) => {
+                    convert(&row[o], &entry.def.columns[o], c, &target(i), &mut warnings)?
+                }
+                (None, _) => fills[i].clone(),
             });
         }
         for &i in &reading {

@@ -370,6 +370,7 @@ fn filter_rows(
                     crate::eval::ExprType {
                         ty: columns[i].ty.clone(),
                         nullable: true,
+                        decimals: None,
                     },
                 ))
             };

@@ -132,6 +132,7 @@ pub fn comparison_collation(column: &ColumnType, other: &ExprType, other_coer: u
         &ExprType {
             ty: column.clone(),
             nullable: true,
+            decimals: None,
         },
         2,
     );
@@ -149,7 +150,11 @@ fn lit(v: Value, ty: ColumnType, coer: u8) -> Typed {
     let nullable = v.is_null();
     Typed {
         expr: Expr::Literal(v),
-        ty: ExprType { ty, nullable },
+        ty: ExprType {
+            ty,
+            nullable,
+            decimals: None,
+        },
         coer,
         hex: None,
         null_lit: nullable,
@@ -455,6 +460,7 @@ impl Compiler<'_, '_> {
                             collation,
                         },
                         nullable,
+                        decimals: None,
                     },
                     coer: 2,
                     hex: None,
@@ -734,6 +740,7 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
         _ => None,
     };
     let (ty, coerce, nullable) = func_type(func, &args, default);
+    let decimals = operators::real_decimals(&ty, call_decimals(func, &args));
     let len = func_len(func, &args, &ty);
     let collation = pick_collation(args.iter(), default);
     let mut args = args;
@@ -801,7 +808,7 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
             }
         })
         .collect();
-    Typed {
+    let mut typed = Typed {
         coer,
         len,
         hex,
@@ -815,5 +822,35 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
             ty,
             nullable,
         )
+    };
+    typed.ty.decimals = decimals;
+    typed
+}
+
+/// The fixed decimals of a function's FLOAT or DOUBLE result, as MariaDB
+/// counts them: ROUND and TRUNCATE show as many as their constant second
+/// argument asks (0 without one or below 0; any number when it is no
+/// constant); ABS and NULLIF those of their first argument; IF, IFNULL,
+/// COALESCE, GREATEST and LEAST the most of their results'. Other
+/// functions (SQRT, POW, ...) show their shortest form.
+fn call_decimals(func: Func, args: &[Typed]) -> Option<u8> {
+    match func {
+        Func::Round | Func::Truncate => match args.get(1).map(|a| &a.expr) {
+            None => Some(0),
+            Some(Expr::Literal(Value::Int(n))) => {
+                Some(u8::try_from((*n).max(0)).unwrap_or(u8::MAX))
+                    .filter(|d| *d <= super::MAX_FIXED_DECIMALS)
+            }
+            Some(Expr::Literal(Value::UInt(n))) => u8::try_from(*n)
+                .ok()
+                .filter(|d| *d <= super::MAX_FIXED_DECIMALS),
+            _ => None,
+        },
+        Func::Abs | Func::NullIf => args.first().and_then(|a| a.ty.number_decimals()),
+        Func::IfNull | Func::Coalesce | Func::Greatest | Func::Least => {
+            operators::max_decimals(args)
+        }
+        Func::If => operators::max_decimals(args.iter().skip(1)),
+        _ => None,
     }
 }

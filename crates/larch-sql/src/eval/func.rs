@@ -652,6 +652,18 @@ pub(super) fn cast(
             }
         }
         CastTarget::Double => Value::Double(convert::to_f64(v, ctx)),
+        CastTarget::FixedDouble { m, d, text } => {
+            let f = convert::to_f64(v, ctx);
+            let (r, out_of_range) =
+                crate::value::number::fit_fixed(f, (u32::from(*m), u32::from(*d)), false);
+            if out_of_range {
+                ctx.note(
+                    code::WARN_DATA_OUT_OF_RANGE,
+                    format!("Out of range value for column '{text}' at row 1"),
+                );
+            }
+            Value::Double(r)
+        }
         CastTarget::Float => Value::Float(convert::to_f64(v, ctx) as f32),
         CastTarget::Char { len, .. } => {
             let s = to_str(v);

@@ -96,6 +96,38 @@ pub struct ExprType {
     /// `CREATE TABLE ... AS SELECT NULL`).
     pub ty: ColumnType,
     pub nullable: bool,
+    /// The fixed number of decimals a FLOAT or DOUBLE result shows with
+    /// (MariaDB's `decimals` below 31: a FLOAT(M,D) column has D, `x * 2`
+    /// the larger of its operands', `ROUND(x, 2)` 2, `STDDEV(x)` x's plus
+    /// 4); `None` for other types and for a DOUBLE that shows its shortest
+    /// form.
+    pub decimals: Option<u8>,
+}
+
+impl ExprType {
+    /// The decimals MariaDB counts for a value of this type where a FLOAT
+    /// or DOUBLE result takes its decimals from its arguments: 0 for an
+    /// integer, the scale of a DECIMAL, the fixed decimals of a FLOAT or
+    /// DOUBLE; `None` (any number of decimals) otherwise.
+    pub fn number_decimals(&self) -> Option<u8> {
+        match self.ty {
+            ColumnType::Int { .. } | ColumnType::Bit { .. } | ColumnType::Year => Some(0),
+            ColumnType::Decimal { scale, .. } => Some(scale),
+            ColumnType::Float | ColumnType::Double => self.decimals,
+            _ => None,
+        }
+    }
+}
+
+/// MariaDB's most decimals a FLOAT or DOUBLE result can fix: 31 and more
+/// mean "not fixed".
+pub const MAX_FIXED_DECIMALS: u8 = 30;
+
+/// Fixed decimals `d` plus `extra` (AVG, STDDEV, division), or `None` once
+/// they reach MariaDB's "not fixed" mark.
+pub fn more_decimals(d: Option<u8>, extra: u8) -> Option<u8> {
+    d.map(|d| d.saturating_add(extra))
+        .filter(|d| *d <= MAX_FIXED_DECIMALS)
 }
 
 /// Scope of a system variable reference.
@@ -419,6 +451,14 @@ pub enum CastTarget {
         scale: u8,
     },
     Double,
+    /// DOUBLE(M,D) with D below 31: rounded and bounded as a DOUBLE(M,D)
+    /// column holds it (a note 1264 beyond the bound).
+    FixedDouble {
+        m: u8,
+        d: u8,
+        /// The CAST as written, for the note.
+        text: String,
+    },
     Float,
     /// CHAR[(n)] in a collation.
     Char {
@@ -521,6 +561,10 @@ pub enum Expr {
         left: Box<Expr>,
         right: Box<Expr>,
         collation: Collation,
+        /// A FLOAT or DOUBLE compared with fixed decimals D (MariaDB's
+        /// `compare_real_fixed`): values closer than 5·10^-(D+1) are
+        /// equal, so a FLOAT(5,2) holding 12.35 equals 12.35.
+        fixed_decimals: Option<u8>,
     },
     IsNull {
         arg: Box<Expr>,

@@ -104,6 +104,7 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
             left,
             right,
             collation,
+            fixed_decimals,
         } => {
             let a = left.eval(row, ctx)?;
             // A NULL left side decides: the right one is not evaluated
@@ -112,14 +113,18 @@ pub(super) fn eval(e: &Expr, row: &[Value], ctx: &mut EvalContext<'_>) -> Result
                 return Ok(Value::Null);
             }
             let b = right.eval(row, ctx)?;
+            let order = |ctx: &mut EvalContext<'_>| match fixed_decimals {
+                Some(d) => compare_fixed_reals(&a, &b, *d, ctx),
+                None => compare(&a, &b, *collation, ctx),
+            };
             if *op == CmpOp::NullSafeEq {
                 return Ok(Value::Int(i64::from(match (a.is_null(), b.is_null()) {
                     (true, true) => true,
-                    (false, false) => compare(&a, &b, *collation, ctx) == Some(Ordering::Equal),
+                    (false, false) => order(ctx) == Some(Ordering::Equal),
                     _ => false,
                 })));
             }
-            bool_value(compare(&a, &b, *collation, ctx).map(|o| cmp_holds(*op, o)))
+            bool_value(order(ctx).map(|o| cmp_holds(*op, o)))
         }
         Expr::IsNull { arg, negated } => {
             Value::Int(i64::from(arg.eval(row, ctx)?.is_null() != *negated))
@@ -679,4 +684,23 @@ pub(super) fn uuid_key(v: Value, ctx: &mut EvalContext<'_>) -> Value {
             Value::Null
         }
     }
+}
+
+/// MariaDB's `compare_real_fixed`: two numbers read as doubles, equal when
+/// they differ by less than 5·10^-(decimals+1).
+fn compare_fixed_reals(
+    a: &Value,
+    b: &Value,
+    decimals: u8,
+    ctx: &mut EvalContext<'_>,
+) -> Option<Ordering> {
+    if a.is_null() || b.is_null() {
+        return None;
+    }
+    let (x, y) = (convert::to_f64(a, ctx), convert::to_f64(b, ctx));
+    let precision = 5.0 / 10f64.powi(i32::from(decimals) + 1);
+    if x == y || (x - y).abs() < precision {
+        return Some(Ordering::Equal);
+    }
+    x.partial_cmp(&y)
 }

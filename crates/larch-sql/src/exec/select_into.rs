@@ -100,7 +100,7 @@ pub(crate) fn execute(
             let mut out = create(s, file)?;
             if let Some(row) = set.rows.first() {
                 for (v, c) in row.iter().zip(&set.columns) {
-                    if let Some(b) = crate::value::to_text(v, &c.ty) {
+                    if let Some(b) = crate::value::column_text(v, c) {
                         out.write_all(&b)
                             .map_err(|e| file_access::io_error(file, &e, true))?;
                     }
@@ -155,7 +155,7 @@ pub(crate) fn format_row(out: &mut Vec<u8>, row: &[Value], set: &RowSet, format:
         if i > 0 {
             out.extend_from_slice(field_term);
         }
-        let Some(text) = crate::value::to_text(v, &c.ty) else {
+        let Some(text) = crate::value::column_text(v, c) else {
             match escape {
                 Some(e) => out.extend_from_slice(&[e, b'N']),
                 None => out.extend_from_slice(b"NULL"),

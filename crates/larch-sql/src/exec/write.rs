@@ -49,7 +49,7 @@ use crate::exec::select::fulltext;
 use crate::parse::trigger::{Event, Timing};
 use crate::result::{OkInfo, QueryResult};
 use crate::session::Session;
-use crate::value::store::{store, store_unsigned, StoreTarget};
+use crate::value::store::{store, store_fixed_real, store_unsigned, StoreTarget};
 
 pub(super) fn execute(
     s: &mut Session,
@@ -298,10 +298,18 @@ fn convert(
         row: row_no,
         strict: s.strict() && !w.ignore,
     };
+    let meta = t.meta.columns.get(c);
+    let real = matches!(col.ty, ColumnType::Float | ColumnType::Double);
+    if let (true, Some(m)) = (real, meta) {
+        if let Some(precision) = m.precision {
+            let float = col.ty == ColumnType::Float;
+            return store_fixed_real(v, float, precision, m.unsigned, &target, &mut w.warnings);
+        }
+    }
     let unsigned_real = matches!(
         col.ty,
         ColumnType::Decimal { .. } | ColumnType::Float | ColumnType::Double
-    ) && t.meta.columns.get(c).is_some_and(|m| m.unsigned);
+    ) && meta.is_some_and(|m| m.unsigned);
     if unsigned_real {
         return store_unsigned(v, &col.ty, &target, &mut w.warnings);
     }
@@ -416,6 +424,7 @@ fn col_type(def: &larch_engine::table::TableDef, i: usize) -> ExprType {
     ExprType {
         ty: def.columns[i].ty.clone(),
         nullable: def.columns[i].nullable,
+        decimals: None,
     }
 }
 

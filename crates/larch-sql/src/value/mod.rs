@@ -20,7 +20,9 @@ mod tests;
 
 use larch_engine::record::value::{ColumnType, DateTime, Decimal, Value};
 
-pub use store::{store, StoreTarget};
+use crate::result::ResultColumn;
+
+pub use store::{store, store_fixed_real, StoreTarget};
 
 /// Fractional digits of the column type (0 when none).
 pub fn type_fsp(ty: &ColumnType) -> u8 {
@@ -103,6 +105,27 @@ pub fn expression_value(v: &Value, ty: &ColumnType) -> Value {
         return v.clone();
     }
     Value::Str(String::from_utf8_lossy(&to_text(v, ty).unwrap_or_default()).into_owned())
+}
+
+/// The text-protocol bytes of a value of result column `c`: [`to_text`],
+/// with the D decimals of a FLOAT(M,D) or DOUBLE(M,D) column and the zeros
+/// of a ZEROFILL column; `None` for NULL.
+pub fn column_text(v: &Value, c: &ResultColumn) -> Option<Vec<u8>> {
+    let text = match (v, c.fixed_real) {
+        (Value::Double(d), Some((_, decimals))) => number::format_fixed(*d, decimals).into_bytes(),
+        (Value::Float(f), Some((_, decimals))) => {
+            number::format_fixed(f64::from(*f), decimals).into_bytes()
+        }
+        _ => to_text(v, &c.ty)?,
+    };
+    match c.zerofill {
+        Some(width) if text.len() < width as usize => {
+            let mut padded = vec![b'0'; width as usize - text.len()];
+            padded.extend_from_slice(&text);
+            Some(padded)
+        }
+        _ => Some(text),
+    }
 }
 
 /// The text-protocol bytes of a value of column type `ty`; `None` for NULL.

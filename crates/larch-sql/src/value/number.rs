@@ -171,6 +171,79 @@ pub fn format_double(v: f64) -> String {
     gcvt(v, None)
 }
 
+/// `f` as a FLOAT(M,D) or DOUBLE(M,D) holds it (MariaDB's
+/// `truncate_double`): rounded to D decimals (the fraction, half to even
+/// at the D-th digit) and held within ±(10^(M-D) - 10^-D) (0 and up when
+/// `unsigned`); true when it was beyond that bound (out of range). NaN is
+/// 0 and out of range.
+pub fn fit_fixed(f: f64, (m, d): (u32, u32), unsigned: bool) -> (f64, bool) {
+    if f.is_nan() {
+        return (0.0, true);
+    }
+    if unsigned && f < 0.0 {
+        return (0.0, true);
+    }
+    let max = 10f64.powi(m.saturating_sub(d) as i32) - 10f64.powi(-(d as i32));
+    let mut r = f;
+    if r.is_finite() {
+        let whole = r.floor();
+        let scale = 10f64.powi(d as i32);
+        r = whole + ((r - whole) * scale).round_ties_even() / scale;
+    }
+    if r > max {
+        (max, true)
+    } else if r < -max {
+        (-max, true)
+    } else {
+        (r, false)
+    }
+}
+
+/// A value of a FLOAT(M,D) or DOUBLE(M,D) column as MariaDB prints it
+/// (`my_fcvt`): `decimals` digits after the point, where digits beyond the
+/// shortest form that reads back as the same double are zeros
+/// (DOUBLE(30,25) shows pi as 3.1415926535897930000000000) and a longer
+/// shortest form (a FLOAT widened to a double) is rounded.
+pub fn format_fixed(v: f64, decimals: u32) -> String {
+    if !v.is_finite() {
+        return format_double(v);
+    }
+    let d = decimals as usize;
+    let (digits, decpt) = if v == 0.0 {
+        ("0".to_owned(), 1)
+    } else {
+        shortest_digits(v, None)
+    };
+    let len = digits.len() as i32;
+    if len - decpt > decimals as i32 {
+        let s = format!("{v:.d$}");
+        // No "-0.00": a value that rounds to zero shows unsigned.
+        return match s.strip_prefix('-') {
+            Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_owned(),
+            _ => s,
+        };
+    }
+    let sign = if v < 0.0 { "-" } else { "" };
+    let (int_part, frac) = if decpt <= 0 {
+        (
+            "0".to_owned(),
+            format!("{}{digits}", "0".repeat(decpt.unsigned_abs() as usize)),
+        )
+    } else if decpt >= len {
+        (
+            format!("{digits}{}", "0".repeat((decpt - len) as usize)),
+            String::new(),
+        )
+    } else {
+        let (a, b) = digits.split_at(decpt as usize);
+        (a.to_owned(), b.to_owned())
+    };
+    if d == 0 {
+        return format!("{sign}{int_part}");
+    }
+    format!("{sign}{int_part}.{frac:0<d$}")
+}
+
 /// A FLOAT as MySQL prints it (six significant digits).
 pub fn format_float(v: f32) -> String {
     gcvt(f64::from(v), Some(6))

@@ -401,7 +401,64 @@ fn decimal_max(int_digits: usize, scale: u8, negative: bool) -> Decimal {
 }
 
 fn store_real(c: &mut Ctx<'_, '_>, v: &Value, float: bool) -> Result<Value, SqlError> {
-    let f = match v {
+    let f = real_of(c, v)?;
+    let limit = if float { f64::from(f32::MAX) } else { f64::MAX };
+    let f = if f.is_nan() {
+        c.out_of_range()?;
+        0.0
+    } else if f.abs() > limit {
+        c.out_of_range()?;
+        limit.copysign(f)
+    } else {
+        f
+    };
+    Ok(real_value(f, float))
+}
+
+fn real_value(f: f64, float: bool) -> Value {
+    if float {
+        Value::Float(f as f32)
+    } else {
+        Value::Double(f)
+    }
+}
+
+/// Stores `v` into a FLOAT(M,D) or DOUBLE(M,D) column (`float` for FLOAT),
+/// as MariaDB's `truncate_double` does: the value is rounded to D decimals
+/// (its fraction half to even at the D-th digit) before a FLOAT narrows it,
+/// and held within ±(10^(M-D) - 10^-D); beyond that bound, or for an
+/// UNSIGNED column below zero, it is out of range (1264) and takes the
+/// bound (0 for UNSIGNED).
+pub fn store_fixed_real(
+    v: &Value,
+    float: bool,
+    (m, d): (u32, u32),
+    unsigned: bool,
+    target: &StoreTarget<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Result<Value, SqlError> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    let mut c = Ctx {
+        t: target,
+        warnings,
+    };
+    if unsigned && is_negative_number(v) {
+        c.out_of_range()?;
+        return Ok(real_value(0.0, float));
+    }
+    let (r, out_of_range) = super::number::fit_fixed(real_of(&mut c, v)?, (m, d), unsigned);
+    if out_of_range {
+        c.out_of_range()?;
+    }
+    Ok(real_value(r, float))
+}
+
+/// The double a value gives when it is stored in a FLOAT or DOUBLE
+/// column (1366/1265 for a string that is no number or has text after it).
+fn real_of(c: &mut Ctx<'_, '_>, v: &Value) -> Result<f64, SqlError> {
+    Ok(match v {
         Value::Double(f) => *f,
         Value::Float(f) => f64::from(*f),
         Value::Int(i) => *i as f64,
@@ -419,21 +476,6 @@ fn store_real(c: &mut Ctx<'_, '_>, v: &Value, float: bool) -> Result<Value, SqlE
             prefix_to_f64(&p)
         }
         other => temporal_decimal(other).map_or(0.0, |d| d.to_string().parse().unwrap_or(0.0)),
-    };
-    let limit = if float { f64::from(f32::MAX) } else { f64::MAX };
-    let f = if f.is_nan() {
-        c.out_of_range()?;
-        0.0
-    } else if f.abs() > limit {
-        c.out_of_range()?;
-        limit.copysign(f)
-    } else {
-        f
-    };
-    Ok(if float {
-        Value::Float(f as f32)
-    } else {
-        Value::Double(f)
     })
 }
 

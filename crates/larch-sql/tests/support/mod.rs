@@ -50,7 +50,7 @@ pub fn text_set(set: &RowSet) -> (Vec<String>, Vec<Vec<String>>) {
         .map(|r| {
             r.iter()
                 .zip(&set.columns)
-                .map(|(v, c)| match larch_sql::value::to_text(v, &c.ty) {
+                .map(|(v, c)| match larch_sql::value::column_text(v, c) {
                     Some(b) => String::from_utf8_lossy(&b).into_owned(),
                     None => "NULL".into(),
                 })

@@ -18,7 +18,9 @@
 //! A computed string (no underlying column) is VAR_STRING, BLOB, MEDIUM_BLOB or
 //! LONG_BLOB by its length in bytes, as MariaDB announces expressions.
 //! A bare `NULL` is type NULL (63, length 0, BINARY NUM), and a table's
-//! TIMESTAMP column is also UNSIGNED, as MariaDB sends them;
+//! TIMESTAMP column is also UNSIGNED, as MariaDB sends them; a FLOAT(M,D) or
+//! DOUBLE(M,D) column has length M and D decimals; a ZEROFILL column is
+//! ZEROFILL and UNSIGNED, at least as long as its width;
 //! plus NOT_NULL, PRI_KEY, UNIQUE_KEY, MULTIPLE_KEY and AUTO_INCREMENT from
 //! the result column. Character columns announce their utf8mb4 collation id
 //! (45, 46, 224, ...); latin1 and utf8mb3 columns announce 45 because values
@@ -283,6 +285,15 @@ pub fn column_def(c: &ResultColumn) -> ColumnDef {
     }
     if c.unsigned_number {
         flags |= F::UNSIGNED_FLAG;
+    }
+    let (mut length, mut decimals) = (length, decimals);
+    if let Some((m, d)) = c.fixed_real {
+        // FLOAT(M,D) / DOUBLE(M,D): length M, D decimals.
+        (length, decimals) = (m, d as u8);
+    }
+    if let Some(width) = c.zerofill {
+        flags |= F::ZEROFILL_FLAG | F::UNSIGNED_FLAG;
+        length = length.max(width);
     }
     if matches!(c.ty, EType::Timestamp { .. }) && !computed {
         // MariaDB marks a table's TIMESTAMP columns UNSIGNED (not a

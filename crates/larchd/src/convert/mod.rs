@@ -19,6 +19,7 @@ mod tests;
 pub use column::column_def;
 
 use larch_engine::record::value::{self as ev, ColumnType as EType, Value as EValue};
+use larch_sql::result::ResultColumn;
 use larch_sql::SqlError;
 use larch_wire::{ColumnType as WType, Credential, MysqlError};
 use larch_wire::{Date as WDate, DateTime as WDateTime, Time as WTime, Value as WValue};
@@ -51,9 +52,10 @@ pub fn credential(stored: &[u8]) -> Option<Credential> {
     }
 }
 
-/// A value for the text protocol: MySQL's text form as bytes.
-pub fn text_value(v: &EValue, ty: &EType) -> WValue {
-    match larch_sql::value::to_text(v, ty) {
+/// A value for the text protocol: MySQL's text form as bytes, as result
+/// column `c` shows it (fixed decimals, ZEROFILL).
+pub fn text_value(v: &EValue, c: &ResultColumn) -> WValue {
+    match larch_sql::value::column_text(v, c) {
         None => WValue::Null,
         Some(bytes) => WValue::Bytes(bytes),
     }
@@ -63,13 +65,13 @@ pub fn text_value(v: &EValue, ty: &EType) -> WValue {
 /// value the caller gives up: a string or byte string moves into the
 /// protocol value instead of being copied, where the result would be those
 /// same bytes.
-pub fn owned_value(v: EValue, ty: &EType, wire: WType, binary: bool) -> WValue {
+pub fn owned_value(v: EValue, c: &ResultColumn, wire: WType, binary: bool) -> WValue {
     let as_bytes = !binary || !converts_strings(wire);
     match v {
         EValue::Str(s) if as_bytes => WValue::Bytes(s.into_bytes()),
         EValue::Bytes(b) if as_bytes => WValue::Bytes(b),
-        v if binary => binary_value(&v, ty, wire),
-        v => text_value(&v, ty),
+        v if binary => binary_value(&v, &c.ty, wire),
+        v => text_value(&v, c),
     }
 }
 
@@ -146,7 +148,10 @@ pub fn binary_value(v: &EValue, ty: &EType, wire: WType) -> WValue {
             WValue::Decimal(String::from_utf8_lossy(&text).into_owned())
         }
         EValue::Bytes(_) | EValue::Str(_) | EValue::Enum(_) | EValue::Set(_) | EValue::Bit(_) => {
-            text_value(v, ty)
+            match larch_sql::value::to_text(v, ty) {
+                None => WValue::Null,
+                Some(bytes) => WValue::Bytes(bytes),
+            }
         }
     };
     fit(natural, wire, v, ty)

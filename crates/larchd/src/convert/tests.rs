@@ -110,7 +110,10 @@ fn values_in_both_protocols() {
         values: vec!["x".into(), "y".into()],
         collation: Collation::Utf8mb4GeneralCi,
     };
-    assert_eq!(text_value(&EValue::Enum(2), &en), WValue::from("y"));
+    assert_eq!(
+        text_value(&EValue::Enum(2), &col(en.clone())),
+        WValue::from("y")
+    );
     assert_eq!(
         binary_value(
             &EValue::Time(-3_723_000_001),
@@ -134,7 +137,7 @@ fn values_in_both_protocols() {
         binary_value(&EValue::Str("42".into()), &int, WType::MYSQL_TYPE_LONGLONG),
         WValue::Int(42)
     );
-    assert_eq!(text_value(&EValue::Null, &int), WValue::Null);
+    assert_eq!(text_value(&EValue::Null, &col(int.clone())), WValue::Null);
 }
 
 #[test]
@@ -194,13 +197,13 @@ fn owned_values_equal_the_copied_ones() {
     ];
     for (v, ty, wire) in cases {
         assert_eq!(
-            owned_value(v.clone(), &ty, wire, true),
+            owned_value(v.clone(), &col(ty.clone()), wire, true),
             binary_value(&v, &ty, wire),
             "{v:?} as {wire:?}"
         );
         assert_eq!(
-            owned_value(v.clone(), &ty, wire, false),
-            text_value(&v, &ty)
+            owned_value(v.clone(), &col(ty.clone()), wire, false),
+            text_value(&v, &col(ty.clone()))
         );
     }
 }

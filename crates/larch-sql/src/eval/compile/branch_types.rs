@@ -163,6 +163,7 @@ pub(crate) fn set_operation_type(
             ty: ExprType {
                 ty: t.cloned().unwrap_or(ColumnType::Binary { len: 0 }),
                 nullable: true,
+                decimals: None,
             },
             coer: if t.is_some() { 2 } else { 6 },
             hex: None,

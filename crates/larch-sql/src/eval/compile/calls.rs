@@ -25,6 +25,7 @@ impl Compiler<'_, '_> {
                 | CastTarget::Unsigned
                 | CastTarget::Decimal { .. }
                 | CastTarget::Double
+                | CastTarget::FixedDouble { .. }
         ) {
             arg.numeric()
         } else if matches!(target, CastTarget::Char { .. } | CastTarget::Binary { .. }) {
@@ -37,22 +38,29 @@ impl Compiler<'_, '_> {
             (Some(len), ColumnType::Int { unsigned, .. }) => int_of_len(len, *unsigned),
             _ => ty,
         };
-        Ok(Typed {
-            len,
-            coer: if matches!(target, CastTarget::Char { .. } | CastTarget::Binary { .. }) {
-                2
-            } else {
-                5
-            },
-            ..Typed::computed(
-                Expr::Cast {
-                    arg: boxed(arg),
-                    target,
+        let decimals = match &target {
+            CastTarget::FixedDouble { d, .. } => Some(*d),
+            _ => None,
+        };
+        Ok(super::operators::with_decimals(
+            decimals,
+            Typed {
+                len,
+                coer: if matches!(target, CastTarget::Char { .. } | CastTarget::Binary { .. }) {
+                    2
+                } else {
+                    5
                 },
-                ty,
-                nullable,
-            )
-        })
+                ..Typed::computed(
+                    Expr::Cast {
+                        arg: boxed(arg),
+                        target,
+                    },
+                    ty,
+                    nullable,
+                )
+            },
+        ))
     }
 
     pub(super) fn date_add(
@@ -287,15 +295,20 @@ impl Compiler<'_, '_> {
                 arity_ok(&name, args.len(), 2, 2)?;
                 let (a, b) = (self.expr(args[0])?, self.expr(args[1])?);
                 let ty = arith_type(ArithOp::Mod, &a.ty.ty, &b.ty.ty);
-                return Ok(Typed::computed(
-                    Expr::Arith {
-                        op: ArithOp::Mod,
-                        left: boxed(a.numeric()),
-                        right: boxed(b.numeric()),
-                        text: format!("{f}"),
-                    },
-                    ty,
-                    true,
+                let decimals =
+                    super::operators::real_decimals(&ty, super::operators::max_decimals([&a, &b]));
+                return Ok(super::operators::with_decimals(
+                    decimals,
+                    Typed::computed(
+                        Expr::Arith {
+                            op: ArithOp::Mod,
+                            left: boxed(a.numeric()),
+                            right: boxed(b.numeric()),
+                            text: format!("{f}"),
+                        },
+                        ty,
+                        true,
+                    ),
                 ));
             }
             // VALUES(col) is ON DUPLICATE KEY UPDATE's (which replaces it
@@ -499,6 +512,7 @@ impl Compiler<'_, '_> {
                         unsigned: false,
                     },
                     nullable: false,
+                    decimals: None,
                 },
                 rest,
             ),
@@ -527,6 +541,7 @@ impl Compiler<'_, '_> {
                             unsigned: false,
                         },
                         nullable: true,
+                        decimals: None,
                     },
                     outer,
                 )
@@ -542,6 +557,7 @@ impl Compiler<'_, '_> {
                     ExprType {
                         ty: sample.ty.ty,
                         nullable: true,
+                        decimals: None,
                     },
                     outer,
                 )

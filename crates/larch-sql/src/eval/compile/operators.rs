@@ -51,17 +51,21 @@ impl Compiler<'_, '_> {
                     (other, _) if is_decimal(other) => other.clone(),
                     _ => ColumnType::Double,
                 };
-                Typed {
-                    len,
-                    ..Typed::computed(
-                        Expr::Neg {
-                            arg: boxed(t),
-                            text: whole.to_string(),
-                        },
-                        ty,
-                        nullable,
-                    )
-                }
+                let decimals = real_decimals(&ty, t.ty.number_decimals());
+                with_decimals(
+                    decimals,
+                    Typed {
+                        len,
+                        ..Typed::computed(
+                            Expr::Neg {
+                                arg: boxed(t),
+                                text: whole.to_string(),
+                            },
+                            ty,
+                            nullable,
+                        )
+                    },
+                )
             }
             U::Not | U::BangNot => {
                 let nullable = t.ty.nullable;
@@ -134,19 +138,23 @@ impl Compiler<'_, '_> {
                 }
                 _ => None,
             };
-            return Ok(Typed {
-                len,
-                ..Typed::computed(
-                    Expr::Arith {
-                        op: aop,
-                        left: boxed(a),
-                        right: boxed(b),
-                        text: whole.to_string(),
-                    },
-                    ty,
-                    nullable,
-                )
-            });
+            let decimals = real_decimals(&ty, arith_decimals(aop, &a, &b));
+            return Ok(with_decimals(
+                decimals,
+                Typed {
+                    len,
+                    ..Typed::computed(
+                        Expr::Arith {
+                            op: aop,
+                            left: boxed(a),
+                            right: boxed(b),
+                            text: whole.to_string(),
+                        },
+                        ty,
+                        nullable,
+                    )
+                },
+            ));
         }
         let cmp = match op {
             B::Eq => Some(CmpOp::Eq),
@@ -222,6 +230,7 @@ impl Compiler<'_, '_> {
                     left: Box::new(uuid_key(a)),
                     right: Box::new(uuid_key(b)),
                     collation: Collation::Binary,
+                    fixed_decimals: None,
                 },
                 op != CmpOp::NullSafeEq,
             ));
@@ -256,12 +265,14 @@ impl Compiler<'_, '_> {
         } else {
             (a, b)
         };
+        let fixed_decimals = compared_fixed_decimals(&a, &b);
         Ok(bool_typed(
             Expr::Compare {
                 op,
                 left: boxed(a),
                 right: boxed(b),
                 collation,
+                fixed_decimals,
             },
             nullable,
         ))
@@ -344,6 +355,7 @@ impl Compiler<'_, '_> {
         super::check_collation_mix(branches.iter().copied(), "case", false)?;
         let (ty, coerce) = merge_types(&branches, self.opts.collation);
         let nullable = other.is_none() || branches.iter().any(|b| b.ty.nullable);
+        let decimals = real_decimals(&ty, max_decimals(branches.iter().copied()));
         let coer = derived_coercibility(&ty, branches);
         // Text results: a temporal branch's text has its type's digits.
         let as_result = |t: Typed| {
@@ -369,6 +381,7 @@ impl Compiler<'_, '_> {
             nullable,
         );
         typed.coer = coer;
+        typed.ty.decimals = decimals;
         Ok(typed)
     }
 }
@@ -496,4 +509,56 @@ fn year_constant(column: &Typed, other: &mut Typed) {
         other.expr = Expr::Literal(Value::Year(year));
         other.ty.ty = ColumnType::Year;
     }
+}
+
+/// `decimals` for a FLOAT or DOUBLE result type, else `None`.
+pub(super) fn real_decimals(ty: &ColumnType, decimals: Option<u8>) -> Option<u8> {
+    matches!(ty, ColumnType::Float | ColumnType::Double)
+        .then_some(decimals)
+        .flatten()
+}
+
+/// `t` with its fixed FLOAT/DOUBLE decimals set.
+pub(super) fn with_decimals(decimals: Option<u8>, mut t: Typed) -> Typed {
+    t.ty.decimals = decimals;
+    t
+}
+
+/// The larger fixed decimals of `args` (each a number with fixed
+/// decimals, else `None`), as MariaDB counts those of a FLOAT or DOUBLE
+/// that mixes them (`IFNULL`, `CASE`, `+`): a NULL literal counts none.
+pub(super) fn max_decimals<'t>(args: impl IntoIterator<Item = &'t Typed>) -> Option<u8> {
+    let mut most = None;
+    for a in args {
+        if a.null_lit {
+            continue;
+        }
+        let d = a.ty.number_decimals()?;
+        most = Some(most.map_or(d, |m: u8| m.max(d)));
+    }
+    most
+}
+
+/// The fixed decimals of `a op b` as a FLOAT or DOUBLE: the larger of the
+/// operands', 4 more for a division (`div_precision_increment`).
+fn arith_decimals(op: ArithOp, a: &Typed, b: &Typed) -> Option<u8> {
+    let d = max_decimals([a, b]);
+    match op {
+        ArithOp::Div => crate::eval::more_decimals(d, 4),
+        _ => d,
+    }
+}
+
+/// The decimals a comparison of `a` and `b` as doubles tolerates
+/// (MariaDB's `set_cmp_func_real`): when one side is a FLOAT or DOUBLE,
+/// both sides have fixed decimals and one with them is no constant, the
+/// larger of their decimals; `None` for an exact comparison.
+fn compared_fixed_decimals(a: &Typed, b: &Typed) -> Option<u8> {
+    let real = |t: &Typed| matches!(t.ty.ty, ColumnType::Float | ColumnType::Double);
+    if !real(a) && !real(b) {
+        return None;
+    }
+    let (da, db) = (a.ty.number_decimals()?, b.ty.number_decimals()?);
+    let constant = |t: &Typed| matches!(t.expr, Expr::Literal(_));
+    (!constant(a) || !constant(b)).then_some(da.max(db))
 }

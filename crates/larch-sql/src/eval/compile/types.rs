@@ -37,7 +37,11 @@ impl Typed {
         };
         Typed {
             expr,
-            ty: ExprType { ty, nullable },
+            ty: ExprType {
+                ty,
+                nullable,
+                decimals: None,
+            },
             coer,
             hex: None,
             null_lit: false,
@@ -139,7 +143,11 @@ impl Typed {
                 coerce: super::super::Coerce::Keep,
                 collation,
             },
-            ty: ExprType { ty, nullable },
+            ty: ExprType {
+                ty,
+                nullable,
+                decimals: None,
+            },
             coer,
             hex: None,
             null_lit: false,
@@ -183,6 +191,7 @@ impl Typed {
                         unsigned: true,
                     },
                     nullable: false,
+                    decimals: None,
                 },
                 coer: 5,
                 hex: None,
@@ -555,9 +564,12 @@ pub(super) fn cast_target(
             }
             // 31 or more decimals is MariaDB's "not fixed": a plain DOUBLE.
             if d < 31 {
-                return Err(SqlError::not_supported("CAST AS DOUBLE(M,D)"));
+                let (m, d) = ((*m).max(1) as u8, d as u8);
+                let text = format!("CAST({arg} AS DOUBLE({m},{d}))");
+                (CastTarget::FixedDouble { m, d, text }, ColumnType::Double)
+            } else {
+                (CastTarget::Double, ColumnType::Double)
             }
-            (CastTarget::Double, ColumnType::Double)
         }
         DataType::Double(_) | DataType::DoublePrecision | DataType::Real => {
             (CastTarget::Double, ColumnType::Double)

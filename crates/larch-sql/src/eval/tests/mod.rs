@@ -165,6 +165,7 @@ fn compile_expr(expr: &str) -> Result<Compiled, SqlError> {
                 ExprType {
                     ty: ty.clone(),
                     nullable: v.is_null(),
+                    decimals: None,
                 },
             )
         })

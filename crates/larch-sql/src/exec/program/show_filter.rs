@@ -39,6 +39,7 @@ impl<'a> ShowFilter<'a> {
                                 collation: Collation::Utf8mb4GeneralCi,
                             },
                             nullable: false,
+                            decimals: None,
                         },
                     ))
                 };

@@ -277,7 +277,23 @@ pub(crate) fn result_type(kind: AggKind, arg: Option<&ExprType>, arg_is_column: 
         },
         _ => ColumnType::Double,
     };
-    ExprType { ty, nullable }
+    let decimals = match (&ty, arg) {
+        (ColumnType::Float | ColumnType::Double, Some(a)) => match kind {
+            AggKind::Sum | AggKind::Min | AggKind::Max => a.number_decimals(),
+            AggKind::Avg
+            | AggKind::StdPop
+            | AggKind::StdSamp
+            | AggKind::VarPop
+            | AggKind::VarSamp => eval::more_decimals(a.number_decimals(), 4),
+            _ => None,
+        },
+        _ => None,
+    };
+    ExprType {
+        ty,
+        nullable,
+        decimals,
+    }
 }
 
 /// Running state of one aggregate in one group.

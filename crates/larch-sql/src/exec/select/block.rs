@@ -470,7 +470,10 @@ fn plan_block(
                             ..ResultColumn::computed("", expr.ty.ty.clone(), true)
                         }
                     }
-                    _ => ResultColumn::computed("", expr.ty.ty.clone(), expr.ty.nullable),
+                    _ => ResultColumn {
+                        fixed_real: fixed_real_of(&expr),
+                        ..ResultColumn::computed("", expr.ty.ty.clone(), expr.ty.nullable)
+                    },
                 };
                 column.name = alias.clone().unwrap_or_else(|| {
                     let original = &sel.projection[outputs.len().min(sel.projection.len() - 1)];
@@ -682,4 +685,18 @@ fn grouped_in_index_order(ty: &ColumnType) -> bool {
             | ColumnType::Time { .. }
             | ColumnType::Year
     )
+}
+
+/// `(M, D)` of a computed FLOAT or DOUBLE result with fixed decimals: a
+/// CAST AS DOUBLE(M,D) has its own, another result MariaDB's usual length
+/// for D decimals (17 + D).
+fn fixed_real_of(c: &eval::Compiled) -> Option<(u32, u32)> {
+    let d = c.ty.decimals?;
+    Some(match &c.expr {
+        eval::Expr::Cast {
+            target: eval::CastTarget::FixedDouble { m, d, .. },
+            ..
+        } => (u32::from(*m), u32::from(*d)),
+        _ => (17 + u32::from(d), u32::from(d)),
+    })
 }

@@ -37,6 +37,7 @@ pub(super) fn finish_set(
                         ExprType {
                             ty: cols[i].ty.clone(),
                             nullable: cols[i].nullable,
+                            decimals: cols[i].real_decimals(),
                         },
                     )
                 })
@@ -102,6 +103,7 @@ pub(super) fn compile_order(
                             ty: ExprType {
                                 ty: outputs[i - 1].ty.clone(),
                                 nullable: true,
+                                decimals: None,
                             },
                         }
                     }

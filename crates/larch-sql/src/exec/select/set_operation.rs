@@ -58,14 +58,51 @@ pub(super) fn unify(s: &Session, left: &mut RowSet, right: &mut RowSet) -> Vec<W
             }
         }
         let nullable = left.columns[i].nullable || right.columns[i].nullable;
+        let fixed_real = union_fixed_real(&ty, &left.columns[i], &right.columns[i]);
+        let same_zerofill = left.columns[i].zerofill == right.columns[i].zerofill;
         let column = &mut left.columns[i];
         if l_ty.as_ref() != Some(&ty) {
             column.ty = ty;
         }
         column.nullable = nullable;
         column.null_literal = false;
+        column.fixed_real = fixed_real;
+        if !same_zerofill {
+            column.zerofill = None;
+        }
     }
     ctx.take_warnings()
+}
+
+/// `(M, D)` of a FLOAT or DOUBLE column of type `ty` that unites columns
+/// `a` and `b`, as MariaDB sizes it: the most decimals and the most integer
+/// digits of the two (an integer has no decimals, a DECIMAL its scale); no
+/// fixed decimals once a side has none (a plain FLOAT or DOUBLE, a string).
+/// A bare NULL side counts for nothing.
+fn union_fixed_real(ty: &ColumnType, a: &ResultColumn, b: &ResultColumn) -> Option<(u32, u32)> {
+    if !matches!(ty, ColumnType::Float | ColumnType::Double) {
+        return None;
+    }
+    let digits = |c: &ResultColumn| -> Option<Option<(u32, u32)>> {
+        if c.null_literal || c.ty == (ColumnType::Binary { len: 0 }) {
+            return Some(None);
+        }
+        Some(Some(match (&c.ty, c.fixed_real) {
+            (ColumnType::Float | ColumnType::Double, Some((m, d))) => (m.saturating_sub(d), d),
+            (ColumnType::Int { bytes, .. }, _) => (u32::from(*bytes) * 5 / 2, 0),
+            (ColumnType::Decimal { precision, scale }, _) => {
+                (u32::from(precision - scale), u32::from(*scale))
+            }
+            _ => return None,
+        }))
+    };
+    let (x, y) = (digits(a)?, digits(b)?);
+    let (int, dec) = match (x, y) {
+        (Some((i1, d1)), Some((i2, d2))) => (i1.max(i2), d1.max(d2)),
+        (Some(p), None) | (None, Some(p)) => p,
+        (None, None) => return None,
+    };
+    Some(((int + dec).clamp(1, 255), dec))
 }
 
 /// A TIME, DATETIME or TIMESTAMP value of a side of type `own` as the text

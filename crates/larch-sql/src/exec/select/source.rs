@@ -156,7 +156,7 @@ pub(crate) fn table_columns(
     t: &Table,
 ) -> Vec<ResultColumn> {
     let def = t.def();
-    let unsigned = unsigned_numbers(s, db, table, t);
+    let shown = column_display(s, db, table, t);
     let pk: Vec<usize> = def
         .primary_key
         .as_ref()
@@ -184,20 +184,37 @@ pub(crate) fn table_columns(
                 .any(|s| !s.unique && s.columns.first().is_some_and(|p| p.column == i)),
             auto_increment: def.auto_increment == Some(i),
             null_literal: false,
-            unsigned_number: unsigned.get(i).copied().unwrap_or(false),
+            unsigned_number: shown.get(i).is_some_and(|d| d.unsigned_number),
+            fixed_real: shown.get(i).and_then(|d| d.fixed_real),
+            zerofill: shown.get(i).and_then(|d| d.zerofill),
         })
         .collect()
 }
 
-/// Per column of a table, whether it is a DECIMAL, FLOAT or DOUBLE declared
-/// UNSIGNED (kept in the table's SQL metadata); empty when it has none of
-/// those types.
-fn unsigned_numbers(s: &Session, db: &str, table: &str, t: &Table) -> Vec<bool> {
+/// How a table column's values show beyond its engine type (kept in the
+/// table's SQL metadata).
+#[derive(Debug, Default, Clone, Copy)]
+struct ColumnDisplay {
+    /// A DECIMAL, FLOAT or DOUBLE declared UNSIGNED.
+    unsigned_number: bool,
+    /// FLOAT(M,D) / DOUBLE(M,D).
+    fixed_real: Option<(u32, u32)>,
+    /// ZEROFILL, with the width the values are padded to.
+    zerofill: Option<u32>,
+}
+
+/// [`ColumnDisplay`] per column of a table; empty when no column can have
+/// any (no DECIMAL, FLOAT or DOUBLE, no UNSIGNED integer: ZEROFILL makes a
+/// column UNSIGNED), so that most tables read no metadata here.
+fn column_display(s: &Session, db: &str, table: &str, t: &Table) -> Vec<ColumnDisplay> {
     let def = t.def();
     if !def.columns.iter().any(|c| {
         matches!(
             c.ty,
-            ColumnType::Decimal { .. } | ColumnType::Float | ColumnType::Double
+            ColumnType::Decimal { .. }
+                | ColumnType::Float
+                | ColumnType::Double
+                | ColumnType::Int { unsigned: true, .. }
         )
     }) {
         return Vec::new();
@@ -210,9 +227,44 @@ fn unsigned_numbers(s: &Session, db: &str, table: &str, t: &Table) -> Vec<bool> 
     else {
         return Vec::new();
     };
-    match crate::ddl::TableMeta::decode(&entry.sql_meta, &entry.def) {
-        Ok(m) => m.columns.iter().map(|c| c.unsigned).collect(),
-        Err(_) => Vec::new(),
+    let Ok(meta) = crate::ddl::TableMeta::decode(&entry.sql_meta, &entry.def) else {
+        return Vec::new();
+    };
+    def.columns
+        .iter()
+        .zip(&meta.columns)
+        .map(|(c, m)| {
+            let real = matches!(c.ty, ColumnType::Float | ColumnType::Double);
+            let fixed_real = m.precision.filter(|_| real);
+            ColumnDisplay {
+                unsigned_number: m.unsigned,
+                fixed_real,
+                zerofill: m.zerofill.then(|| {
+                    m.display_width
+                        .unwrap_or_else(|| zerofill_width(&c.ty, fixed_real))
+                }),
+            }
+        })
+        .collect()
+}
+
+/// The width a ZEROFILL column without a display width pads to: MariaDB's
+/// default display length of its type.
+fn zerofill_width(ty: &ColumnType, fixed_real: Option<(u32, u32)>) -> u32 {
+    match (ty, fixed_real) {
+        (_, Some((m, _))) => m,
+        (ColumnType::Int { bytes, .. }, _) => match bytes {
+            1 => 3,
+            2 => 5,
+            3 => 8,
+            4 => 10,
+            _ => 20,
+        },
+        (ColumnType::Decimal { precision, scale }, _) => {
+            u32::from(*precision) + u32::from(*scale > 0)
+        }
+        (ColumnType::Float, _) => 12,
+        _ => 22,
     }
 }
 
@@ -402,6 +454,7 @@ pub(crate) fn resolve(
                 ExprType {
                     ty: c.ty.clone(),
                     nullable: c.nullable || src.join == JoinKind::Left,
+                    decimals: c.real_decimals(),
                 },
             ));
         }

@@ -72,6 +72,7 @@ pub(super) fn expand(
                 ty: ExprType {
                     ty: c.ty.clone(),
                     nullable: column.nullable,
+                    decimals: c.real_decimals(),
                 },
             },
             column,

@@ -411,20 +411,31 @@ pub(crate) fn compile(
                     unsigned: false,
                 },
                 nullable: false,
+                decimals: None,
             };
             let ty = match c.function {
                 Function::RowNumber | Function::Rank | Function::DenseRank | Function::Ntile => int,
+                // MariaDB shows these with 10 decimals.
                 Function::PercentRank | Function::CumeDist => ExprType {
                     ty: ColumnType::Double,
                     nullable: false,
+                    decimals: Some(10),
                 },
                 Function::Aggregate => match &c.aggregate {
                     Some(a) => aggregate::result_type(a.kind, first.as_ref(), true),
                     None => int,
                 },
-                _ => ExprType {
-                    ty: first.map_or(ColumnType::Double, |t| t.ty),
-                    nullable: true,
+                // LEAD, LAG, FIRST_VALUE, ...: the argument's type.
+                _ => match first {
+                    Some(t) => ExprType {
+                        nullable: true,
+                        ..t
+                    },
+                    None => ExprType {
+                        ty: ColumnType::Double,
+                        nullable: true,
+                        decimals: None,
+                    },
                 },
             };
             let collation = args

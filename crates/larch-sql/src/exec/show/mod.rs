@@ -159,6 +159,7 @@ fn apply_filter(
                         eval::ExprType {
                             ty: c.ty.clone(),
                             nullable: c.nullable,
+                            decimals: None,
                         },
                     )
                 })

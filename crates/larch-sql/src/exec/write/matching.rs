@@ -55,6 +55,7 @@ pub(super) fn matching_rows(
                     crate::eval::ExprType {
                         ty: larch_engine::record::value::ColumnType::Double,
                         nullable: false,
+                        decimals: None,
                     },
                 ));
             }

@@ -63,6 +63,7 @@ impl Returning {
                 eval::ExprType {
                     ty: c.ty.clone(),
                     nullable: c.nullable,
+                    decimals: None,
                 },
             ))
         };
@@ -95,6 +96,7 @@ impl Returning {
                             ty: eval::ExprType {
                                 ty: c.ty.clone(),
                                 nullable: c.nullable,
+                                decimals: None,
                             },
                         });
                     }
