@@ -116,6 +116,9 @@ pub struct Session {
     pub(crate) plans: std::cell::RefCell<plans::StatementPlans<crate::exec::select::KeptPlan>>,
     /// Decoded metadata of the tables written to.
     pub(crate) targets: std::cell::RefCell<plans::TargetCache<crate::exec::write::TargetMeta>>,
+    /// How the columns of the tables read show (fixed decimals, ZEROFILL).
+    pub(crate) shown_columns:
+        std::cell::RefCell<plans::TargetCache<Vec<crate::exec::select::ColumnDisplay>>>,
     /// Rows found by the last SELECT (FOUND_ROWS()) and affected by the last
     /// statement (ROW_COUNT()).
     pub(crate) found_rows: u64,
@@ -209,6 +212,7 @@ impl Session {
             statement: None,
             plans: Default::default(),
             targets: Default::default(),
+            shown_columns: Default::default(),
             found_rows: 0,
             row_count: 0,
             routine_results: Vec::new(),

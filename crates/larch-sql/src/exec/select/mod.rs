@@ -73,6 +73,7 @@ use query::{run_query_collect, run_query_streamed};
 
 pub(crate) use block::KeptPlan;
 pub(crate) use source::sources;
+pub(crate) use source::ColumnDisplay;
 
 /// The rows of the running statement's SELECT on their way to the client
 /// while it runs ([`ClientIo::rows`]); see `crate::session::client_io`.

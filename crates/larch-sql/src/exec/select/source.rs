@@ -194,7 +194,7 @@ pub(crate) fn table_columns(
 /// How a table column's values show beyond its engine type (kept in the
 /// table's SQL metadata).
 #[derive(Debug, Default, Clone, Copy)]
-struct ColumnDisplay {
+pub(crate) struct ColumnDisplay {
     /// A DECIMAL, FLOAT or DOUBLE declared UNSIGNED.
     unsigned_number: bool,
     /// FLOAT(M,D) / DOUBLE(M,D).
@@ -205,8 +205,26 @@ struct ColumnDisplay {
 
 /// [`ColumnDisplay`] per column of a table; empty when no column can have
 /// any (no DECIMAL, FLOAT or DOUBLE, no UNSIGNED integer: ZEROFILL makes a
-/// column UNSIGNED), so that most tables read no metadata here.
-fn column_display(s: &Session, db: &str, table: &str, t: &Table) -> Vec<ColumnDisplay> {
+/// column UNSIGNED), so that most tables read no metadata here. Kept per
+/// session (by the table's engine name) until the tables change.
+fn column_display(s: &Session, db: &str, table: &str, t: &Table) -> Arc<Vec<ColumnDisplay>> {
+    let def = t.def();
+    let kept = s
+        .shown_columns
+        .borrow()
+        .get(db, &def.name, |key| s.plan_valid(key));
+    if let Some(kept) = kept {
+        return kept;
+    }
+    let key = s.plan_key();
+    let shown = Arc::new(read_column_display(s, db, table, t));
+    s.shown_columns
+        .borrow_mut()
+        .put(db, &def.name, key, shown.clone());
+    shown
+}
+
+fn read_column_display(s: &Session, db: &str, table: &str, t: &Table) -> Vec<ColumnDisplay> {
     let def = t.def();
     if !def.columns.iter().any(|c| {
         matches!(
