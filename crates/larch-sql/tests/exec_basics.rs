@@ -460,8 +460,7 @@ fn alter_table_extended_forms_run() -> R<()> {
     );
     assert!(text.contains("COLLATE utf8mb4_bin"), "{text}");
     assert!(text.ends_with("COMMENT='hi'"), "{text}");
-    // The rebuilds kept the row (ZEROFILL's zero padding in results is not
-    // applied yet: values come back unpadded).
+    // The rebuilds kept the row.
     assert_eq!(one(&mut s, "SELECT b FROM z WHERE a = 7")?, "x");
     Ok(())
 }

@@ -382,7 +382,6 @@ fn clear_errors_instead_of_ignored_clauses() -> R<()> {
         ("SELECT CAST(1 AS DECIMAL(5, 6))", 1427),
         ("SELECT CAST(1 AS DOUBLE(5, 6))", 1427),
         ("SELECT CAST(1 AS DOUBLE(66, 31))", 1426),
-        ("SELECT CAST(1 AS DOUBLE(5, 2))", 1235),
         ("SET GLOBAL event_scheduler = -1", 1231),
         ("SELECT * FROM t1 USE KEY (ka, foo)", 1176),
         ("SELECT * FROM t1 FORCE INDEX (foo)", 1176),
