@@ -166,6 +166,7 @@ fn main() -> Result<(), SqlError> {
             unsigned: false,
         },
         nullable: false,
+        decimals: None,
     };
     let resolve = |ids: &[ast::Ident]| {
         (ids.last().map(|i| i.value.as_str()) == Some("id")).then(|| (0, int.clone()))
