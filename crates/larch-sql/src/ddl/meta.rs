@@ -136,6 +136,17 @@ pub struct Generation {
     pub stored: bool,
 }
 
+impl ColumnMeta {
+    /// `(M, D)` when this is a FLOAT(M,D) or DOUBLE(M,D) column of engine
+    /// type `ty`: values are rounded and bounded when stored and show with
+    /// D decimals.
+    pub fn fixed_real(&self, ty: &larch_engine::record::value::ColumnType) -> Option<(u32, u32)> {
+        use larch_engine::record::value::ColumnType;
+        self.precision
+            .filter(|_| matches!(ty, ColumnType::Float | ColumnType::Double))
+    }
+}
+
 impl TableMeta {
     /// Metadata for `def` with nothing special (empty bytes decode to this):
     /// InnoDB, utf8mb4 with `utf8mb4_general_ci`, no defaults or comments.

@@ -269,10 +269,7 @@ fn copy_rows(
     let fixed: Vec<Option<(u32, u32)>> = cols
         .iter()
         .zip(&fin.meta.columns)
-        .map(|(c, m)| {
-            m.precision
-                .filter(|_| matches!(c.ty, ColumnType::Float | ColumnType::Double))
-        })
+        .map(|(c, m)| m.fixed_real(&c.ty))
         .collect();
     let unsigned: Vec<bool> = fin.meta.columns.iter().map(|m| m.unsigned).collect();
     let generated = GeneratedColumns::compile(s, &fin.def, &fin.meta)?;

@@ -299,12 +299,9 @@ fn convert(
         strict: s.strict() && !w.ignore,
     };
     let meta = t.meta.columns.get(c);
-    let real = matches!(col.ty, ColumnType::Float | ColumnType::Double);
-    if let (true, Some(m)) = (real, meta) {
-        if let Some(precision) = m.precision {
-            let float = col.ty == ColumnType::Float;
-            return store_fixed_real(v, float, precision, m.unsigned, &target, &mut w.warnings);
-        }
+    if let Some((m, precision)) = meta.and_then(|m| Some((m, m.fixed_real(&col.ty)?))) {
+        let float = col.ty == ColumnType::Float;
+        return store_fixed_real(v, float, precision, m.unsigned, &target, &mut w.warnings);
     }
     let unsigned_real = matches!(
         col.ty,

@@ -252,8 +252,7 @@ fn read_column_display(s: &Session, db: &str, table: &str, t: &Table) -> Vec<Col
         .iter()
         .zip(&meta.columns)
         .map(|(c, m)| {
-            let real = matches!(c.ty, ColumnType::Float | ColumnType::Double);
-            let fixed_real = m.precision.filter(|_| real);
+            let fixed_real = m.fixed_real(&c.ty);
             ColumnDisplay {
                 unsigned_number: m.unsigned,
                 fixed_real,
