@@ -16,6 +16,7 @@ use larch_engine::record::value::Value;
 use sqlparser::ast;
 
 use super::block::{BlockPlan, Output, ROWS_HINT_MAX};
+use super::grouped_sort::GroupedSort;
 use super::groups;
 
 /// ORDER BY ... LIMIT sorts and cuts its rows when it holds twice the
@@ -179,12 +180,21 @@ pub(super) fn run_plan(
     let distinct_as_read = project_early && sel.distinct.is_some();
     let mut distinct_early = distinct_as_read
         .then(|| SpillingDistinct::new(output_collations(outputs), groups::SpillPolicy::of(s)));
+    // Without window functions (which need every group first) each group
+    // is projected and filtered by HAVING as it finishes, so a spilled
+    // GROUP BY holds only the groups that pass; once spilled, those are
+    // sorted as they come (`grouped_sort`), in runs on disk past
+    // `sort_buffer_size`.
+    let filter_groups = aggregating && !windowed;
+    let groups_may_spill = rollup.is_none() && !groups_in_order && groups::spillable(group_c, aggs);
+    let sort_spilled_groups = filter_groups && groups_may_spill && sel.distinct.is_none();
     // Rows in their final order, nothing left to do but the LIMIT: they
     // may go to the client as they come (a merged sort's too).
     let mut stream = stream.filter(|_| {
         (project_early && (sel.distinct.is_none() || distinct_early.is_some()))
             || (sort_runs.is_some() && sel.distinct.is_none())
             || distinct_sort.is_some()
+            || sort_spilled_groups
     });
     // Streamed rows skip the LIMIT's offset as they come.
     let skip = match (&stream, limit) {
@@ -206,9 +216,7 @@ pub(super) fn run_plan(
             groups::Groups::with_rollup(Rollup::new(columns.clone(), colls.clone()))
         }
         None if groups_in_order => groups::Groups::in_order(),
-        None if groups::spillable(group_c, aggs) => {
-            groups::Groups::spilling(groups::SpillPolicy::of(s))
-        }
+        None if groups_may_spill => groups::Groups::spilling(groups::SpillPolicy::of(s)),
         None => groups::Groups::default(),
     };
     let mut rows_read = 0u64;
@@ -361,10 +369,36 @@ pub(super) fn run_plan(
         limit
     };
 
-    // Aggregate results. Without window functions (which need every group
-    // first) each group is projected and filtered by HAVING as it
-    // finishes, so a spilled GROUP BY holds only the groups that pass.
-    let filter_groups = aggregating && !windowed;
+    if sort_spilled_groups && groups.has_spilled() {
+        // By the ORDER BY, or else by the GROUP BY values.
+        let group_keys;
+        let keys = if order_keys.is_empty() {
+            group_keys = groups::group_order(group_c);
+            &group_keys
+        } else {
+            &order_keys[..]
+        };
+        let mut sorting = GroupedSort::new(s, keys, n_out, limit);
+        groups.finish(
+            s,
+            width,
+            group_c,
+            aggs,
+            false,
+            &mut ctx,
+            &mut |row, ctx: &mut eval::EvalContext<'_>| {
+                if let Some(row) = finish(row, ctx)? {
+                    sorting.add(row, ctx)?;
+                }
+                Ok(None)
+            },
+        )?;
+        let stream = stream.as_deref_mut();
+        return limited(limit, stream, outputs, &mut ctx, warnings, |ctx, out| {
+            sorting.finish(ctx, out)
+        });
+    }
+    // Aggregate results.
     let mut rows_in: Vec<Vec<Value>> = if aggregating {
         let mut keep_all = |row, _: &mut eval::EvalContext<'_>| Ok(Some(row));
         let mut project = |row, ctx: &mut eval::EvalContext<'_>| finish(row, ctx);

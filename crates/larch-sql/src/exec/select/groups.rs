@@ -173,6 +173,12 @@ impl Groups {
         }
     }
 
+    /// True when groups went to temporary files (more groups than the
+    /// in-memory temporary table holds).
+    pub(super) fn has_spilled(&self) -> bool {
+        self.spilled.is_some()
+    }
+
     /// Adds a row that passed WHERE.
     pub(super) fn add(
         &mut self,
@@ -368,7 +374,7 @@ impl Groups {
 }
 
 /// The GROUP BY values as ascending sort keys.
-fn group_order(group_by: &[Compiled]) -> Vec<SortKey> {
+pub(super) fn group_order(group_by: &[Compiled]) -> Vec<SortKey> {
     group_by
         .iter()
         .map(|g| SortKey {

@@ -21,8 +21,9 @@
 //! `cte` (WITH), `source` (FROM), `materialized` (derived tables' and WITH
 //! elements' rows, in memory or on disk), `join` (access paths and nested
 //! loops), `aggregate`, `groups` (GROUP BY, spilled by hash partition),
-//! `distinct` (SELECT DISTINCT, spilled likewise), `distinct_sort`
-//! (DISTINCT sorted by select-list columns), `order`, `sort_runs`
+//! `grouped_sort` (a spilled GROUP BY's rows sorted), `distinct` (SELECT
+//! DISTINCT, spilled likewise), `distinct_sort` (DISTINCT sorted by
+//! select-list columns), `order`, `sort_runs`
 //! (ORDER BY in runs on disk), `project`, `subquery`, `view`, `explain`;
 //! this file holds the statement entry points (`execute`, `describe`,
 //! `run_query`, `run_derived`).
@@ -39,6 +40,7 @@ mod distinct_sort;
 pub(crate) mod explain;
 mod found_rows;
 pub(crate) mod fulltext;
+mod grouped_sort;
 mod groups;
 pub(crate) mod information_schema;
 pub(crate) mod innodb_tables;
