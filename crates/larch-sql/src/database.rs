@@ -202,6 +202,8 @@ pub struct Database {
     pub(crate) foreign_keys: crate::ddl::ForeignKeyIndex,
     /// What the server plugs in (status variables, `SET GLOBAL` reactions).
     server_hooks: crate::server_hooks::ServerHooks,
+    /// The table `innodb_ft_aux_table` names, by dictionary id.
+    pub(crate) fulltext_aux_table: crate::exec::select::innodb_tables::AuxTable,
 }
 
 impl std::fmt::Debug for Database {
@@ -250,6 +252,7 @@ impl Database {
             shutdown: AtomicBool::new(false),
             shutdown_hook: Mutex::new(None),
             ddl_lock: Mutex::new(()),
+            fulltext_aux_table: Default::default(),
             status: StatusCounters::default(),
             server_facts: RwLock::new(HashMap::new()),
             user_locks: Arc::default(),

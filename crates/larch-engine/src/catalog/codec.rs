@@ -10,7 +10,8 @@ use crate::error::{EngineError, Result};
 use crate::record::collation::Collation;
 use crate::record::value::{ColumnType, LobKind};
 use crate::table::{
-    ColumnDef, FulltextIndexDef, FulltextParserDef, IndexColumn, IndexDef, TableDef, TableRoots,
+    ColumnDef, FulltextIndexDef, FulltextParserDef, IndexColumn, IndexDef, StopwordTable, TableDef,
+    TableRoots,
 };
 
 /// Version of the encoding written by [`encode`].
@@ -327,7 +328,19 @@ pub fn encode(def: &TableDef, roots: &TableRoots) -> Result<Vec<u8>> {
                     w.u8(token_size);
                 }
             }
-            w.u8(u8::from(ft.use_stopwords));
+            match (&ft.stopword_table, ft.use_stopwords) {
+                (_, false) => w.u8(STOPWORDS_NONE),
+                (None, true) => w.u8(STOPWORDS_DEFAULT),
+                (Some(t), true) => {
+                    w.u8(STOPWORDS_TABLE);
+                    w.str(&t.name)?;
+                    w.str(t.collation.name())?;
+                    w.u32(u32::try_from(t.words.len()).map_err(|_| corrupt("stopword count"))?);
+                    for word in &t.words {
+                        w.str(word)?;
+                    }
+                }
+            }
         }
         w.len(roots.auxiliary.len())?;
         for &r in &roots.auxiliary {
@@ -339,6 +352,12 @@ pub fn encode(def: &TableDef, roots: &TableRoots) -> Result<Vec<u8>> {
 
 /// Tag of the optional full-text section after the index roots.
 const FULLTEXT_SECTION: u8 = 0xF7;
+
+/// A FULLTEXT index's stopwords: none (`innodb_ft_enable_stopword` was
+/// off), InnoDB's default list, or a user stopword table's words.
+const STOPWORDS_NONE: u8 = 0;
+const STOPWORDS_DEFAULT: u8 = 1;
+const STOPWORDS_TABLE: u8 = 2;
 
 fn read_fulltext(r: &mut Reader<'_>) -> Result<(Vec<FulltextIndexDef>, Vec<u32>)> {
     if r.0.is_empty() {
@@ -362,12 +381,31 @@ fn read_fulltext(r: &mut Reader<'_>) -> Result<(Vec<FulltextIndexDef>, Vec<u32>)
             },
             _ => return Err(corrupt("full-text parser")),
         };
-        let use_stopwords = r.bool()?;
+        let (use_stopwords, stopword_table) = match r.u8()? {
+            STOPWORDS_NONE => (false, None),
+            STOPWORDS_DEFAULT => (true, None),
+            STOPWORDS_TABLE => {
+                let name = r.str()?;
+                let collation = read_collation(r)?;
+                let n = r.u32()?;
+                let words = (0..n).map(|_| r.str()).collect::<Result<Vec<_>>>()?;
+                (
+                    true,
+                    Some(StopwordTable {
+                        name,
+                        collation,
+                        words,
+                    }),
+                )
+            }
+            _ => return Err(corrupt("full-text stopwords")),
+        };
         defs.push(FulltextIndexDef {
             name,
             columns,
             parser,
             use_stopwords,
+            stopword_table,
         });
     }
     let n = r.u16()?;

@@ -40,6 +40,7 @@ fn def() -> TableDef {
             columns: vec![1],
             parser: FulltextParserDef::Builtin,
             use_stopwords: true,
+            stopword_table: None,
         }],
     }
 }
@@ -211,4 +212,27 @@ fn fulltext_tables_live_with_their_table() -> Result<()> {
     Arc::into_inner(storage)
         .ok_or_else(|| EngineError::Internal("storage still shared".into()))?
         .close()
+}
+
+#[test]
+fn stopword_settings_round_trip_in_the_dictionary() -> Result<()> {
+    let roots = TableRoots {
+        space: 7,
+        clustered: 3,
+        secondary: Vec::new(),
+        auxiliary: vec![10, 11, 12],
+    };
+    let mut d = def();
+    let table = crate::table::StopwordTable {
+        name: "test/user_stopword".into(),
+        collation: Collation::Latin1SwedishCi,
+        words: vec!["this".into(), "will".into(), "the".into()],
+    };
+    for (use_stopwords, stopword_table) in [(true, None), (false, None), (true, Some(table))] {
+        d.fulltext[0].use_stopwords = use_stopwords;
+        d.fulltext[0].stopword_table = stopword_table;
+        let bytes = codec::encode(&d, &roots)?;
+        assert_eq!(codec::decode(&bytes)?, (d.clone(), roots.clone()));
+    }
+    Ok(())
 }

@@ -595,8 +595,27 @@ impl WordTables {
         Ok(out)
     }
 
+    /// Every stored node, `INDEX_1` first and each table in word order, as
+    /// InnoDB lists `INFORMATION_SCHEMA.INNODB_FT_INDEX_TABLE`.
+    pub fn nodes_by_partition(&self) -> Result<Vec<StoredNode>> {
+        let mut out = Vec::new();
+        for t in &self.partitions {
+            let mut c = t.scan(
+                &ReadContext::NEWEST,
+                CLUSTERED,
+                &KeyRange::all(),
+                false,
+                None,
+            )?;
+            while let Some((_, row)) = c.next_row()? {
+                out.push(StoredNode::from_row(row)?);
+            }
+        }
+        Ok(out)
+    }
+
     /// Every stored node, in word order (all partitions merged), for
-    /// `INFORMATION_SCHEMA.INNODB_FT_INDEX_TABLE` and checks.
+    /// checks.
     pub fn all_nodes(&self) -> Result<Vec<StoredNode>> {
         self.prefix_nodes("")
     }

@@ -93,6 +93,18 @@ impl Contents {
     }
 }
 
+/// One node of the cache (see [`IndexCache::nodes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CachedNode {
+    /// The word as first spelled.
+    pub word: String,
+    pub first_doc_id: u64,
+    pub last_doc_id: u64,
+    pub doc_count: u64,
+    /// Its documents, by increasing doc id.
+    pub entries: Vec<DocEntry>,
+}
+
 /// The frozen contents handed to the writer of the index tables.
 #[derive(Clone, Debug)]
 pub struct SyncBatch(Arc<Contents>);
@@ -312,6 +324,32 @@ impl IndexCache {
                 (text.to_owned(), entries)
             })
             .collect())
+    }
+
+    /// Every cached node, in word order (the index collation; for one word
+    /// the part being synced first, then in creation order), with its
+    /// documents: `INFORMATION_SCHEMA.INNODB_FT_INDEX_CACHE`.
+    pub fn nodes(&self) -> Result<Vec<CachedNode>> {
+        let mut merged: BTreeMap<&[u8], Vec<(&str, &IlistEncoder)>> = BTreeMap::new();
+        for part in self.parts() {
+            for (key, w) in &part.words {
+                let slot = merged.entry(key.as_slice()).or_default();
+                slot.extend(w.nodes.iter().map(|n| (w.text.as_str(), n)));
+            }
+        }
+        let mut out = Vec::new();
+        for (word, node) in merged.into_values().flatten() {
+            let mut entries = Vec::new();
+            decode_nodes(std::slice::from_ref(node), &mut entries)?;
+            out.push(CachedNode {
+                word: word.to_owned(),
+                first_doc_id: node.first_doc_id().unwrap_or(0),
+                last_doc_id: node.last_doc_id(),
+                doc_count: node.doc_count(),
+                entries,
+            });
+        }
+        Ok(out)
     }
 
     /// Freezes the contents for the writer of the index tables and starts

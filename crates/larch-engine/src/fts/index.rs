@@ -32,8 +32,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::fts::auxiliary::{CommonTables, WordTables, CONFIG_SYNCED_DOC_ID};
-use crate::fts::cache::{IndexCache, SyncBatch};
+use crate::fts::auxiliary::{CommonTables, StoredNode, WordTables, CONFIG_SYNCED_DOC_ID};
+use crate::fts::cache::{CachedNode, IndexCache, SyncBatch};
 use crate::fts::ilist::DocEntry;
 use crate::fts::ngram::NgramParser;
 use crate::fts::stopwords::StopwordSet;
@@ -209,6 +209,18 @@ impl FulltextIndex {
         });
         self.budget.finished_sync(job)?;
         written
+    }
+
+    /// The nodes of the cache, in word order
+    /// (`INFORMATION_SCHEMA.INNODB_FT_INDEX_CACHE`).
+    pub fn cached_nodes(&self) -> Result<Vec<CachedNode>> {
+        self.cache.read(|c| c.nodes())
+    }
+
+    /// The nodes of the word tables, `INDEX_1` first
+    /// (`INFORMATION_SCHEMA.INNODB_FT_INDEX_TABLE`).
+    pub fn stored_nodes(&self) -> Result<Vec<StoredNode>> {
+        self.words.nodes_by_partition()
     }
 
     /// A reader of the index as it is now (see [`IndexSnapshot`]).

@@ -144,10 +144,13 @@ fn tokenize_settings(
             FulltextParser::Ngram(NgramParser::new(usize::from(token_size))?)
         }
     };
-    let stopwords = if ft.use_stopwords {
-        settings.stopwords.clone()
-    } else {
-        Arc::new(StopwordSet::disabled())
+    let stopwords = match (&ft.stopword_table, ft.use_stopwords) {
+        (_, false) => Arc::new(StopwordSet::disabled()),
+        (None, true) => settings.stopwords.clone(),
+        (Some(t), true) => Arc::new(StopwordSet::from_words(
+            t.words.iter().map(String::as_str),
+            t.collation,
+        )),
     };
     Ok(TokenizeSettings {
         collation,

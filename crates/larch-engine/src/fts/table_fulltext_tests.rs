@@ -61,12 +61,14 @@ fn def() -> TableDef {
                 columns: vec![1, 2],
                 parser: FulltextParserDef::Builtin,
                 use_stopwords: true,
+                stopword_table: None,
             },
             FulltextIndexDef {
                 name: "fb".into(),
                 columns: vec![2],
                 parser: FulltextParserDef::Builtin,
                 use_stopwords: true,
+                stopword_table: None,
             },
         ],
     }

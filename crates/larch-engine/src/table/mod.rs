@@ -71,7 +71,9 @@ pub(crate) use purge::roll_back_recovered_now;
 pub use purge::{purge_all, PurgeStats, PurgeWorker};
 pub use read::KeyRange;
 pub use scan::RowCursor;
-pub use schema::{ColumnDef, FulltextIndexDef, FulltextParserDef, IndexColumn, IndexDef, TableDef};
+pub use schema::{
+    ColumnDef, FulltextIndexDef, FulltextParserDef, IndexColumn, IndexDef, StopwordTable, TableDef,
+};
 pub use statistics::{TableStatistics, SAMPLE_PAGES as STATISTICS_SAMPLE_PAGES};
 
 use crate::btree::BTree;

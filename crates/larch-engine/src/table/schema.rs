@@ -38,6 +38,21 @@ pub struct FulltextIndexDef {
     /// Stopwords apply (`innodb_ft_enable_stopword` when the index was
     /// created).
     pub use_stopwords: bool,
+    /// With `use_stopwords`: the user stopword table in force when the
+    /// index was created (`innodb_ft_user_stopword_table`, else
+    /// `innodb_ft_server_stopword_table`) and the words it held then; `None`
+    /// for InnoDB's default list.
+    pub stopword_table: Option<StopwordTable>,
+}
+
+/// A user stopword table as read when a FULLTEXT index was created: its
+/// `db/name` and the values of its `value` column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StopwordTable {
+    pub name: String,
+    /// The `value` column's collation, which the words are compared in.
+    pub collation: crate::record::collation::Collation,
+    pub words: Vec<String>,
 }
 
 /// One column.

@@ -107,7 +107,7 @@ fn run_alter(
         s.push_warning(n);
     }
     let mut fin = w.finish()?;
-    fin.settle_fulltext(s, Some(&entry.def));
+    fin.settle_fulltext(s, Some(&entry.def))?;
     if st.algorithm == Some(ast::AlterTableAlgorithm::Copy) {
         st.force = true;
     }

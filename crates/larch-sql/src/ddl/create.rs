@@ -386,7 +386,7 @@ pub(super) fn create_table(
             (w.finish()?, opts.auto_increment)
         }
     };
-    fin.settle_fulltext(s, None);
+    fin.settle_fulltext(s, None)?;
     if ct.temporary && !fin.def.fulltext.is_empty() {
         return Err(SqlError::new(
             1796,

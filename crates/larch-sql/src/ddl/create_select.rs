@@ -224,7 +224,7 @@ pub(super) fn create_table_select(
         s.push_warning(n);
     }
     let mut fin = w.finish()?;
-    fin.settle_fulltext(s, None);
+    fin.settle_fulltext(s, None)?;
     let columns = set
         .columns
         .iter()

@@ -58,6 +58,7 @@ pub mod meta;
 mod rebuild;
 mod render;
 pub(crate) mod show;
+pub(crate) mod stopwords;
 mod tables;
 #[cfg(test)]
 mod tests;

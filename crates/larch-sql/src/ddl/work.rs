@@ -99,9 +99,16 @@ pub(super) struct Finished {
 impl Finished {
     /// Settles what FULLTEXT indexes take from when they are created: an
     /// index of `old` (same name and columns) keeps its settings, a new one
-    /// takes the session's `innodb_ft_enable_stopword`.
-    pub(super) fn settle_fulltext(&mut self, s: &crate::session::Session, old: Option<&TableDef>) {
+    /// takes the session's `innodb_ft_enable_stopword` and stopword table
+    /// (`super::stopwords`).
+    pub(super) fn settle_fulltext(
+        &mut self,
+        s: &crate::session::Session,
+        old: Option<&TableDef>,
+    ) -> Result<(), SqlError> {
         let stopwords = s.bool_var("innodb_ft_enable_stopword");
+        // Read once, for the first new index that needs it.
+        let mut table = None;
         for ft in &mut self.def.fulltext {
             let before = old.and_then(|o| {
                 o.fulltext
@@ -112,10 +119,19 @@ impl Finished {
                 Some(b) => {
                     ft.parser = b.parser;
                     ft.use_stopwords = b.use_stopwords;
+                    ft.stopword_table = b.stopword_table.clone();
                 }
-                None => ft.use_stopwords = stopwords,
+                None => {
+                    ft.use_stopwords = stopwords;
+                    ft.stopword_table = match (stopwords, &table) {
+                        (false, _) => None,
+                        (true, Some(t)) => Clone::clone(t),
+                        (true, None) => table.insert(super::stopwords::for_new_index(s)?).clone(),
+                    };
+                }
             }
         }
+        Ok(())
     }
 }
 
@@ -333,6 +349,7 @@ impl Work {
                         columns: columns.clone(),
                         parser: larch_engine::table::FulltextParserDef::Builtin,
                         use_stopwords: true,
+                        stopword_table: None,
                     });
                     fulltext.push((k.name.clone(), columns));
                 }

@@ -381,6 +381,12 @@ impl Session {
             }
             return Ok(());
         }
+        if def.name == "innodb_ft_aux_table" {
+            self.db.fulltext_aux_table.set(self, &value)?;
+        }
+        if crate::ddl::stopwords::VARIABLES.contains(&def.name) {
+            crate::ddl::stopwords::check_variable(self, def.name, &value)?;
+        }
         let alias = variables::alias_of(def.name).and_then(variables::lookup);
         if global {
             self.db.set_global(def, value.clone());

@@ -293,6 +293,8 @@ pub fn normalize(def: &VarDef, value: Value) -> Result<Value, SqlError> {
             Ok(Value::Double(n.clamp(0.0, max as f64)))
         }
         Kind::Str => match &value {
+            // A variable that starts as NULL may be set back to it.
+            Value::Null if def.default == Some("\\N") => Ok(Value::Null),
             Value::Null => Ok(Value::Str(String::new())),
             Value::Int(n) => Ok(Value::Str(n.to_string())),
             Value::UInt(n) => Ok(Value::Str(n.to_string())),

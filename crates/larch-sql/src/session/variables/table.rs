@@ -213,6 +213,8 @@ pub(super) static VARIABLES: &[VarDef] = &[
     ),
     engine("innodb_flush_log_at_trx_commit", U32),
     engine("innodb_flush_method", Kind::Str),
+    // A table's `db/name` (`INFORMATION_SCHEMA.INNODB_FT_*`), checked when set.
+    v("innodb_ft_aux_table", Global, Kind::Str, "\\N"),
     ro(
         "innodb_ft_cache_size",
         Kind::Int {
@@ -253,6 +255,8 @@ pub(super) static VARIABLES: &[VarDef] = &[
         },
         "2000000000",
     ),
+    // `db/name` of a stopword table (`ddl::stopwords`), checked when set.
+    v("innodb_ft_server_stopword_table", Global, Kind::Str, "\\N"),
     ro(
         "innodb_ft_sort_pll_degree",
         Kind::Int { min: 1, max: 16 },
@@ -266,6 +270,7 @@ pub(super) static VARIABLES: &[VarDef] = &[
         },
         "640000000",
     ),
+    v("innodb_ft_user_stopword_table", Both, Kind::Str, "\\N"),
     engine("innodb_io_capacity", U32),
     engine("innodb_io_capacity_max", U32),
     v(

@@ -50,6 +50,12 @@ pub(crate) const TABLE_NAMES: &[&str] = &[
     "FILES",
     "GLOBAL_STATUS",
     "GLOBAL_VARIABLES",
+    "INNODB_FT_BEING_DELETED",
+    "INNODB_FT_CONFIG",
+    "INNODB_FT_DEFAULT_STOPWORD",
+    "INNODB_FT_DELETED",
+    "INNODB_FT_INDEX_CACHE",
+    "INNODB_FT_INDEX_TABLE",
     "INNODB_LOCKS",
     "INNODB_LOCK_WAITS",
     "INNODB_TRX",
@@ -373,7 +379,11 @@ pub(crate) fn table(sess: &Session, name: &str) -> Result<RowSet, SqlError> {
     }
     match upper.as_str() {
         super::system_variables::NAME => Ok(super::system_variables::table(sess)),
-        n if super::innodb_tables::NAMES.contains(&n) => super::innodb_tables::table(sess, n),
+        n if super::innodb_tables::NAMES.contains(&n)
+            || super::innodb_tables::FULLTEXT_NAMES.contains(&n) =>
+        {
+            super::innodb_tables::table(sess, n)
+        }
         _ => Err(SqlError::new(
             1109,
             format!("Unknown table '{name}' in information_schema"),

@@ -57,19 +57,27 @@ use crate::result::{ResultColumn, RowSet};
 use crate::session::Session;
 
 /// The tables of this module (upper case).
+mod fulltext;
 mod keys;
 mod monitor;
 
+pub(crate) use fulltext::AuxTable;
 use keys::IndexNames;
 pub(crate) use monitor::monitor_transactions;
 
 pub(crate) const NAMES: &[&str] = &["INNODB_LOCKS", "INNODB_LOCK_WAITS", "INNODB_TRX"];
+
+/// The full-text tables (`fulltext`).
+pub(crate) use fulltext::NAMES as FULLTEXT_NAMES;
 
 /// MariaDB's `trx_query` is a VARCHAR(1024).
 const QUERY_CHARS: usize = 1024;
 
 /// The rows of `information_schema.<upper>`, one of [`NAMES`].
 pub(crate) fn table(sess: &Session, upper: &str) -> Result<RowSet, SqlError> {
+    if FULLTEXT_NAMES.contains(&upper) {
+        return fulltext::table(sess, upper);
+    }
     let seen = Observed::gather(sess);
     Ok(match upper {
         "INNODB_TRX" => innodb_trx(&seen),
