@@ -72,7 +72,7 @@ impl TokenizeSettings {
             FulltextParser::Ngram(ngram) => {
                 let mut out = Vec::new();
                 let mut add_pos = 0usize;
-                for text in columns.iter().flatten() {
+                for text in columns.iter().flatten().filter(|t| !t.is_empty()) {
                     for mut t in ngram.index_tokens(text, self.collation, &self.stopwords) {
                         t.position += add_pos;
                         out.push(t);

@@ -25,9 +25,10 @@
 //!   all for the `_bin` collations and `binary` (InnoDB searches those case
 //!   sensitively).
 //! - A word's position is the byte offset of its first byte in the document.
-//!   A document of several columns is their texts joined: each non-NULL
-//!   column's positions are shifted by the byte lengths of the non-NULL
-//!   columns before it plus one per such column ([`tokenize_columns`]).
+//!   A document of several columns is their texts joined: each non-empty
+//!   column's positions are shifted by the byte lengths of the non-empty
+//!   columns before it plus one per such column ([`tokenize_columns`]); NULL
+//!   and empty columns take no room, as in InnoDB.
 //!
 //! Invariants: tokens come out in document order with strictly increasing
 //! positions; every token's `char_len` is within the limits; the functions
@@ -275,7 +276,8 @@ pub fn tokenize_columns(
 ) -> Vec<Token> {
     let mut out = Vec::new();
     let mut add_pos = 0usize;
-    for text in columns.iter().flatten() {
+    // NULL and empty columns take no room (InnoDB skips them).
+    for text in columns.iter().flatten().filter(|t| !t.is_empty()) {
         tokenize_into(text, collation, limits, add_pos, &mut out);
         add_pos += text.len() + 1;
     }
@@ -444,6 +446,18 @@ mod tests {
             got,
             vec![("mysql", 0), ("tutorial", 6), ("dbms", 15), ("stands", 20)]
         );
+        // An empty column is skipped like NULL (innodb_fts.phrase: a title
+        // of '' leaves "mysql good database" at 0, 6 and 11; ' ' shifts it).
+        for (title, at) in [(&b""[..], 0), (&b" "[..], 2)] {
+            let cols: [Option<&[u8]>; 2] = [Some(title), Some(b"mysql good database")];
+            let t = tokenize_columns(
+                &cols,
+                Collation::Latin1SwedishCi,
+                TokenSizeLimits::default(),
+            );
+            let got: Vec<_> = t.iter().map(|t| t.position).collect();
+            assert_eq!(got, [at, at + 6, at + 11]);
+        }
     }
 
     #[test]
