@@ -117,8 +117,24 @@ fn write_lock_holds_readers_and_kill_query_ends_the_wait() -> R<()> {
     let (done, reader) = spawn(other, "SELECT * FROM t");
     let mut watcher = t.session(50)?;
     wait_for_state(&mut watcher, WAIT_STATE)?;
-    assert!(t.db.kill(id, true));
+    // KILL takes an expression, as in MariaDB (fts_kill_query's form).
+    watcher.execute(&format!("SET @id = {id}"))?;
+    watcher.execute("KILL QUERY @id")?;
     assert_eq!(done.recv_timeout(Duration::from_secs(10))?, 1317);
+    for (kill, message) in [
+        ("KILL 'abc'", "Unknown thread id: 0"),
+        (
+            "KILL HARD QUERY 99999998 + 1",
+            "Unknown thread id: 99999999",
+        ),
+        (
+            "KILL CONNECTION -1",
+            "Unknown thread id: 18446744073709551615",
+        ),
+    ] {
+        assert_eq!(err(&mut watcher, kill)?, (1094, message.into()), "{kill}");
+    }
+    assert_eq!(err(&mut watcher, "KILL QUERY ID 5")?.0, 1064);
     let mut other = reader.join().map_err(|_| "reader panicked")?;
     // A waiting reader goes on at UNLOCK TABLES (which commits nothing
     // here: autocommit statements committed already).

@@ -142,6 +142,20 @@ fn execute_statement(
             s.db.request_shutdown();
             Ok(QueryResult::ok())
         }
+        Statement::Kill { query_only, id } => {
+            let resolve = |_: &[ast::Ident]| None;
+            let c = crate::eval::compile(id, &resolve, &crate::eval::CompileOptions::default())?;
+            let mut ctx = s.eval_context(params);
+            let v = c.eval(&[], &mut ctx)?;
+            // As MariaDB reads it: NULL and words are 0, decimals round, a
+            // negative number wraps.
+            let n = match v {
+                Value::Null => 0,
+                v => crate::eval::convert::to_int(&v, &mut ctx) as u64,
+            };
+            drop(ctx);
+            kill(s, n, *query_only)
+        }
         Statement::SetStatement { set, inner } => set_statement::execute(s, set, inner, params),
         Statement::Account(a) => account::execute(s, a),
         Statement::LoadData(l) => load_data::execute(s, l, io),
@@ -289,12 +303,7 @@ fn execute_sql(
         }
         S::Kill { modifier, id } => {
             let query_only = matches!(modifier, Some(ast::KillType::Query));
-            crate::privileges::check::kill(s, *id)?;
-            if s.db.kill(*id, query_only) {
-                Ok(QueryResult::ok())
-            } else {
-                Err(SqlError::new(1094, format!("Unknown thread id: {id}")))
-            }
+            kill(s, *id, query_only)
         }
         // sqlparser's LOCK TABLES is never produced (the parser's own takes
         // qualified names).
@@ -358,6 +367,9 @@ pub(crate) fn number_placeholders(stmt: &mut Statement) -> usize {
                 let _ = ast::visit_expressions_mut(e, &mut visit);
             }
         }
+        Statement::Kill { id, .. } => {
+            let _ = ast::visit_expressions_mut(id, &mut visit);
+        }
         Statement::SelectInto { query, .. } => {
             let _ = ast::visit_expressions_mut(query.as_mut(), &mut visit);
         }
@@ -387,4 +399,14 @@ pub(crate) fn describe(
         _ => Vec::new(),
     };
     Ok(PreparedDescription { params, columns })
+}
+
+/// KILL [QUERY] of connection `id` (1094 when there is none).
+fn kill(s: &mut Session, id: u64, query_only: bool) -> Result<QueryResult, SqlError> {
+    crate::privileges::check::kill(s, id)?;
+    if s.db.kill(id, query_only) {
+        Ok(QueryResult::ok())
+    } else {
+        Err(SqlError::new(1094, format!("Unknown thread id: {id}")))
+    }
 }

@@ -61,6 +61,7 @@ fn visit<V: VisitorMut<Break = SqlError>>(
         Statement::Sql(s) => s.visit(v),
         Statement::SelectInto { query, .. } => query.visit(v),
         Statement::Do(exprs) => exprs.visit(v),
+        Statement::Kill { id, .. } => id.visit(v),
         Statement::Execute { using, .. } | Statement::ExecuteImmediate { using, .. } => {
             using.visit(v)
         }

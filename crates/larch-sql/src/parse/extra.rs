@@ -173,6 +173,7 @@ pub(super) fn parse_extra(p: &mut Parser) -> Option<Result<Statement, ParserErro
         }
         ("FLUSH", Some(w)) if flush_table(p, w) => flush_tables(p),
         ("LOCK", Some("TABLES")) => super::lock_tables::parse(p),
+        ("KILL", _) if !at_end(1) => kill(p),
         ("SHUTDOWN", _) => {
             p.next_token();
             Ok(Statement::Shutdown)
@@ -180,6 +181,36 @@ pub(super) fn parse_extra(p: &mut Parser) -> Option<Result<Statement, ParserErro
         _ => return None,
     };
     Some(r)
+}
+
+/// `KILL [HARD | SOFT] [CONNECTION | QUERY] expr`. `KILL QUERY ID` and
+/// `KILL USER` are left to sqlparser (a syntax error there).
+fn kill(p: &mut Parser) -> Result<Statement, ParserError> {
+    let mut n = 1;
+    if matches!(word_at(p, n).as_deref(), Some("HARD" | "SOFT")) {
+        n += 1;
+    }
+    let query_only = match word_at(p, n).as_deref() {
+        Some("QUERY") => {
+            n += 1;
+            true
+        }
+        Some("CONNECTION") => {
+            n += 1;
+            false
+        }
+        _ => false,
+    };
+    if matches!(word_at(p, n).as_deref(), Some("ID" | "USER"))
+        && !matches!(p.peek_nth_token(n + 1).token, Token::EOF | Token::SemiColon)
+    {
+        return p.expected("a thread id", p.peek_nth_token(n));
+    }
+    for _ in 0..n {
+        p.next_token();
+    }
+    let id = p.parse_expr()?;
+    Ok(Statement::Kill { query_only, id })
 }
 
 /// `SET GLOBAL|SESSION TRANSACTION modes` (sqlparser drops the scope).

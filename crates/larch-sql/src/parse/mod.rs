@@ -213,6 +213,9 @@ pub enum Statement {
     Do(Vec<ast::Expr>),
     /// `SHUTDOWN`.
     Shutdown,
+    /// `KILL [HARD | SOFT] [CONNECTION | QUERY] expr` (sqlparser takes
+    /// only a number where MariaDB takes any expression).
+    Kill { query_only: bool, id: ast::Expr },
     /// `LOCK TABLE[S] t [[AS] alias] READ [LOCAL] | [LOW_PRIORITY] WRITE, ...`.
     LockTables(Vec<LockTableItem>),
     /// `CREATE [OR REPLACE] ... VIEW` / `ALTER ... VIEW` ([`view`]).

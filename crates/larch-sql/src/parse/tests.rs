@@ -218,7 +218,20 @@ fn own_statements() {
     );
     assert!(matches!(one("DO 1, SLEEP(0)"), Statement::Do(e) if e.len() == 2));
     assert_eq!(one("shutdown"), Statement::Shutdown);
-    assert!(matches!(one("KILL QUERY 7"), Statement::Sql(_)));
+    assert!(matches!(
+        one("KILL QUERY 7"),
+        Statement::Kill {
+            query_only: true,
+            ..
+        }
+    ));
+    assert!(matches!(
+        one("KILL @id"),
+        Statement::Kill {
+            query_only: false,
+            ..
+        }
+    ));
 }
 
 #[test]

@@ -174,6 +174,15 @@ pub fn statement(s: &mut Session, stmt: &Statement) -> Result<(), SqlError> {
             sql(s, &c, &ast::Statement::Query(v.query.clone()))
         }
         Statement::SetStatement { inner, .. } => statement(s, inner),
+        // Expressions outside a query read the tables of their subqueries.
+        Statement::Do(exprs) => reads(s, &c, exprs, &[]),
+        Statement::Kill { id, .. } => reads(s, &c, id, &[]),
+        Statement::Prepare { source, .. } => reads(s, &c, source, &[]),
+        Statement::Execute { using, .. } => reads(s, &c, using, &[]),
+        Statement::ExecuteImmediate { source, using } => {
+            reads(s, &c, source, &[])?;
+            reads(s, &c, using, &[])
+        }
         Statement::Routine(r) => super::routines::check(s, &c, r),
         // LOCK TABLES privilege on the database, SELECT on the table.
         Statement::LockTables(items) => {
