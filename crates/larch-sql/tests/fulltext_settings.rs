@@ -282,3 +282,54 @@ fn stopword_tables_are_read_when_an_index_is_created() -> R<()> {
     );
     Ok(())
 }
+
+/// A session's stopword table must be one its user may read: naming a
+/// table without SELECT on it fails as a table that does not exist would
+/// (1231), and an index created after the grant is gone fails with 1142,
+/// so no index reveals the words of a table its creator cannot read.
+#[test]
+fn a_session_stopword_table_needs_select_on_it() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE DATABASE secret",
+        "CREATE TABLE secret.words (value VARCHAR(30))",
+        "INSERT INTO secret.words VALUES ('session')",
+        "CREATE USER u@localhost",
+        "GRANT ALL ON test.* TO u@localhost",
+    ])?;
+    let mut root = t.session(5)?;
+    let mut u = t.db.new_session(0, "u", "localhost")?;
+    u.use_database("test")?;
+    assert_eq!(
+        error(
+            &mut u,
+            "SET SESSION innodb_ft_user_stopword_table = 'secret/words'"
+        )?,
+        (
+            1231,
+            "Variable 'innodb_ft_user_stopword_table' can't be set to the value of 'secret/words'"
+                .into()
+        )
+    );
+    root.execute("GRANT SELECT ON secret.words TO u@localhost")?;
+    u.execute("SET SESSION innodb_ft_user_stopword_table = 'secret/words'")?;
+    articles(&mut u, "b1")?;
+    assert_eq!(found(&mut u, "b1", "session")?, Vec::<String>::new());
+    root.execute("REVOKE SELECT ON secret.words FROM u@localhost")?;
+    assert_eq!(
+        error(
+            &mut u,
+            "CREATE TABLE b2 (title VARCHAR(200), body TEXT, FULLTEXT (title, body))"
+        )?,
+        (
+            1142,
+            "SELECT command denied to user 'u'@'localhost' for table `secret`.`words`".into()
+        )
+    );
+    // The server's table, set by an administrator, is read for everyone.
+    root.execute("SET GLOBAL innodb_ft_server_stopword_table = 'secret/words'")?;
+    u.execute("SET SESSION innodb_ft_user_stopword_table = NULL")?;
+    articles(&mut u, "b3")?;
+    assert_eq!(found(&mut u, "b3", "session")?, Vec::<String>::new());
+    root.execute("SET GLOBAL innodb_ft_server_stopword_table = NULL")?;
+    Ok(())
+}

@@ -109,6 +109,17 @@ impl Catalog {
         self.cache.read().tables.values().cloned().collect()
     }
 
+    /// The dictionary entry of the table with dictionary id `id`, if it
+    /// still exists (ids are stable across renames).
+    pub fn table_entry_by_id(&self, id: u64) -> Option<TableEntry> {
+        self.cache
+            .read()
+            .tables
+            .values()
+            .find(|e| e.id == id)
+            .cloned()
+    }
+
     /// The dictionary entry of a table, if it exists.
     pub fn table_entry(&self, schema: &str, name: &str) -> Option<TableEntry> {
         self.cache

@@ -560,38 +560,17 @@ impl WordTables {
     /// The stored nodes of every word starting with `prefix` (in the index
     /// collation), in word order then first doc id.
     pub fn prefix_nodes(&self, prefix: &str) -> Result<Vec<StoredNode>> {
-        let mut key = Vec::new();
-        self.collation.weights(prefix, &mut key);
-        let tables: Vec<&Arc<Table>> = if prefix.is_empty() {
-            self.partitions.iter().collect()
-        } else {
-            vec![self.partition(prefix)]
-        };
-        let mut out = Vec::new();
-        let mut weights = Vec::new();
-        for t in tables {
-            let range = KeyRange {
-                lower: Bound::Included(vec![Value::Str(prefix.into())]),
-                upper: Bound::Unbounded,
-            };
-            let mut c = t.scan(&ReadContext::NEWEST, CLUSTERED, &range, false, None)?;
-            while let Some((_, row)) = c.next_row()? {
-                let node = StoredNode::from_row(row)?;
-                weights.clear();
-                self.collation.weights(&node.word, &mut weights);
-                if !weights.starts_with(&key) {
-                    break;
-                }
-                out.push(node);
-            }
-        }
         if prefix.is_empty() {
+            let mut out = self.nodes_by_partition()?;
             let c = self.collation;
             out.sort_by(|a, b| {
                 c.compare(&a.word, &b.word)
                     .then(a.first_doc_id.cmp(&b.first_doc_id))
             });
+            return Ok(out);
         }
+        let mut out = Vec::new();
+        self.scan_prefix(self.partition(prefix), prefix, &mut out)?;
         Ok(out)
     }
 
@@ -600,18 +579,34 @@ impl WordTables {
     pub fn nodes_by_partition(&self) -> Result<Vec<StoredNode>> {
         let mut out = Vec::new();
         for t in &self.partitions {
-            let mut c = t.scan(
-                &ReadContext::NEWEST,
-                CLUSTERED,
-                &KeyRange::all(),
-                false,
-                None,
-            )?;
-            while let Some((_, row)) = c.next_row()? {
-                out.push(StoredNode::from_row(row)?);
-            }
+            self.scan_prefix(t, "", &mut out)?;
         }
         Ok(out)
+    }
+
+    /// Appends the nodes of word table `t` whose words start with `prefix`
+    /// (under the index's collation), in word order.
+    fn scan_prefix(&self, t: &Arc<Table>, prefix: &str, out: &mut Vec<StoredNode>) -> Result<()> {
+        let mut key = Vec::new();
+        self.collation.weights(prefix, &mut key);
+        let range = KeyRange {
+            lower: Bound::Included(vec![Value::Str(prefix.into())]),
+            upper: Bound::Unbounded,
+        };
+        let mut weights = Vec::new();
+        let mut c = t.scan(&ReadContext::NEWEST, CLUSTERED, &range, false, None)?;
+        while let Some((_, row)) = c.next_row()? {
+            let node = StoredNode::from_row(row)?;
+            if !key.is_empty() {
+                weights.clear();
+                self.collation.weights(&node.word, &mut weights);
+                if !weights.starts_with(&key) {
+                    break;
+                }
+            }
+            out.push(node);
+        }
+        Ok(())
     }
 
     /// Every stored node, in word order (all partitions merged), for

@@ -3,7 +3,9 @@
 //! table `db/name` whose first column is a VARCHAR named `value`.
 //!
 //! - Setting either variable to anything but NULL or such a table fails
-//!   with 1231 ([`check_variable`]).
+//!   with 1231 ([`check_variable`]). A table the session may not read
+//!   (no SELECT on it) counts as no such table, so the variable tells
+//!   nothing of tables the user cannot see.
 //! - A FULLTEXT index created while `innodb_ft_enable_stopword` is on takes
 //!   its stopwords from the session's table if one is set, else from the
 //!   server's, else InnoDB's default list ([`for_new_index`]). A table that
@@ -20,6 +22,8 @@ use larch_engine::table::{KeyRange, ReadContext, StopwordTable, CLUSTERED};
 use larch_engine::txn::{IsolationLevel, TrxOptions};
 
 use crate::error::SqlError;
+use crate::privileges::bits::Privs;
+use crate::privileges::check::Checker;
 use crate::session::Session;
 
 /// The two variables.
@@ -40,7 +44,12 @@ pub(crate) fn check_variable(s: &Session, variable: &str, value: &Value) -> Resu
             ))
         }
     };
-    match value_column(s, name) {
+    let readable = name.split_once('/').is_some_and(|(db, table)| {
+        Checker::of_shared(s)
+            .table(db, table, Privs::SELECT)
+            .is_ok()
+    });
+    match value_column(s, name).filter(|_| readable) {
         Some(_) => Ok(()),
         None => Err(SqlError::new(
             1231,
@@ -55,12 +64,17 @@ pub(crate) fn for_new_index(s: &Session) -> Result<Option<StopwordTable>, SqlErr
     let chosen = [VARIABLES[1], VARIABLES[0]]
         .into_iter()
         .find_map(|v| match s.var_by_name(v) {
-            Value::Str(name) if !name.is_empty() => Some(name),
+            Value::Str(name) if !name.is_empty() => Some((v, name)),
             _ => None,
         });
-    let Some(name) = chosen else {
+    let Some((variable, name)) = chosen else {
         return Ok(None);
     };
+    if variable == VARIABLES[1] {
+        if let Some((db, table)) = name.split_once('/') {
+            Checker::of_shared(s).table(db, table, Privs::SELECT)?;
+        }
+    }
     let Some((column, collation)) = value_column(s, &name) else {
         tracing::warn!(table = %name, "the user stopword table does not exist or has no VARCHAR column `value`; the default stopword list is used");
         return Ok(None);

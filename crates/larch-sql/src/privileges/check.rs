@@ -49,6 +49,16 @@ pub struct Checker {
 impl Checker {
     pub fn of(s: &mut Session) -> Checker {
         let privs = s.account.privileges(&s.db.acl);
+        Checker::with(s, privs)
+    }
+
+    /// [`Checker::of`] for a session held shared (the resolved privileges
+    /// are not cached when the account data changed since the last check).
+    pub fn of_shared(s: &Session) -> Checker {
+        Checker::with(s, s.account.privileges_ref(&s.db.acl))
+    }
+
+    fn with(s: &Session, privs: Arc<Resolved>) -> Checker {
         let host = &s.process.host;
         Checker {
             privs,

@@ -91,7 +91,7 @@ impl AuxTable {
             return Ok(None);
         };
         let catalog = s.db.catalog();
-        let Some(e) = catalog.table_entries().into_iter().find(|e| e.id == id) else {
+        let Some(e) = catalog.table_entry_by_id(id) else {
             return Ok(None);
         };
         Ok(catalog
