@@ -46,6 +46,7 @@ mod column;
 mod create;
 mod create_select;
 mod defaults;
+mod doc_id;
 pub mod foreign;
 pub(crate) mod foreign_ddl;
 pub(crate) mod foreign_index;

@@ -388,6 +388,7 @@ impl Work {
         };
         super::generated::validate(&def, &meta)?;
         super::defaults::validate(&def, &meta)?;
+        super::doc_id::check(&def)?;
         Ok(Finished {
             def,
             meta,

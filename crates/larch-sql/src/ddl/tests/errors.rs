@@ -149,3 +149,84 @@ fn missing_objects() -> R {
     );
     Ok(())
 }
+
+/// InnoDB's reserved `FTS_DOC_ID` column and `FTS_DOC_ID_INDEX` index
+/// (`ddl::doc_id`): the definitions MariaDB 10.11 refuses fail with its
+/// errors, in CREATE and ALTER, and those it takes are taken.
+#[test]
+fn fts_doc_id_definitions() -> R {
+    let dir = tempfile::tempdir()?;
+    let (db, mut s) = open(dir.path())?;
+    let refused: &[(&str, u16, &str)] = &[
+        (
+            "CREATE TABLE x (f1 INT NOT NULL, FTS_DOC_ID INT UNSIGNED NOT NULL)",
+            1166,
+            "Incorrect column name 'FTS_DOC_ID'",
+        ),
+        (
+            "CREATE TABLE x (f1 INT, fts_doc_id BIGINT NOT NULL)",
+            1166,
+            "Incorrect column name 'fts_doc_id'",
+        ),
+        (
+            "CREATE TABLE x (f1 INT, FTS_DOC_ID BIGINT UNSIGNED)",
+            1166,
+            "Incorrect column name 'FTS_DOC_ID'",
+        ),
+        (
+            "CREATE TABLE x (f1 INT, `FTS_DOC_\u{130}D` BIGINT UNSIGNED NOT NULL)",
+            1166,
+            "Incorrect column name 'FTS_DOC_\u{130}D'",
+        ),
+        (
+            "CREATE TABLE x (f1 TEXT, FTS_DOC_ID BIGINT UNSIGNED NOT NULL, \
+             KEY FTS_DOC_ID_INDEX (FTS_DOC_ID), FULLTEXT (f1))",
+            1798,
+            "Index 'FTS_DOC_ID_INDEX' is of wrong type for an InnoDB FULLTEXT index",
+        ),
+        (
+            "CREATE TABLE x (f1 TEXT, FTS_DOC_ID BIGINT UNSIGNED NOT NULL, \
+             UNIQUE KEY fts_doc_id_index (FTS_DOC_ID DESC), FULLTEXT (f1))",
+            1798,
+            "Index 'fts_doc_id_index' is of wrong type for an InnoDB FULLTEXT index",
+        ),
+        (
+            "CREATE TABLE x (f1 TEXT, FTS_DOC_ID BIGINT UNSIGNED NOT NULL, \
+             UNIQUE KEY FTS_DOC_ID_INDEX (FTS_DOC_ID, f1(2)), FULLTEXT (f1))",
+            1798,
+            "Index 'FTS_DOC_ID_INDEX' is of wrong type for an InnoDB FULLTEXT index",
+        ),
+        (
+            "CREATE TABLE x (f1 TEXT, a BIGINT UNSIGNED NOT NULL, \
+             UNIQUE KEY FTS_DOC_ID_INDEX (a), FULLTEXT (f1))",
+            1798,
+            "Index 'FTS_DOC_ID_INDEX' is of wrong type for an InnoDB FULLTEXT index",
+        ),
+    ];
+    for (sql, code_, message) in refused {
+        let e = error(&mut s, sql);
+        assert_eq!(
+            (e.code(), e.message().as_str()),
+            (*code_, *message),
+            "{sql}"
+        );
+        assert!(db.catalog().table_entry("test", "x").is_none(), "{sql}");
+    }
+    for sql in [
+        "CREATE TABLE ok1 (f1 INT, FTS_DOC_ID BIGINT NOT NULL)",
+        "CREATE TABLE ok2 (f1 INT, `FTS_DOC_\u{131}D` INT)",
+        "CREATE TABLE ok3 (f1 TEXT, FTS_DOC_ID BIGINT UNSIGNED NOT NULL, \
+         UNIQUE KEY FTS_DOC_ID_INDEX (FTS_DOC_ID), FULLTEXT (f1))",
+        "CREATE TABLE ok4 (f1 TEXT, FTS_DOC_ID BIGINT UNSIGNED NOT NULL PRIMARY KEY, FULLTEXT (f1))",
+        // Without a FULLTEXT index the index name is free.
+        "CREATE TABLE ok5 (f1 TEXT, FTS_DOC_ID BIGINT UNSIGNED NOT NULL, \
+         KEY FTS_DOC_ID_INDEX (FTS_DOC_ID))",
+    ] {
+        s.execute(sql)?;
+    }
+    // ALTER follows the same rules.
+    assert_eq!(code(&mut s, "ALTER TABLE ok2 ADD fts_doc_id INT"), 1166);
+    assert_eq!(code(&mut s, "ALTER TABLE ok5 ADD FULLTEXT (f1)"), 1798);
+    s.execute("ALTER TABLE ok5 DROP INDEX FTS_DOC_ID_INDEX, ADD FULLTEXT (f1)")?;
+    Ok(())
+}
