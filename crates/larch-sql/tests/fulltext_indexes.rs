@@ -585,3 +585,60 @@ fn match_in_on_and_having_and_with_a_repeated_column() -> R<()> {
     );
     Ok(())
 }
+
+/// AGAINST a prepared statement's parameter, as applications send it
+/// (`MATCH (...) AGAINST (? IN BOOLEAN MODE)`): through PREPARE/EXECUTE
+/// and through the binary protocol, in SELECT and DELETE, with the
+/// parameter counted among the statement's; and AGAINST a user variable.
+#[test]
+fn against_a_prepared_parameter() -> R<()> {
+    let t = TestDb::new(&[ARTICLES, ROWS])?;
+    let mut s = t.session(50)?;
+    s.execute(
+        "PREPARE p FROM 'SELECT id FROM articles WHERE id > ? AND \
+         MATCH (title, body) AGAINST (? IN BOOLEAN MODE) ORDER BY id'",
+    )?;
+    s.execute("SET @low = 1, @q = '+MySQL -YourSQL'")?;
+    assert_eq!(
+        rows(&mut s, "EXECUTE p USING @low, @q")?,
+        [["2"], ["3"], ["4"], ["6"]]
+    );
+    s.execute("SET @q = 'tutorial'")?;
+    assert_eq!(rows(&mut s, "EXECUTE p USING @low, @q")?, [["3"]]);
+    // A user variable, as MariaDB takes it.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT id FROM articles WHERE MATCH (title, body) AGAINST (@Q IN NATURAL LANGUAGE MODE) ORDER BY id"
+        )?,
+        [["1"], ["3"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT COUNT(*) FROM articles WHERE MATCH (title, body) AGAINST (@unset)"
+        )?,
+        [["0"]]
+    );
+    // NULL searches for nothing.
+    assert_eq!(
+        rows(&mut s, "EXECUTE p USING @low, NULL")?,
+        Vec::<Vec<String>>::new()
+    );
+    let described = s.prepare(
+        1,
+        b"SELECT MATCH (title, body) AGAINST (?) AS r FROM articles WHERE id = ?",
+    )?;
+    assert_eq!(described.params, 2);
+    let found = s.execute_prepared(1, &[Value::Str("security".into()), Value::Int(6)])?;
+    let (_, found) = support::text_result(found, "execute")?;
+    assert_eq!(found.len(), 1);
+    assert_ne!(found[0][0], "0");
+    s.execute("PREPARE d FROM 'DELETE FROM articles WHERE MATCH (title, body) AGAINST (?)'")?;
+    s.execute("EXECUTE d USING 'Tricks'")?;
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM articles WHERE id = 4")?,
+        Vec::<Vec<String>>::new()
+    );
+    Ok(())
+}

@@ -348,12 +348,16 @@ fn statement_kind(stmt: &ast::Statement) -> String {
 pub(crate) fn number_placeholders(stmt: &mut Statement) -> usize {
     let mut n = 0;
     let mut visit = |e: &mut ast::Expr| {
-        if let ast::Expr::Value(v) = e {
-            if let ast::Value::Placeholder(p) = &mut v.value {
-                if p == "?" {
-                    *p = format!("?{n}");
-                    n += 1;
-                }
+        let value = match e {
+            ast::Expr::Value(v) => &mut v.value,
+            // The AGAINST argument is a value, not an expression.
+            ast::Expr::MatchAgainst { match_value, .. } => &mut match_value.value,
+            _ => return std::ops::ControlFlow::<()>::Continue(()),
+        };
+        if let ast::Value::Placeholder(p) = value {
+            if p == "?" {
+                *p = format!("?{n}");
+                n += 1;
             }
         }
         std::ops::ControlFlow::<()>::Continue(())

@@ -57,6 +57,7 @@ pub(super) fn rewrite(mut toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     char_with_charset(&mut toks);
     match_column_list(&mut toks);
     quoted_user_variables(&mut toks);
+    against_user_variable(&mut toks);
     // EXPLAIN FORMAT=TRADITIONAL -> EXPLAIN (the table EXPLAIN prints; the
     // name MariaDB takes for it beside JSON)
     if first.as_deref() == Some("EXPLAIN")
@@ -467,6 +468,29 @@ pub(super) fn quoted_user_variables(toks: &mut Vec<TokenWithSpan>) {
             _ => {}
         }
         i += 1;
+    }
+}
+
+/// `AGAINST (@name ...)` -> `AGAINST (<placeholder @name> ...)`: MariaDB
+/// takes a user variable as the search text, sqlparser only a value there;
+/// the full-text search reads the variable (`exec::select::fulltext`).
+fn against_user_variable(toks: &mut [TokenWithSpan]) {
+    for i in 0..toks.len().saturating_sub(3) {
+        if word_upper(toks.get(i)).as_deref() != Some("AGAINST")
+            || toks[i + 1].token != Token::LParen
+        {
+            continue;
+        }
+        let Token::Word(w) = &toks[i + 2].token else {
+            continue;
+        };
+        let ends = toks[i + 3].token == Token::RParen
+            || matches!(word_upper(toks.get(i + 3)).as_deref(), Some("IN" | "WITH"));
+        if w.quote_style.is_none() && w.value.starts_with('@') && !w.value.starts_with("@@") && ends
+        {
+            let var = Token::Placeholder(w.value.clone());
+            toks[i + 2] = with_token(&toks[i + 2], var);
+        }
     }
 }
 

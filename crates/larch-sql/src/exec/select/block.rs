@@ -185,7 +185,7 @@ pub(super) fn run_select(
             let sources = sources(s, &sel.from, params);
             explain::set_in_from(s, in_from);
             let mut sources = sources?;
-            rewritten = super::fulltext::rewrite(s, sel, order, &mut sources)?;
+            rewritten = super::fulltext::rewrite(s, sel, order, &mut sources, params)?;
             let (sel, order) = match &rewritten {
                 Some((sel, order)) => (sel, order.as_slice()),
                 None => (sel, order),

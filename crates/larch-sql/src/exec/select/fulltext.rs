@@ -22,7 +22,8 @@
 //! select list has its columns (MariaDB wants them there: 1054).
 //!
 //! Limits (clear errors, never a silently different answer): the AGAINST
-//! argument must be a literal (sqlparser accepts nothing else); MATCH
+//! argument must be a literal, a prepared statement's `?` or a user
+//! variable (sqlparser accepts nothing else: an expression is 1064); MATCH
 //! outside a SELECT block's clauses is 1235; the row locking reads of
 //! `SELECT ... FOR UPDATE` read through the normal access path.
 
@@ -107,6 +108,8 @@ fn resolve(
     columns: &[ast::ObjectName],
     value: &ast::Value,
     modifier: Option<SearchModifier>,
+    session: &Session,
+    params: &[Value],
 ) -> Result<MatchKey, SqlError> {
     let find = |parts: &[ast::Ident]| -> Result<Option<(usize, usize)>, SqlError> {
         let Some((pos, _)) = super::source::resolve(sources, parts)? else {
@@ -122,7 +125,7 @@ fn resolve(
         SourceRows::Table(t) => Some(t.def()),
         SourceRows::Rows(_) => None,
     };
-    resolve_with(&find, &table_of, columns, value, modifier)
+    resolve_with(&find, &table_of, columns, value, modifier, session, params)
 }
 
 /// [`resolve`] over any sources: `find` gives a column's source and
@@ -133,6 +136,8 @@ fn resolve_with<'d>(
     columns: &[ast::ObjectName],
     value: &ast::Value,
     modifier: Option<SearchModifier>,
+    session: &Session,
+    params: &[Value],
 ) -> Result<MatchKey, SqlError> {
     let mut source = None;
     let mut positions = Vec::with_capacity(columns.len());
@@ -155,14 +160,7 @@ fn resolve_with<'d>(
         return Err(no_index());
     };
     let index = matching_index(def, &positions).ok_or_else(no_index)?;
-    let query = match value {
-        ast::Value::SingleQuotedString(s)
-        | ast::Value::DoubleQuotedString(s)
-        | ast::Value::NationalStringLiteral(s) => s.clone(),
-        ast::Value::Number(n, _) => n.to_string(),
-        ast::Value::Null => String::new(),
-        _ => return Err(SqlError::new(1210, "Incorrect arguments to AGAINST")),
-    };
+    let query = against_text(session, value, params)?;
     let (mode, expansion) = match modifier {
         None | Some(SearchModifier::InNaturalLanguageMode) => (SearchMode::NaturalLanguage, false),
         Some(SearchModifier::InNaturalLanguageModeWithQueryExpansion)
@@ -175,6 +173,34 @@ fn resolve_with<'d>(
         query,
         mode,
         expansion,
+    })
+}
+
+/// The search text of an AGAINST argument: a literal, a prepared
+/// statement's parameter (`?N`, numbered by `exec::number_placeholders`)
+/// or a user variable (`@name`, which `parse::rewrite` hands over as a
+/// placeholder); NULL searches for nothing.
+fn against_text(s: &Session, value: &ast::Value, params: &[Value]) -> Result<String, SqlError> {
+    let v = match value {
+        ast::Value::SingleQuotedString(s)
+        | ast::Value::DoubleQuotedString(s)
+        | ast::Value::NationalStringLiteral(s) => return Ok(s.clone()),
+        ast::Value::Number(n, _) => return Ok(n.to_string()),
+        ast::Value::Null => return Ok(String::new()),
+        ast::Value::Placeholder(p) if p.starts_with('@') => {
+            crate::eval::uservar::read(s, &p[1..].to_lowercase())
+        }
+        ast::Value::Placeholder(p) => p
+            .strip_prefix('?')
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| params.get(n))
+            .cloned()
+            .ok_or_else(|| SqlError::new(1210, "Incorrect arguments to AGAINST"))?,
+        _ => return Err(SqlError::new(1210, "Incorrect arguments to AGAINST")),
+    };
+    Ok(match v {
+        Value::Null => String::new(),
+        v => crate::eval::convert::to_str(&v),
     })
 }
 
@@ -313,6 +339,7 @@ pub(super) fn rewrite(
     sel: &ast::Select,
     order: &[ast::OrderByExpr],
     sources: &mut [Source],
+    params: &[Value],
 ) -> Result<Option<(ast::Select, Vec<ast::OrderByExpr>)>, SqlError> {
     // The joins' ON conditions are in the sources already.
     let on_has_match = sources.iter().any(|src| {
@@ -349,8 +376,9 @@ pub(super) fn rewrite(
         }
     }
     let view: &[Source] = sources;
-    let resolve_match =
-        |columns: &[ast::ObjectName], value: &ast::Value, m| resolve(view, columns, value, m);
+    let resolve_match = |columns: &[ast::ObjectName], value: &ast::Value, m| {
+        resolve(view, columns, value, m, s, params)
+    };
     let reference = |n: usize, key: &MatchKey| {
         Expr::CompoundIdentifier(vec![
             ast::Ident::with_quote('`', view[key.source].alias.clone()),
@@ -478,6 +506,7 @@ pub(crate) fn rewrite_target(
     alias: &str,
     t: &Arc<Table>,
     exprs: &mut [&mut Expr],
+    params: &[Value],
 ) -> Result<Option<TargetMatches>, SqlError> {
     if !exprs.iter().any(|e| has_match(e)) {
         return Ok(None);
@@ -500,7 +529,7 @@ pub(crate) fn rewrite_target(
     };
     let table_of = |_: usize| Some(def);
     let resolve_match = |columns: &[ast::ObjectName], value: &ast::Value, m| {
-        resolve_with(&find, &table_of, columns, value, m)
+        resolve_with(&find, &table_of, columns, value, m, s, params)
     };
     // `#match<n>`, with as many more `#` in front as it takes to be no
     // column's name.

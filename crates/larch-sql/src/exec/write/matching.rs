@@ -35,7 +35,7 @@ pub(super) fn matching_rows(
     let matches = {
         let mut exprs: Vec<&mut ast::Expr> = selection.iter_mut().collect();
         exprs.extend(order_by.iter_mut().map(|o| &mut o.expr));
-        fulltext::rewrite_target(s, &t.db, &t.name, alias, &t.table, &mut exprs)?
+        fulltext::rewrite_target(s, &t.db, &t.name, alias, &t.table, &mut exprs, params)?
     };
     let selection = selection.as_ref();
     let order_by = order_by.as_slice();
