@@ -298,7 +298,13 @@ pub fn normalize(def: &VarDef, value: Value) -> Result<Value, SqlError> {
             Value::Null => Ok(Value::Str(String::new())),
             Value::Int(n) => Ok(Value::Str(n.to_string())),
             Value::UInt(n) => Ok(Value::Str(n.to_string())),
-            v => text(v).map(Value::Str).ok_or_else(|| wrong_type(name)),
+            v => {
+                let s = text(v).ok_or_else(|| wrong_type(name))?;
+                if name == "ft_boolean_syntax" && !is_boolean_syntax(&s) {
+                    return Err(wrong_value(name, &s));
+                }
+                Ok(Value::Str(s))
+            }
         },
         Kind::Enum(names) => {
             let chosen = match &value {
@@ -355,6 +361,23 @@ pub fn normalize(def: &VarDef, value: Value) -> Result<Value, SqlError> {
     }
 }
 
+/// MariaDB's rule for `ft_boolean_syntax`: 14 ASCII characters, none a
+/// letter or digit, a space first or second, no character twice except the
+/// two quotes in the 11th and 12th places.
+fn is_boolean_syntax(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 14
+        && (b[0] == b' ' || b[1] == b' ')
+        && b.iter().enumerate().all(|(i, &c)| {
+            c.is_ascii()
+                && !c.is_ascii_alphanumeric()
+                && b[..i]
+                    .iter()
+                    .enumerate()
+                    .all(|(j, &d)| d != c || (i, j) == (11, 10))
+        })
+}
+
 /// Combination modes stand for several members (MariaDB keeps the name too).
 fn expand_mode(mode: &'static str) -> Vec<&'static str> {
     match mode {
@@ -401,6 +424,34 @@ mod tests {
         assert!(lookup("JOIN_CACHE_LEVEL").is_some());
         assert!(lookup("AUTOCOMMIT").is_some());
         assert!(lookup("no_such_variable").is_none());
+    }
+
+    #[test]
+    fn ft_boolean_syntax_is_checked_as_mariadb_does() {
+        let v = lookup("ft_boolean_syntax").expect("ft_boolean_syntax");
+        for good in ["+ -><()~*:\"\"&|", " +-><()~*:\"\"&|", "@ -><()~*:\"\"&|"] {
+            assert_eq!(
+                normalize(v, Value::Str(good.into())).ok(),
+                Some(Value::Str(good.into()))
+            );
+        }
+        for bad in [
+            "@ -><()~*:\"\"@|",
+            "+ -><()~*:\"\"@!|",
+            "+-><()~*:\"\"&|x",
+            "+x-><()~*:\"\"&|",
+            "+ -><()~*:\"\"&",
+        ] {
+            let e = normalize(v, Value::Str(bad.into())).map_err(|e| (e.code(), e.message()));
+            assert_eq!(
+                e,
+                Err((
+                    1231,
+                    format!("Variable 'ft_boolean_syntax' can't be set to the value of '{bad}'")
+                )),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
