@@ -2,7 +2,8 @@
 //! lacks (listed in the parse module docs), for CREATE TABLE and ALTER TABLE:
 //!
 //! - numeric type modifiers: `ZEROFILL` (which implies UNSIGNED), `SIGNED`,
-//!   repeated modifiers and the synonyms sqlparser takes no UNSIGNED on
+//!   `UNSIGNED ZEROFILL` in either order (any other run is MariaDB's 1064
+//!   at its first word too many) and the synonyms sqlparser takes no UNSIGNED on
 //!   (`NUMERIC`/`FIXED` become DECIMAL, `INT1`..`INT8`/`MIDDLEINT` their
 //!   standard names, `FLOAT4`/`FLOAT8` FLOAT/DOUBLE);
 //! - string type attributes: `BINARY` (the binary collation of the column's
@@ -212,7 +213,27 @@ pub(super) fn rewrite(toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
                 ) {
                     end += 1;
                 }
-                let run: Vec<String> = toks[i..end].iter().filter_map(|x| upper(Some(x))).collect();
+                let mut run: Vec<String> =
+                    toks[i..end].iter().filter_map(|x| upper(Some(x))).collect();
+                // MariaDB's grammar takes SIGNED, UNSIGNED, ZEROFILL, or
+                // UNSIGNED and ZEROFILL in either order: the first word past
+                // that is left for the parser's 1064 at it.
+                let valid = match run.as_slice() {
+                    [a, b, ..] if a != "SIGNED" && b != "SIGNED" && a != b => 2,
+                    _ => 1,
+                };
+                // (As a word no rule takes: sqlparser itself would take a
+                // second SIGNED.)
+                let refused = (run.len() > valid).then(|| {
+                    let at = &toks[i + valid];
+                    with_token(at, Token::make_word(&run[valid], Some(MARKER_QUOTE)))
+                });
+                run.truncate(valid);
+                let end = if refused.is_some() {
+                    i + valid + 1
+                } else {
+                    end
+                };
                 let zerofill = run.iter().any(|r| r == "ZEROFILL");
                 let unsigned = zerofill || run.iter().any(|r| r == "UNSIGNED");
                 let ty = upper(out.get(k)).unwrap_or_default();
@@ -223,7 +244,8 @@ pub(super) fn rewrite(toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
                 // A lone UNSIGNED after a type sqlparser knows stays as it is.
                 if run.len() == 1 && run[0] == "UNSIGNED" && rename.is_empty() {
                     out.push(t.clone());
-                    i += 1;
+                    out.extend(refused);
+                    i = end;
                     continue;
                 }
                 if !rename.is_empty() {
@@ -235,6 +257,7 @@ pub(super) fn rewrite(toks: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
                 if zerofill {
                     out.extend(marker(t, "ZEROFILL"));
                 }
+                out.extend(refused);
                 i = end;
                 continue;
             }

@@ -58,6 +58,27 @@ fn columns(ct: &ast::CreateTable) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// Only SIGNED, UNSIGNED, ZEROFILL and UNSIGNED ZEROFILL (either order)
+/// follow a numeric type; MariaDB's 1064 names the first word past that.
+#[test]
+fn refused_signedness_runs() {
+    for (sql, near) in [
+        ("CREATE TABLE t (a INT SIGNED ZEROFILL)", "ZEROFILL)"),
+        ("CREATE TABLE t (a INT UNSIGNED UNSIGNED)", "UNSIGNED)"),
+        ("CREATE TABLE t (a INT SIGNED SIGNED)", "SIGNED)"),
+        ("CREATE TABLE t (a INT ZEROFILL ZEROFILL)", "ZEROFILL)"),
+        ("CREATE TABLE t (a INT ZEROFILL SIGNED)", "SIGNED)"),
+        ("CREATE TABLE t (a DECIMAL(5,2) UNSIGNED SIGNED)", "SIGNED)"),
+        (
+            "CREATE TABLE t (a INT UNSIGNED ZEROFILL UNSIGNED)",
+            "UNSIGNED)",
+        ),
+        ("ALTER TABLE t ADD a BIGINT SIGNED UNSIGNED", "UNSIGNED"),
+    ] {
+        assert_eq!(syntax(sql), (near.to_string(), 1), "{sql}");
+    }
+}
+
 #[test]
 fn zerofill_and_signedness() {
     let ct = create(
