@@ -387,3 +387,71 @@ fn str_to_date_reads_text_as_mariadb() -> R<()> {
     assert_eq!(cols[4].ty, ColumnType::Datetime { fsp: 6 });
     Ok(())
 }
+
+/// ROUND and TRUNCATE of a TIME, DATETIME or TIMESTAMP stay temporal:
+/// fractional seconds rounded half away from zero or cut, carries reaching
+/// the next day, a TIME kept within 838:59:59, the result's fractional
+/// digits those asked for (0 to 6). A DATE reads as its number. Every
+/// answer is MariaDB 10.11's.
+#[test]
+fn round_and_truncate_keep_temporal_types() -> R<()> {
+    let t = TestDb::new(&[])?;
+    let mut s = t.session(50)?;
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT ROUND(TIME'10:11:12.345678', 2), TRUNCATE(TIME'-10:11:12.99', 1), \
+             ROUND(TIME'-10:11:12.5'), TRUNCATE(TIME'10:11:12.345', -1), \
+             ROUND(TIME'838:59:59.9'), TRUNCATE(TIME'10:11:12', 3), \
+             ROUND(TIME'10:11:59.5', 0), ROUND(TIME'10:11:12.345', 8), \
+             TRUNCATE(DATE'2020-01-01', 1)"
+        )?,
+        [[
+            "10:11:12.35",
+            "-10:11:12.9",
+            "-10:11:13",
+            "10:11:12",
+            "838:59:59",
+            "10:11:12.000",
+            "10:12:00",
+            "10:11:12.345000",
+            "20200101"
+        ]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT ROUND(TIMESTAMP'2020-12-31 23:59:59.56', -2), \
+             TRUNCATE(TIMESTAMP'2020-01-01 10:11:12.56', 1), \
+             ROUND(CAST('2020-01-01 10:00:00.7' AS DATETIME(1))), \
+             TRUNCATE(CAST('0000-00-00 10:00:00.7' AS DATETIME(1)), 0)"
+        )?,
+        [[
+            "2021-01-01 00:00:00",
+            "2020-01-01 10:11:12.5",
+            "2020-01-01 10:00:01",
+            "0000-00-00 10:00:00"
+        ]]
+    );
+    s.execute(
+        "CREATE TABLE r AS SELECT ROUND(TIME'10:11:12.5', 2) a, \
+         TRUNCATE(TIMESTAMP'2020-01-01 10:00:00.55', 1) b, ROUND(CAST('10:11:12.555' AS TIME(3))) d",
+    )?;
+    let types: Vec<ColumnType> = columns(&mut s, "SELECT * FROM r")?
+        .into_iter()
+        .map(|c| c.ty)
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ColumnType::Time { fsp: 2 },
+            ColumnType::Datetime { fsp: 1 },
+            ColumnType::Time { fsp: 0 }
+        ]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM r")?,
+        [["10:11:12.50", "2020-01-01 10:00:00.5", "10:11:13"]]
+    );
+    Ok(())
+}

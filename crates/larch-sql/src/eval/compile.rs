@@ -835,6 +835,18 @@ fn make_call(func: Func, args: Vec<Typed>, default: Collation) -> Typed {
 /// functions (SQRT, POW, ...) show their shortest form.
 fn call_decimals(func: Func, args: &[Typed]) -> Option<u8> {
     match func {
+        Func::Round | Func::Truncate
+            if args.first().is_some_and(|a| {
+                matches!(
+                    a.ty.ty,
+                    ColumnType::Time { .. }
+                        | ColumnType::Datetime { .. }
+                        | ColumnType::Timestamp { .. }
+                )
+            }) =>
+        {
+            None
+        }
         Func::Round | Func::Truncate => match args.get(1).map(|a| &a.expr) {
             None => Some(0),
             Some(Expr::Literal(Value::Int(n))) => {

@@ -331,7 +331,10 @@ pub(super) fn call(
         }
         Func::Round | Func::Truncate => {
             let places = if v.len() > 1 { to_int(&v[1], ctx) } else { 0 };
-            round(to_num(&v[0], ctx), places, f == Func::Round)
+            match super::temporal_round::round(&v[0], places, f == Func::Round) {
+                Some(t) => t,
+                None => round(to_num(&v[0], ctx), places, f == Func::Round),
+            }
         }
         Func::Mod => super::ops::arith(super::ArithOp::Mod, &v[0], &v[1], "mod", ctx)?,
         Func::Pow => float(

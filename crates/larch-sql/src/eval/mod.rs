@@ -60,6 +60,7 @@ mod like;
 mod md5;
 mod ops;
 mod regexp;
+mod temporal_round;
 #[cfg(test)]
 mod tests;
 mod tzfile;

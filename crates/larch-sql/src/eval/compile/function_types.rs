@@ -149,7 +149,12 @@ pub(super) fn func_type(f: Func, args: &[Typed], coll: Collation) -> (ColumnType
                 Some(_) => None,
                 None => Some(0),
             };
+            let fsp = |fsp: &u8| places.map_or(*fsp, |p| p.min(6));
             let t = match &args[0].ty.ty {
+                // A temporal value stays one (`eval::temporal_round`).
+                ColumnType::Time { fsp: f } => ColumnType::Time { fsp: fsp(f) },
+                ColumnType::Datetime { fsp: f } => ColumnType::Datetime { fsp: fsp(f) },
+                ColumnType::Timestamp { fsp: f } => ColumnType::Timestamp { fsp: fsp(f) },
                 ColumnType::Decimal { precision, scale } => {
                     let s = places.unwrap_or(*scale);
                     // A digit more before the point where rounding may carry.
