@@ -108,6 +108,7 @@ where
             secure: self.info.transport == Transport::Unix || self.opened.tls.is_some(),
             cache: &self.server.auth_cache,
             rsa: self.server.rsa.as_ref(),
+            hosts: &self.server.hosts,
         };
         let authenticated = auth::authenticate(
             &mut *self.stream,
@@ -120,8 +121,9 @@ where
         match authenticated {
             Ok(()) => {}
             Err(WireError::AuthFailed(err)) => {
-                // The ERR packet is sent; the connection stays, reset.
-                self.failed(&host, &err);
+                // The ERR packet is sent (and the host's count taken); the
+                // connection stays, reset.
+                self.reset_after_failure(&err);
                 return Ok(Flow::Continue);
             }
             Err(e) => return Err(e),
@@ -164,6 +166,11 @@ where
         if err.code == codes::ER_ACCESS_DENIED_ERROR {
             self.server.hosts.login_failed(host);
         }
+        self.reset_after_failure(err);
+    }
+
+    /// Tells the session its change of user failed and resets it.
+    fn reset_after_failure(&mut self, err: &MysqlError) {
         let session = &mut *self.session;
         let _ = self.server.call(|| session.login_failed(err));
         let _ = self.server.call(|| session.reset_connection());

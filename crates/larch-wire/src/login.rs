@@ -241,7 +241,7 @@ impl Server {
         }
         let account = match self.call(|| session.lookup_account(&user, &info.host)) {
             Ok(account) => account,
-            Err(err) => return Err(self.refuse(stream, err).await),
+            Err(err) => return Err(self.refuse_login(stream, &info.host, err).await),
         };
         let exchange = AuthExchange {
             nonce: &nonce,
@@ -250,6 +250,7 @@ impl Server {
             secure,
             cache: &self.auth_cache,
             rsa: self.rsa.as_ref(),
+            hosts: &self.hosts,
         };
         auth::authenticate(stream, &exchange, account, &client_plugin, scramble).await?;
 
@@ -258,7 +259,7 @@ impl Server {
             logged_in = self.call(|| session.init_db(db)).and_then(|r| r);
         }
         if let Err(err) = logged_in {
-            return Err(self.refuse(stream, err).await);
+            return Err(self.refuse_login(stream, &info.host, err).await);
         }
         let status = self
             .call(|| session.status_flags())
@@ -272,6 +273,24 @@ impl Server {
 
     /// Sends `err` during the handshake and returns the error that ends the
     /// connection.
+    /// [`Self::refuse`] for a login refused from `host`: an ER 1045 is
+    /// counted before it is sent (a client retrying at once meets the
+    /// delay it earned).
+    pub(crate) async fn refuse_login<S>(
+        &self,
+        stream: &mut PacketStream<S>,
+        host: &str,
+        err: MysqlError,
+    ) -> WireError
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        if err.code == crate::error::codes::ER_ACCESS_DENIED_ERROR {
+            self.hosts.login_failed(host);
+        }
+        self.refuse(stream, err).await
+    }
+
     pub(crate) async fn refuse<S>(&self, stream: &mut PacketStream<S>, err: MysqlError) -> WireError
     where
         S: AsyncRead + AsyncWrite + Unpin,

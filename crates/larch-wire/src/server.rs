@@ -476,8 +476,9 @@ impl Server {
             Ok(_) => self.hosts.login_succeeded(&info.host),
             Err(WireError::AuthFailed(err)) => {
                 self.aborted_connects.fetch_add(1, Ordering::Relaxed);
+                // The host's count was taken before the ERR went out
+                // (`refuse_login`, `auth::fail`).
                 if err.code == crate::error::codes::ER_ACCESS_DENIED_ERROR {
-                    self.hosts.login_failed(&info.host);
                     let _ = self.call(|| session.login_failed(err));
                 }
             }

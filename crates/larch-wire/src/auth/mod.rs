@@ -108,6 +108,9 @@ pub(crate) struct AuthExchange<'a> {
     pub secure: bool,
     pub cache: &'a AuthCache,
     pub rsa: Option<&'a RsaPrivateKey>,
+    /// Where a refused login is counted, before its ERR is sent (a client
+    /// that retries at once must meet the delay its failure earned).
+    pub hosts: &'a crate::hosts::HostGuard,
 }
 
 /// Outcome of a failed check: the error to send.
@@ -115,11 +118,15 @@ fn deny(ex: &AuthExchange<'_>, using_password: bool) -> MysqlError {
     MysqlError::access_denied(ex.user, ex.host, using_password)
 }
 
-/// Sends `err` and returns the matching [`WireError`].
-async fn fail<S>(stream: &mut PacketStream<S>, err: MysqlError) -> WireError
+/// Counts a refused login (ER 1045) for the client's host, then sends
+/// `err` and returns the matching [`WireError`].
+async fn fail<S>(stream: &mut PacketStream<S>, ex: &AuthExchange<'_>, err: MysqlError) -> WireError
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
+    if err.code == crate::error::codes::ER_ACCESS_DENIED_ERROR {
+        ex.hosts.login_failed(ex.host);
+    }
     let mut out = stream.outbox();
     write_err(out.begin(), &err);
     out.end();
@@ -144,7 +151,7 @@ where
 {
     let Some(account) = account else {
         let err = deny(ex, !response.is_empty());
-        return Err(fail(stream, err).await);
+        return Err(fail(stream, ex, err).await);
     };
     let wanted = account.credential.plugin_name();
     // A client whose preferred plugin differs from the one the handshake
@@ -183,7 +190,7 @@ where
     };
     match result {
         Ok(()) => Ok(()),
-        Err(err) => Err(fail(stream, err).await),
+        Err(err) => Err(fail(stream, ex, err).await),
     }
 }
 
