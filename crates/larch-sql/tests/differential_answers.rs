@@ -8,7 +8,7 @@
 
 mod support;
 
-use support::{code, one, rows, warning_codes, TestDb, R};
+use support::{code, one, rows, warning_codes, warnings, TestDb, R};
 
 /// A hex or `_binary` literal is coercible (4): against a column (2) the
 /// comparison is in the column's collation; a VARBINARY column (2) against
@@ -361,6 +361,52 @@ fn stored_values_follow_mariadb() -> R<()> {
         one(&mut s, "SELECT COLLATION(MONTHNAME(a)) FROM b")?,
         "utf8mb4_general_ci"
     );
+    Ok(())
+}
+
+/// A string that names no member of an ENUM or SET is read as its number
+/// as MariaDB reads one (`strntoull`): leading white space and a sign are
+/// taken, anything after the digits is not (an ENUM drops trailing spaces
+/// first); a SET keeps the bits it has members for, with 1265 for the
+/// others. Answers and warnings from MariaDB 10.11; `' 3'` also passes
+/// strict mode there.
+#[test]
+fn member_numbers_in_strings_read_as_mariadb_reads_them() -> R<()> {
+    let t = TestDb::new(&["CREATE TABLE z (s SET('5','a'), e ENUM('5','a','b'))"])?;
+    let mut s = t.session(50)?;
+    s.execute(
+        "INSERT IGNORE INTO z VALUES (' 5', ' 5'), (' 3', ' 3'), ('2 ', '2 '), \
+         (' 1x', ' 1x'), ('+2', '+2'), ('-1', '-1')",
+    )?;
+    assert_eq!(
+        warnings(&mut s)?
+            .into_iter()
+            .map(|w| w[2].clone())
+            .collect::<Vec<_>>(),
+        [
+            "Data truncated for column 's' at row 1",
+            "Data truncated for column 'e' at row 1",
+            "Data truncated for column 's' at row 3",
+            "Data truncated for column 's' at row 4",
+            "Data truncated for column 'e' at row 4",
+            "Data truncated for column 's' at row 6",
+            "Data truncated for column 'e' at row 6",
+        ]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT s, e, s + 0, e + 0 FROM z")?,
+        [
+            ["5", "", "1", "0"],
+            ["5,a", "b", "3", "3"],
+            ["", "a", "0", "2"],
+            ["", "", "0", "0"],
+            ["a", "a", "2", "2"],
+            ["5,a", "", "3", "0"],
+        ]
+    );
+    s.execute("INSERT INTO z VALUES (' 3', ' 3')")?;
+    assert_eq!(code(&mut s, "INSERT INTO z VALUES ('9', 'a')"), 1265);
+    assert_eq!(code(&mut s, "INSERT INTO z VALUES ('a', '9')"), 1265);
     Ok(())
 }
 

@@ -240,15 +240,27 @@ fn member_number(c: &mut Ctx<'_, '_>, v: &Value) -> Result<i128, SqlError> {
     })
 }
 
-/// A string of at most `max_len` ASCII digits (after trailing spaces are
-/// cut when `trim`) as the number MariaDB reads from it when it names no
-/// member ("for reading numbers with LOAD DATA").
+/// A string shorter than `max_len` (after trailing spaces are cut when
+/// `trim`) as the number MariaDB reads from it when it names no member
+/// ("for reading numbers with LOAD DATA", `strntoull`): leading white
+/// space, an optional sign, then only digits. A minus sign negates in
+/// two's complement (`'-1'` is every bit); too many digits read as none.
 fn digits_number(s: &str, max_len: usize, trim: bool) -> Option<u64> {
     let s = if trim { s.trim_end_matches(' ') } else { s };
-    if s.is_empty() || s.len() >= max_len || !s.bytes().all(|b| b.is_ascii_digit()) {
+    if s.is_empty() || s.len() >= max_len {
         return None;
     }
-    s.parse().ok()
+    let body = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let (negative, digits) = match body.as_bytes().first() {
+        Some(b'-') => (true, &body[1..]),
+        Some(b'+') => (false, &body[1..]),
+        _ => (false, body),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u64 = digits.parse().ok()?;
+    Some(if negative { n.wrapping_neg() } else { n })
 }
 
 /// DATE, DATETIME, TIMESTAMP and TIME values go into ENUM and SET columns
