@@ -293,3 +293,65 @@ fn subqueries_in_insert_values() -> R<()> {
     assert_eq!(one(&mut s, "SELECT a FROM iv WHERE b = 'pp'")?, "2");
     Ok(())
 }
+
+/// Subqueries in ON DUPLICATE KEY UPDATE, as MariaDB 10.11 runs them: an
+/// uncorrelated one once, at the first row that updates (later rows reuse
+/// its value even after the statement changed what it reads), a
+/// correlated one for each row, reading the row being updated; 1242 for
+/// more than one row; SELECT on the tables they read is required.
+#[test]
+fn subqueries_in_on_duplicate_key_update() -> R<()> {
+    let t = TestDb::new(&[
+        "CREATE TABLE z (id INT PRIMARY KEY, v INT)",
+        "CREATE TABLE o (a INT)",
+        "INSERT INTO o VALUES (7), (9)",
+        "INSERT INTO z VALUES (1, 1), (2, 2)",
+    ])?;
+    let mut s = t.session(50)?;
+    s.execute(
+        "INSERT INTO z VALUES (1, 1), (2, 5) \
+         ON DUPLICATE KEY UPDATE v = (SELECT MAX(a) FROM o) + VALUES(v)",
+    )?;
+    assert_eq!(rows(&mut s, "SELECT * FROM z")?, [["1", "10"], ["2", "14"]]);
+    s.execute("INSERT INTO z VALUES (1, 1) ON DUPLICATE KEY UPDATE v = (SELECT MAX(v) FROM z)")?;
+    assert_eq!(rows(&mut s, "SELECT * FROM z")?, [["1", "14"], ["2", "14"]]);
+    s.execute(
+        "INSERT INTO z VALUES (2, 1) \
+         ON DUPLICATE KEY UPDATE v = (SELECT COUNT(*) FROM o WHERE a > z.v)",
+    )?;
+    assert_eq!(rows(&mut s, "SELECT * FROM z")?, [["1", "14"], ["2", "0"]]);
+    assert_eq!(
+        code(&mut s, "INSERT INTO z VALUES (1, 1) ON DUPLICATE KEY UPDATE v = (SELECT a FROM o)"),
+        1242
+    );
+    s.execute("DELETE FROM z")?;
+    s.execute("INSERT INTO z VALUES (1, 1), (2, 2)")?;
+    s.execute(
+        "INSERT INTO z VALUES (1, 1), (4, 4), (2, 2) \
+         ON DUPLICATE KEY UPDATE v = (SELECT MAX(id) FROM z)",
+    )?;
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM z")?,
+        [["1", "2"], ["2", "2"], ["4", "4"]]
+    );
+    s.execute(
+        "INSERT INTO z VALUES (1, 1), (2, 2) \
+         ON DUPLICATE KEY UPDATE v = v + (SELECT COUNT(*) FROM o WHERE a > z.id * 4)",
+    )?;
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM z")?,
+        [["1", "4"], ["2", "3"], ["4", "4"]]
+    );
+    s.execute("CREATE USER w@localhost")?;
+    s.execute("GRANT INSERT, UPDATE, SELECT ON test.z TO w@localhost")?;
+    let mut w = t.db.new_session(0, "w", "localhost")?;
+    w.use_database("test")?;
+    assert_eq!(
+        code(
+            &mut w,
+            "INSERT INTO z VALUES (1, 1) ON DUPLICATE KEY UPDATE v = (SELECT MAX(a) FROM o)"
+        ),
+        1142
+    );
+    Ok(())
+}

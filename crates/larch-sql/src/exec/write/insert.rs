@@ -478,6 +478,10 @@ fn insert_counted(
     let (mut affected, mut first_id, mut dups, mut skipped) = (0u64, 0u64, 0u64, 0u64);
     let mut last_value = 0u64;
     let mut nulls = NullChecks::new(t, Event::Insert);
+    // ON DUPLICATE KEY UPDATE with its subqueries inlined at the first row
+    // that needs it, as MariaDB runs them: an uncorrelated one once then
+    // (later rows reuse its value), a correlated one for each row.
+    let mut odku_inlined: Option<Vec<(usize, ast::Expr)>> = None;
     for (n, vals) in rows_in.into_iter().enumerate() {
         // The rows before this one that went in count for LAST_INSERT_ID()
         // even if this one fails the statement.
@@ -642,12 +646,15 @@ fn insert_counted(
                         w.auto_increment.give_back(id);
                     }
                     let mut update_nulls = NullChecks::new(t, Event::Update);
+                    if odku_inlined.is_none() {
+                        odku_inlined = Some(inline_subqueries(s, odku, params)?);
+                    }
                     let mut new = odku_row(
                         s,
                         t,
                         &old,
                         &full,
-                        odku,
+                        odku_inlined.as_deref().unwrap_or(odku),
                         params,
                         row_no,
                         w,
@@ -801,6 +808,26 @@ fn conflicts(
         }
     }
     Ok(out)
+}
+
+/// The ON DUPLICATE KEY UPDATE assignments with their subqueries replaced
+/// (`subquery::inline_expr`): uncorrelated ones by their values now,
+/// correlated ones by their per-row form.
+fn inline_subqueries(
+    s: &Session,
+    sets: &[(usize, ast::Expr)],
+    params: &[Value],
+) -> Result<Vec<(usize, ast::Expr)>, SqlError> {
+    use crate::exec::select::subquery;
+    sets.iter()
+        .map(|(c, e)| {
+            let mut e = e.clone();
+            if subquery::expr_has_subquery(&e) {
+                subquery::inline_expr(s, &mut e, params)?;
+            }
+            Ok((*c, e))
+        })
+        .collect()
 }
 
 /// The row ON DUPLICATE KEY UPDATE makes of `old`; `VALUES(c)` reads the
