@@ -321,7 +321,10 @@ fn subqueries_in_on_duplicate_key_update() -> R<()> {
     )?;
     assert_eq!(rows(&mut s, "SELECT * FROM z")?, [["1", "14"], ["2", "0"]]);
     assert_eq!(
-        code(&mut s, "INSERT INTO z VALUES (1, 1) ON DUPLICATE KEY UPDATE v = (SELECT a FROM o)"),
+        code(
+            &mut s,
+            "INSERT INTO z VALUES (1, 1) ON DUPLICATE KEY UPDATE v = (SELECT a FROM o)"
+        ),
         1242
     );
     s.execute("DELETE FROM z")?;
